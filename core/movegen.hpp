@@ -1,0 +1,80 @@
+// Move generation: the two opening removals and straight multi-jumps.
+// Source: shared/docs/rules.md, "Opening: two removals" and "Jumps".
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "core/board.hpp"
+
+namespace konane {
+
+/// A move: a removal when from == to (the square emptied), else a jump from `from` to `to`
+/// along one line, the jumped squares being implied.
+struct Move {
+    std::uint8_t from = 0;
+    std::uint8_t to = 0;
+    bool is_removal() const { return from == to; }
+    friend bool operator==(const Move&, const Move&) = default;
+};
+
+/// A legal move and the position it leads to.
+struct MoveChild {
+    Move move;
+    Position child;
+};
+
+/// The largest number of legal moves a position on a board of up to 64 squares can have,
+/// with a safe margin: 32 pieces x 4 directions x 3 jump lengths.
+inline constexpr int kMaxMoves = 384;
+
+/// Calls f(Move, Position child) for every jump of the side to move in p (Stage::Play
+/// semantics: removals are not generated). Order: directions Up, Down, Right, Left; within a
+/// direction, start squares in increasing index; for one start square, shorter jumps first.
+/// Multi-jumps continue in one direction while the next square holds an opponent piece and the
+/// one beyond is empty; every stopping point is a move (rules.md "Jumps").
+template <class F>
+inline void for_each_jump(const Board& b, Position p, F&& f) {
+    const std::uint64_t mine = mover_pieces(b, p);
+    const std::uint64_t opp = opponent_pieces(b, p);
+    const std::uint64_t empty = b.all & ~p.occ;
+    const Color next = other(p.to_move);
+    for (int d = 0; d < 4; ++d) {
+        const int s = b.step[d];
+        // jumpable: squares x with x+s an opponent piece, x+2s empty, x+2s on the board.
+        const std::uint64_t jumpable =
+            b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))
+                                   : (opp << -s) & (empty << (-2 * s)));
+        std::uint64_t src = mine & jumpable;
+        while (src) {
+            const int from = std::countr_zero(src);
+            src &= src - 1;
+            std::uint64_t occ = p.occ & ~(std::uint64_t{1} << from);
+            int at = from;
+            for (;;) {
+                const int land = at + 2 * s;
+                occ &= ~(std::uint64_t{1} << (at + s));
+                f(Move{static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(land)},
+                  Position{occ | (std::uint64_t{1} << land), next});
+                if (!((jumpable >> land) & 1)) break;
+                at = land;
+            }
+        }
+    }
+}
+
+/// True when the side to move in p has at least one jump (Stage::Play semantics).
+bool has_jump(const Board& b, Position p);
+
+/// Every legal move in p under ruleset r, with its child, in the order of for_each_jump for
+/// jumps; removals in increasing square index. Full board (Stage::FullBoard): Black's removals;
+/// one-hole board (Stage::OneHole): White's pieces next to the hole; otherwise jumps.
+std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p);
+
+/// The number of move sequences of `depth` plies from position p (perft); the removals count
+/// as plies. perft(.., 0) = 1.
+std::uint64_t perft(const Board& b, Ruleset r, Position p, int depth);
+
+}  // namespace konane

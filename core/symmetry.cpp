@@ -1,0 +1,72 @@
+#include "core/symmetry.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace konane {
+
+SymmetryGroup::SymmetryGroup(const Board& b) : board_(b) {
+    const int R = b.rows, C = b.cols, n = b.squares();
+    const bool square = R == C;
+    size_ = square ? 8 : 4;
+    bytes_ = (n + 7) / 8;
+    perm_.assign(static_cast<std::size_t>(size_) * 64, 0);
+    // Coordinates: f = file 0..C-1, y = rank - 1 = 0..R-1. Each map returns (f', y').
+    auto map = [&](int g, int f, int y) -> std::pair<int, int> {
+        switch (g) {
+            case 0: return {f, y};                  // identity
+            case 1: return {C - 1 - f, R - 1 - y};  // 180-degree rotation
+            case 2: return {C - 1 - f, y};          // left-right mirror
+            case 3: return {f, R - 1 - y};          // top-bottom mirror
+            case 4: return {y, f};                  // diagonal mirror a1-h8
+            case 5: return {C - 1 - y, R - 1 - f};  // anti-diagonal mirror
+            case 6: return {y, C - 1 - f};          // quarter turn
+            default: return {C - 1 - y, f};         // quarter turn the other way
+        }
+    };
+    for (int g = 0; g < size_; ++g) {
+        for (int s = 0; s < n; ++s) {
+            auto [f2, y2] = map(g, b.file_of(s), b.rank_of(s) - 1);
+            perm_[g * 64 + s] = y2 * C + f2;
+        }
+        if (b.color_of(perm_[g * 64]) != b.color_of(0)) swap_mask_ |= 1u << g;
+    }
+    table_.assign(static_cast<std::size_t>(size_) * bytes_ * 256, 0);
+    for (int g = 0; g < size_; ++g) {
+        for (int j = 0; j < bytes_; ++j) {
+            std::uint64_t* t = &table_[(static_cast<std::size_t>(g) * bytes_ + j) * 256];
+            for (int v = 0; v < 256; ++v) {
+                std::uint64_t r = 0;
+                for (int i = 0; i < 8; ++i) {
+                    const int s = 8 * j + i;
+                    if (s < n && ((v >> i) & 1)) r |= std::uint64_t{1} << perm_[g * 64 + s];
+                }
+                t[v] = r;
+            }
+        }
+    }
+}
+
+Position SymmetryGroup::canonical(Position p) const {
+    Position best = p;
+    for (int g = 1; g < size_; ++g) {
+        const Position q = image(g, p);
+        if (q < best) best = q;
+    }
+    return best;
+}
+
+int SymmetryGroup::preserving_orbit_size(Position p) const {
+    std::array<std::uint64_t, 8> seen{};
+    int count = 0;
+    for (int g = 0; g < size_; ++g) {
+        if (swaps_colour(g)) continue;
+        const std::uint64_t q = apply(g, p.occ);
+        if (std::find(seen.begin(), seen.begin() + count, q) == seen.begin() + count) {
+            seen[count++] = q;
+        }
+    }
+    return count;
+}
+
+}  // namespace konane

@@ -1,0 +1,107 @@
+// `konane moves` and `konane perft`: the rules engine on the command line.
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/movegen.hpp"
+#include "core/notation.hpp"
+#include "probe/cli/common.hpp"
+
+namespace konane::cli {
+
+namespace {
+
+struct MovesOptions {
+    std::string board;
+    std::string rules = "brainking";
+    std::string position;
+    std::string game;
+    bool json = false;
+};
+
+struct PerftOptions {
+    std::string board;
+    int depth = 0;
+    std::string rules = "brainking";
+    bool json = false;
+};
+
+int run_moves(const MovesOptions& o) {
+    const Ruleset rules = parse_ruleset(o.rules);
+    std::optional<Board> board;
+    if (!o.board.empty()) board = Board::parse(o.board);
+    if (!o.position.empty() && !o.game.empty()) {
+        throw UsageError("give either a POSITION or --game, not both");
+    }
+    Position pos;
+    if (!o.position.empty()) {
+        const auto parsed = parse_position(o.position, board ? &*board : nullptr);
+        board = parsed.board;
+        pos = parsed.position;
+    } else {
+        if (!board) board = Board::make(6, 6);
+        pos = parse_game(*board, rules, o.game).positions.back();
+    }
+    const auto moves = legal_moves(*board, rules, pos);
+    if (o.json) {
+        nlohmann::ordered_json j;
+        j["position"] = format_position(*board, pos);
+        j["to_move"] = color_name(pos.to_move);
+        j["moves"] = nlohmann::ordered_json::array();
+        for (const auto& mc : moves) j["moves"].push_back(format_move(*board, mc.move));
+        std::printf("%s\n", j.dump().c_str());
+        return kOk;
+    }
+    std::printf("position: %s\n", format_position(*board, pos).c_str());
+    std::printf("to move:  %s\n", color_name(pos.to_move));
+    std::printf("%zu legal %s%s\n", moves.size(),
+                stage_of(*board, pos) == Stage::Play ? "jump" : "removal",
+                moves.size() == 1 ? "" : "s");
+    for (const auto& mc : moves) std::printf("%s\n", format_move(*board, mc.move).c_str());
+    return kOk;
+}
+
+int run_perft(const PerftOptions& o) {
+    const Board board = Board::parse(o.board);
+    const Ruleset rules = parse_ruleset(o.rules);
+    if (o.depth < 0) throw UsageError("DEPTH must be 0 or more");
+    const std::uint64_t nodes = perft(board, rules, board.start(), o.depth);
+    if (o.json) {
+        nlohmann::ordered_json j{{"board", board.name()}, {"rules", ruleset_name(rules)},
+                         {"depth", o.depth}, {"nodes", nodes}};
+        std::printf("%s\n", j.dump().c_str());
+    } else {
+        std::printf("%llu\n", static_cast<unsigned long long>(nodes));
+    }
+    return kOk;
+}
+
+}  // namespace
+
+void add_rules_commands(CLI::App& app, Commands& out) {
+    auto mo = std::make_shared<MovesOptions>();
+    auto* moves = app.add_subcommand(
+        "moves", "Show a position and its legal moves (removals in the opening, then jumps)");
+    moves->add_option("POSITION", mo->position,
+                      "Position, e.g. '..xo/oxox/xoxo/oxox b' (default: the full board)");
+    moves->add_option("--board", mo->board, "Board size RxC (default 6x6, or the position's)");
+    moves->add_option("--rules", mo->rules, "Opening ruleset: brainking, center or any")
+        ->capture_default_str();
+    moves->add_option("--game", mo->game, "Game record from the full board, e.g. 'a6 b6 c6-a6'");
+    moves->add_flag("--json", mo->json, "JSON output");
+    out.push_back({moves, [mo] { return run_moves(*mo); }});
+
+    auto po = std::make_shared<PerftOptions>();
+    auto* perft_cmd = app.add_subcommand(
+        "perft", "Count the move sequences of DEPTH plies from the full board (removals count)");
+    perft_cmd->add_option("BOARD", po->board, "Board size RxC, e.g. 6x6")->required();
+    perft_cmd->add_option("DEPTH", po->depth, "Number of plies")->required();
+    perft_cmd->add_option("--rules", po->rules, "Opening ruleset: brainking, center or any")
+        ->capture_default_str();
+    perft_cmd->add_flag("--json", po->json, "JSON output");
+    out.push_back({perft_cmd, [po] { return run_perft(*po); }});
+}
+
+}  // namespace konane::cli

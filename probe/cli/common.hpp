@@ -1,0 +1,39 @@
+// Shared pieces of the `konane` command: subcommand registration, errors and exit codes.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace konane::cli {
+
+/// Exit codes of every subcommand.
+enum Exit : int {
+    kOk = 0,         ///< success
+    kFailed = 1,     ///< the work failed (I/O error, verification found problems)
+    kBadInput = 2,   ///< bad usage or bad input (malformed position, damaged or foreign table)
+    kNotStored = 3,  ///< the position is not in the table
+};
+
+/// A bad-usage or bad-input error: printed on stderr, exit code 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// A subcommand: its CLI11 app and the function that runs it once parsed (returns the exit code).
+struct Command {
+    CLI::App* app;
+    std::function<int()> run;
+};
+using Commands = std::vector<Command>;
+
+/// Registration functions, one per source file.
+void add_rules_commands(CLI::App& app, Commands& out);     // moves, perft
+void add_generate_commands(CLI::App& app, Commands& out);  // generate, info, openings, verify
+void add_probe_commands(CLI::App& app, Commands& out);     // probe, analyse, solve
+void add_bench_command(CLI::App& app, Commands& out);      // bench
+
+}  // namespace konane::cli
