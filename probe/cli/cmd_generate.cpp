@@ -1,0 +1,326 @@
+// `konane generate`, `konane info`, `konane openings`, `konane verify`.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/notation.hpp"
+#include "format/table.hpp"
+#include "probe/cli/common.hpp"
+#include "probe/cli/progress.hpp"
+#include "probe/openings.hpp"
+#include "probe/probe.hpp"
+#include "solver/solve.hpp"
+#include "solver/verify.hpp"
+
+namespace konane::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string mib(std::uint64_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+
+struct GenerateArgs {
+    std::string board;
+    std::string rules = "brainking";
+    int threads = 0;
+    std::string output;
+    unsigned fingerprint_bits = 16;
+    bool json = false;
+    bool quiet = false;
+};
+
+int run_generate(const GenerateArgs& a) {
+    solver::GenerateOptions o;
+    o.board = Board::parse(a.board);
+    o.rules = parse_ruleset(a.rules);
+    if (o.board.squares() > solver::kMaxGenerateSquares) {
+        throw UsageError(fmt::format("board {} has {} squares: tables are generated for at most {}",
+                                     o.board.name(), o.board.squares(),
+                                     solver::kMaxGenerateSquares));
+    }
+    if (a.threads < 0) throw UsageError("-j THREADS must be 1 or more (0: all cores)");
+    if (a.fingerprint_bits != 0 && a.fingerprint_bits != 8 && a.fingerprint_bits != 16) {
+        throw UsageError("--fingerprint-bits must be 0, 8 or 16");
+    }
+    o.threads = a.threads;
+    o.fingerprint_bits = a.fingerprint_bits;
+    o.output = a.output.empty() ? solver::default_table_name(o.board, o.rules) : a.output;
+    ProgressLine progress(!a.quiet);
+    o.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
+        progress(phase, pieces, done, total);
+    };
+    const auto rep = solver::generate(o);
+    progress.finish();
+    const auto table = format::Table::open(o.output);
+    std::uint64_t fp_bytes = 0, value_bytes = 0;
+    for (std::size_t i = 0; i < table->layers().size(); ++i) {
+        const auto s = table->section_sizes(i);
+        fp_bytes += s.fingerprints;
+        value_bytes += s.values;
+    }
+    const double per = rep.classes ? 8.0 / static_cast<double>(rep.classes) : 0;
+    if (a.json) {
+        json j;
+        j["board"] = o.board.name();
+        j["rules"] = ruleset_name(o.rules);
+        j["file"] = o.output.string();
+        j["positions"] = {{"classes", rep.classes}, {"raw", rep.raw}};
+        j["threads"] = rep.threads;
+        j["seconds"] = {{"enumerate", rep.enumerate_seconds}, {"hash", rep.hash_seconds},
+                        {"solve", rep.solve_seconds},         {"write", rep.write_seconds},
+                        {"total", rep.total_seconds}};
+        j["peak_memory_bytes"] = rep.peak_rss_bytes;
+        j["file_bytes"] = rep.file_bytes;
+        j["bits_per_position"] = {{"total", rep.file_bytes * per},
+                                  {"mphf", rep.mphf_bytes * per},
+                                  {"fingerprints", fp_bytes * per},
+                                  {"values", value_bytes * per}};
+        j["layers"] = json::array();
+        for (const auto& l : rep.layers) {
+            j["layers"].push_back({{"pieces", l.pieces},
+                                   {"classes", l.classes},
+                                   {"raw", l.raw},
+                                   {"max_depth", l.max_depth},
+                                   {"seconds",
+                                    {{"enumerate", l.enumerate_seconds},
+                                     {"hash", l.hash_seconds},
+                                     {"solve", l.solve_seconds}}}});
+        }
+        std::printf("%s\n", j.dump().c_str());
+        return kOk;
+    }
+    std::printf("%s %s: %zu layers, %llu classes, %llu raw positions\n", o.board.name().c_str(),
+                ruleset_name(o.rules), rep.layers.size(),
+                static_cast<unsigned long long>(rep.classes),
+                static_cast<unsigned long long>(rep.raw));
+    std::printf("%6s %12s %12s %9s %10s %9s %9s\n", "pieces", "classes", "raw", "max depth",
+                "enumerate", "hash", "solve");
+    for (auto it = rep.layers.rbegin(); it != rep.layers.rend(); ++it) {
+        std::printf("%6d %12llu %12llu %9d %9.3fs %8.3fs %8.3fs\n", it->pieces,
+                    static_cast<unsigned long long>(it->classes),
+                    static_cast<unsigned long long>(it->raw), it->max_depth,
+                    it->enumerate_seconds, it->hash_seconds, it->solve_seconds);
+    }
+    std::printf("time: enumerate %.2f s, hash %.2f s, solve %.2f s, write %.2f s, total %.2f s "
+                "(%d threads)\n",
+                rep.enumerate_seconds, rep.hash_seconds, rep.solve_seconds, rep.write_seconds,
+                rep.total_seconds, rep.threads);
+    std::printf("peak memory: %s\n", mib(rep.peak_rss_bytes).c_str());
+    std::printf("file: %s, %llu bytes, %.2f bits per position (perfect hash %.2f, fingerprints "
+                "%.2f, values %.2f)\n",
+                o.output.c_str(), static_cast<unsigned long long>(rep.file_bytes),
+                rep.file_bytes * per, rep.mphf_bytes * per, fp_bytes * per, value_bytes * per);
+    return kOk;
+}
+
+struct FileArgs {
+    std::string file;
+    bool json = false;
+    int threads = 0;
+    bool quiet = false;
+};
+
+int run_info(const FileArgs& a) {
+    const auto t = format::Table::open(a.file);
+    const auto& m = t->meta();
+    std::uint64_t classes = 0, raw = 0;
+    format::SectionSizes total;
+    for (std::size_t i = 0; i < t->layers().size(); ++i) {
+        classes += t->layers()[i].classes;
+        raw += t->layers()[i].raw;
+        const auto s = t->section_sizes(i);
+        total.mphf += s.mphf;
+        total.fingerprints += s.fingerprints;
+        total.values += s.values;
+    }
+    const double per = classes ? 8.0 / static_cast<double>(classes) : 0;
+    const std::string board = fmt::format("{}x{}", m.rows, m.cols);
+    if (a.json) {
+        json j;
+        j["file"] = a.file;
+        j["board"] = board;
+        j["rules"] = m.ruleset;
+        j["generator"] = m.generator;
+        j["fingerprint_bits"] = m.fingerprint_bits;
+        j["positions"] = {{"classes", classes}, {"raw", raw}};
+        j["file_bytes"] = t->file_size();
+        j["sections"] = {{"mphf", total.mphf},
+                         {"fingerprints", total.fingerprints},
+                         {"values", total.values}};
+        j["bits_per_position"] = {{"total", t->file_size() * per},
+                                  {"mphf", total.mphf * per},
+                                  {"fingerprints", total.fingerprints * per},
+                                  {"values", total.values * per}};
+        j["layers"] = json::array();
+        for (std::size_t i = 0; i < t->layers().size(); ++i) {
+            const auto& l = t->layers()[i];
+            const auto s = t->section_sizes(i);
+            j["layers"].push_back({{"pieces", l.pieces},
+                                   {"classes", l.classes},
+                                   {"raw", l.raw},
+                                   {"bytes",
+                                    {{"mphf", s.mphf},
+                                     {"fingerprints", s.fingerprints},
+                                     {"values", s.values}}}});
+        }
+        std::printf("%s\n", j.dump().c_str());
+        return kOk;
+    }
+    std::printf("file:        %s (%llu bytes)\n", a.file.c_str(),
+                static_cast<unsigned long long>(t->file_size()));
+    std::printf("board:       %s, ruleset %s\n", board.c_str(), m.ruleset.c_str());
+    std::printf("generator:   %s, %u-bit fingerprints\n", m.generator.c_str(), m.fingerprint_bits);
+    std::printf("positions:   %llu classes, %llu raw\n", static_cast<unsigned long long>(classes),
+                static_cast<unsigned long long>(raw));
+    std::printf("bits per position: %.2f (perfect hash %.2f, fingerprints %.2f, values %.2f)\n",
+                t->file_size() * per, total.mphf * per, total.fingerprints * per,
+                total.values * per);
+    std::printf("%6s %12s %12s %12s %12s %12s\n", "pieces", "classes", "raw", "hash bytes",
+                "fp bytes", "value bytes");
+    for (std::size_t i = t->layers().size(); i-- > 0;) {
+        const auto& l = t->layers()[i];
+        const auto s = t->section_sizes(i);
+        std::printf("%6u %12llu %12llu %12llu %12llu %12llu\n", l.pieces,
+                    static_cast<unsigned long long>(l.classes),
+                    static_cast<unsigned long long>(l.raw),
+                    static_cast<unsigned long long>(s.mphf),
+                    static_cast<unsigned long long>(s.fingerprints),
+                    static_cast<unsigned long long>(s.values));
+    }
+    return kOk;
+}
+
+int run_openings(const FileArgs& a) {
+    const Tablebase tb = Tablebase::open(a.file);
+    const Board& b = tb.board();
+    const Openings o = compute_openings(tb);
+    if (a.json) {
+        json j;
+        j["board"] = b.name();
+        j["rules"] = ruleset_name(tb.rules());
+        j["winner"] = color_name(o.winner);
+        if (o.best) {
+            j["best"] = {{"black", format_move(b, o.best->black)},
+                         {"white", o.best->white ? format_move(b, *o.best->white) : ""},
+                         {"winner", color_name(o.best->winner)},
+                         {"depth", o.best->depth}};
+        }
+        j["openings"] = json::array();
+        for (const auto& l : o.lines) {
+            j["openings"].push_back({{"black", format_move(b, l.black)},
+                                     {"white", format_move(b, l.white)},
+                                     {"winner", color_name(l.winner)},
+                                     {"depth", l.depth}});
+        }
+        j["best_replies"] = json::array();
+        for (const auto& c : o.choices) {
+            j["best_replies"].push_back({{"black", format_move(b, c.black)},
+                                         {"white", c.white ? format_move(b, *c.white) : ""},
+                                         {"winner", color_name(c.winner)},
+                                         {"depth", c.depth}});
+        }
+        std::printf("%s\n", j.dump().c_str());
+        return kOk;
+    }
+    std::printf("%s %s: every opening (depth in plies from Black's first jump)\n",
+                b.name().c_str(), ruleset_name(tb.rules()));
+    std::printf("%-6s %-6s %-7s %5s\n", "black", "white", "winner", "depth");
+    for (const auto& l : o.lines) {
+        std::printf("%-6s %-6s %-7s %5d\n", format_move(b, l.black).c_str(),
+                    format_move(b, l.white).c_str(), color_name(l.winner), l.depth);
+    }
+    std::printf("\nWhite's best reply to each removal:\n");
+    for (const auto& c : o.choices) {
+        if (c.white) {
+            std::printf("  %-4s -> %-4s %s wins in %d\n", format_move(b, c.black).c_str(),
+                        format_move(b, *c.white).c_str(), color_name(c.winner), c.depth);
+        } else {
+            std::printf("  %-4s -> White has no reply and loses\n", format_move(b, c.black).c_str());
+        }
+    }
+    if (o.best) {
+        std::printf("\nBlack's best removal: %s", format_move(b, o.best->black).c_str());
+        if (o.best->white) std::printf(" (White's best reply %s)", format_move(b, *o.best->white).c_str());
+        std::printf("\nverdict: %s wins with perfect play; perfect opening depth %d plies from "
+                    "Black's first jump\n",
+                    color_name(o.winner), o.best->depth);
+    } else {
+        std::printf("verdict: Black has no removal and loses\n");
+    }
+    return kOk;
+}
+
+int run_verify(const FileArgs& a) {
+    const auto t = format::Table::open(a.file);
+    ProgressLine progress(!a.quiet && !a.json);
+    const auto r = solver::verify_table(
+        *t, a.threads, [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
+            progress(phase, pieces, done, total);
+        });
+    progress.finish();
+    if (a.json) {
+        json j;
+        j["file"] = a.file;
+        j["ok"] = r.ok;
+        j["blocks_checked"] = r.blocks_checked;
+        j["positions_checked"] = r.positions_checked;
+        j["wrong_values"] = r.wrong_values;
+        j["hash_collisions"] = r.hash_collisions;
+        j["fingerprint_mismatches"] = r.fingerprint_mismatches;
+        j["problems"] = r.problems;
+        std::printf("%s\n", j.dump().c_str());
+    } else {
+        std::printf("%s: %s\n", a.file.c_str(), r.ok ? "OK" : "FAILED");
+        std::printf("  %llu blocks checksummed, %llu positions recomputed from their children\n",
+                    static_cast<unsigned long long>(r.blocks_checked),
+                    static_cast<unsigned long long>(r.positions_checked));
+        for (const auto& p : r.problems) std::printf("  problem: %s\n", p.c_str());
+    }
+    return r.ok ? kOk : kFailed;
+}
+
+}  // namespace
+
+void add_generate_commands(CLI::App& app, Commands& out) {
+    auto g = std::make_shared<GenerateArgs>();
+    auto* gen = app.add_subcommand(
+        "generate", "Enumerate, hash and solve every position of a board; write the table");
+    gen->add_option("BOARD", g->board, "Board size RxC, at most 36 squares (e.g. 5x5)")->required();
+    gen->add_option("--rules", g->rules, "Opening ruleset: brainking, center or any")
+        ->capture_default_str();
+    gen->add_option("-j,--threads", g->threads, "Threads (default: all cores)");
+    gen->add_option("-o,--output", g->output, "Table file (default konane-RxC-RULES.kbt)");
+    gen->add_option("--fingerprint-bits", g->fingerprint_bits, "Fingerprint bits per position: 0, 8 or 16")
+        ->capture_default_str();
+    gen->add_flag("--json", g->json, "JSON summary on stdout");
+    gen->add_flag("-q,--quiet", g->quiet, "No progress line on stderr");
+    out.push_back({gen, [g] { return run_generate(*g); }});
+
+    auto i = std::make_shared<FileArgs>();
+    auto* info = app.add_subcommand("info", "Board, ruleset, counts per layer and section sizes of a table");
+    info->add_option("FILE", i->file, "Table file")->required();
+    info->add_flag("--json", i->json, "JSON output");
+    out.push_back({info, [i] { return run_info(*i); }});
+
+    auto op = std::make_shared<FileArgs>();
+    auto* openings = app.add_subcommand(
+        "openings", "Every opening removal pair with its winner and depth, and the verdict");
+    openings->add_option("FILE", op->file, "Table file")->required();
+    openings->add_flag("--json", op->json, "JSON output");
+    out.push_back({openings, [op] { return run_openings(*op); }});
+
+    auto v = std::make_shared<FileArgs>();
+    auto* verify = app.add_subcommand(
+        "verify", "Check every checksum, the perfect hashes, and every value against its children");
+    verify->add_option("FILE", v->file, "Table file")->required();
+    verify->add_option("-j,--threads", v->threads, "Threads (default: all cores)");
+    verify->add_flag("--json", v->json, "JSON output");
+    verify->add_flag("-q,--quiet", v->quiet, "No progress line on stderr");
+    out.push_back({verify, [v] { return run_verify(*v); }});
+}
+
+}  // namespace konane::cli

@@ -1,0 +1,65 @@
+// A progress line on stderr for long work: phase, layer, positions, rate and time left.
+#pragma once
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace konane::cli {
+
+/// Prints "[phase] layer N: done/total positions, R/s, T s left" on stderr, at most four times a
+/// second; on a terminal the line is rewritten in place, elsewhere a line is printed every
+/// five seconds. Silent when disabled.
+class ProgressLine {
+public:
+    explicit ProgressLine(bool enabled)
+        : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), last_(Clock::now()) {}
+    ~ProgressLine() { finish(); }
+
+    void operator()(const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
+        if (!enabled_) return;
+        const auto now = Clock::now();
+        if (phase != phase_ || pieces != pieces_) {
+            phase_ = phase;
+            pieces_ = pieces;
+            start_ = now;
+        }
+        const double gap = std::chrono::duration<double>(now - last_).count();
+        if (gap < (tty_ ? 0.25 : 5.0) && done != total) return;
+        if (!tty_ && gap < 5.0) return;
+        last_ = now;
+        const double el = std::chrono::duration<double>(now - start_).count();
+        const double rate = el > 0 ? static_cast<double>(done) / el : 0;
+        char eta[64] = "";
+        if (total > done && rate > 0) {
+            std::snprintf(eta, sizeof eta, ", %.0f s left", static_cast<double>(total - done) / rate);
+        }
+        std::fprintf(stderr, "%s[%s] layer %d: %llu/%llu positions, %.2f M/s%s%s", tty_ ? "\r" : "",
+                     phase, pieces, static_cast<unsigned long long>(done),
+                     static_cast<unsigned long long>(total), rate / 1e6, eta,
+                     tty_ ? "\x1b[K" : "\n");
+        std::fflush(stderr);
+        dirty_ = tty_;
+    }
+
+    /// Ends the line on a terminal.
+    void finish() {
+        if (dirty_) std::fputc('\n', stderr);
+        dirty_ = false;
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    bool enabled_;
+    bool tty_;
+    Clock::time_point last_;
+    Clock::time_point start_{};
+    bool dirty_ = false;
+    std::string phase_;
+    int pieces_ = -1;
+};
+
+}  // namespace konane::cli

@@ -1,0 +1,47 @@
+#include "probe/openings.hpp"
+
+#include "core/notation.hpp"
+
+namespace konane {
+
+Openings compute_openings(const Tablebase& tb) {
+    Openings out;
+    const Board& b = tb.board();
+    const Position start = b.start();
+    std::optional<Value> best_for_black;
+    for (const auto& first : legal_moves(b, tb.rules(), start)) {
+        OpeningChoice choice;
+        choice.black = first.move;
+        std::optional<Value> best_for_white;  // White's view of its best reply
+        for (const auto& second : legal_moves(b, tb.rules(), first.child)) {
+            const auto v = tb.value(second.child);  // Black to move
+            if (!v) {
+                throw NotStored("opening " + format_move(b, first.move) + " " +
+                                format_move(b, second.move) + " is not stored in " +
+                                tb.table().path().string());
+            }
+            out.lines.push_back(
+                {first.move, second.move, v->win ? Color::Black : Color::White, v->depth});
+            const Value for_white{!v->win, v->depth + 1};
+            if (!best_for_white || better(for_white, *best_for_white)) {
+                best_for_white = for_white;
+                choice.white = second.move;
+                choice.winner = v->win ? Color::Black : Color::White;
+                choice.depth = v->depth;
+            }
+        }
+        // Without a reply White loses: Black wins at once.
+        const Value for_black = best_for_white ? Value{!best_for_white->win, best_for_white->depth + 1}
+                                               : Value{true, 1};
+        if (!best_for_white) choice.winner = Color::Black;
+        out.choices.push_back(choice);
+        if (!best_for_black || better(for_black, *best_for_black)) {
+            best_for_black = for_black;
+            out.best = choice;
+        }
+    }
+    out.winner = best_for_black && best_for_black->win ? Color::Black : Color::White;
+    return out;
+}
+
+}  // namespace konane

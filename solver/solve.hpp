@@ -1,0 +1,121 @@
+// Retrograde solve: WIN/LOSS and depth to end for every enumerated position, layer by layer
+// from the fewest pieces up, and the generate pipeline that writes a tablebase file.
+// Source: shared/docs/rules.md ("Values"), shared/docs/design.md ("Data flow").
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/board.hpp"
+#include "core/mphf.hpp"
+#include "core/symmetry.hpp"
+#include "solver/enumerate.hpp"
+
+namespace konane::solver {
+
+/// A depth-to-end byte: the number of plies to the end under perfect play (the winner hurries,
+/// the loser delays). Even = LOSS for the side to move, odd = WIN; 0 = no move (rules.md).
+using Depth = std::uint8_t;
+
+/// Value of a position from the depths of its children (rules.md "Values"): no child: 0
+/// (LOSS); some LOSS (even) child: 1 + the least even child depth (WIN); else 1 + the greatest
+/// child depth (LOSS).
+struct DepthAccumulator {
+    int least_loss = 1 << 30;
+    int greatest = -1;
+    void add(int child_depth) {
+        if ((child_depth & 1) == 0 && child_depth < least_loss) least_loss = child_depth;
+        if (child_depth > greatest) greatest = child_depth;
+    }
+    int result() const {
+        if (greatest < 0) return 0;
+        return least_loss < (1 << 30) ? least_loss + 1 : greatest + 1;
+    }
+};
+
+/// One solved layer: the perfect hash of its keys and the depth of each slot.
+struct SolvedLayer {
+    int pieces = 0;
+    std::uint64_t raw = 0;
+    Mphf mphf;
+    std::vector<Depth> depth;          ///< by slot: depth[mphf(key)]
+    std::vector<std::uint64_t> keys;   ///< sorted canonical keys (kept only when asked)
+    double hash_seconds = 0, solve_seconds = 0;
+};
+
+/// Depth look-up of positions in already solved layers, by canonical key: per piece count a
+/// perfect hash and the depths by slot (not owned).
+class SolvedLookup {
+public:
+    explicit SolvedLookup(const Board& b) : group_(b), layers_(b.squares() + 1) {}
+    /// Makes a layer's values available; `depth` must outlive the lookup or be removed first.
+    void add(int pieces, MphfView mphf, const Depth* depth) { layers_[pieces] = {mphf, depth}; }
+    void add(const SolvedLayer& l) { add(l.pieces, l.mphf.view(), l.depth.data()); }
+    void remove(int pieces) { layers_[pieces] = {}; }
+    const SymmetryGroup& group() const { return group_; }
+    /// Depth of position p, which must be stored in an added layer (not checked).
+    Depth depth_of(Position p) const {
+        const std::uint64_t k = group_.canonical_key(p);
+        const Entry& e = layers_[std::popcount(p.occ)];
+        return e.depth[e.mphf(k)];
+    }
+
+private:
+    struct Entry {
+        MphfView mphf;
+        const Depth* depth = nullptr;
+    };
+    SymmetryGroup group_;
+    std::vector<Entry> layers_;
+};
+
+/// Options of generate().
+struct GenerateOptions {
+    Board board = Board::make(4, 4);
+    Ruleset rules = Ruleset::Brainking;
+    int threads = 0;                 ///< OpenMP threads; <= 0: all
+    std::filesystem::path output;    ///< table file to write; empty: write none
+    unsigned fingerprint_bits = 16;  ///< 0, 8 or 16
+    bool keep_layers = false;        ///< keep every SolvedLayer (with keys) in the result
+    ProgressFn progress;             ///< optional progress reports
+};
+
+/// Figures of one layer of a generation.
+struct LayerReport {
+    int pieces = 0;
+    std::uint64_t classes = 0, raw = 0;
+    double enumerate_seconds = 0, hash_seconds = 0, solve_seconds = 0;
+    std::uint64_t mphf_bytes = 0;
+    int max_depth = 0;  ///< greatest depth to end stored in the layer (plies)
+};
+
+/// What generate() did: per-layer figures (ascending pieces), phase times, memory, file size.
+struct GenerateReport {
+    std::vector<LayerReport> layers;
+    std::uint64_t classes = 0, raw = 0;
+    double enumerate_seconds = 0, hash_seconds = 0, solve_seconds = 0, write_seconds = 0;
+    double total_seconds = 0;
+    std::uint64_t peak_rss_bytes = 0;  ///< peak resident memory of the process (VmHWM)
+    std::uint64_t file_bytes = 0;      ///< size of the written table (0 if none)
+    std::uint64_t mphf_bytes = 0;      ///< all perfect-hash blobs together
+    int threads = 0;
+    std::vector<SolvedLayer> solved;   ///< every layer, when GenerateOptions::keep_layers
+};
+
+/// Enumerates, indexes and solves every position reachable after the removals of the chosen
+/// board and ruleset, and writes the table to options.output (temporary name, renamed when
+/// complete). Deterministic: the same board and ruleset give the same file for any thread
+/// count. Throws std::invalid_argument for a board that is too large and
+/// konane::format::FormatError for I/O failures (no file is left under the final name).
+GenerateReport generate(const GenerateOptions& options);
+
+/// Peak resident set size of this process in bytes (VmHWM from /proc/self/status; 0 if unknown).
+std::uint64_t peak_rss_bytes();
+
+/// Default table file name for a board and ruleset: "konane-RxC-RULES.kbt".
+std::string default_table_name(const Board& b, Ruleset r);
+
+}  // namespace konane::solver

@@ -1,0 +1,134 @@
+#include "solver/verify.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+
+#include "core/fingerprint.hpp"
+#include "core/movegen.hpp"
+#include "core/notation.hpp"
+#include "core/mphf.hpp"
+#include "core/symmetry.hpp"
+#include "solver/solve.hpp"
+
+namespace konane::solver {
+
+namespace {
+void note(VerifyResult& r, const std::string& what) {
+    r.ok = false;
+    if (r.problems.size() < 20) r.problems.push_back(what);
+}
+}  // namespace
+
+VerifyResult verify_table(const format::Table& table, int threads, const ProgressFn& progress) {
+    VerifyResult r;
+    if (threads <= 0) threads = omp_get_max_threads();
+    const std::string file = table.path().string();
+    const auto sums = table.verify_checksums(threads);
+    r.blocks_checked = sums.blocks_checked;
+    for (const auto& p : sums.problems) note(r, p);
+    if (!sums.ok) return r;  // the data cannot be trusted further
+
+    const auto& m = table.meta();
+    Board b;
+    Ruleset rules;
+    try {
+        b = Board::make(static_cast<int>(m.rows), static_cast<int>(m.cols));
+        rules = parse_ruleset(m.ruleset);
+    } catch (const std::exception& e) {
+        note(r, file + ": header: " + e.what());
+        return r;
+    }
+    std::vector<EnumeratedLayer> layers = enumerate(b, rules, threads, progress);
+    const auto& stored = table.layers();
+    if (layers.size() != stored.size()) {
+        note(r, file + ": layer table: " + std::to_string(stored.size()) + " layers stored, " +
+                    std::to_string(layers.size()) + " reachable");
+        ++r.layer_count_mismatches;
+        return r;
+    }
+    std::reverse(layers.begin(), layers.end());  // ascending pieces, as stored
+
+    // Holds each layer's hash and values as a SolvedLayer so SolvedLookup can read children.
+    SolvedLookup lookup(b);
+    std::vector<std::unique_ptr<SolvedLayer>> solved;
+    for (std::size_t li = 0; li < layers.size(); ++li) {
+        const EnumeratedLayer& el = layers[li];
+        const auto& info = stored[li];
+        const std::string where = file + ": layer " + std::to_string(info.pieces);
+        if (static_cast<int>(info.pieces) != el.pieces || info.classes != el.keys.size() ||
+            info.raw != el.raw) {
+            ++r.layer_count_mismatches;
+            note(r, where + ": stored " + std::to_string(info.classes) + " classes / " +
+                        std::to_string(info.raw) + " raw with " + std::to_string(info.pieces) +
+                        " pieces, re-enumeration gives " + std::to_string(el.keys.size()) +
+                        " / " + std::to_string(el.raw) + " with " + std::to_string(el.pieces));
+            return r;
+        }
+        auto layer = std::make_unique<SolvedLayer>();
+        layer->pieces = el.pieces;
+        MphfView view;
+        try {
+            view = MphfView::from_bytes(table.mphf_blob(li));
+            table.read_values(li, layer->depth);
+        } catch (const std::exception& e) {
+            note(r, where + ": " + e.what());
+            return r;
+        }
+        if (view.size() != el.keys.size()) {
+            note(r, where + ": perfect hash covers " + std::to_string(view.size()) + " keys");
+            return r;
+        }
+        std::vector<std::uint16_t> fps;
+        table.read_fingerprints(li, fps);
+        const unsigned bits = m.fingerprint_bits;
+        // Distinct slots and fingerprints.
+        std::vector<std::atomic<std::uint8_t>> hit(el.keys.size());
+        std::uint64_t collisions = 0, fp_bad = 0;
+        const auto n = static_cast<std::int64_t>(el.keys.size());
+#pragma omp parallel for num_threads(threads) reduction(+ : collisions, fp_bad)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::uint64_t slot = view(el.keys[i]);
+            if (slot >= static_cast<std::uint64_t>(n) || hit[slot].exchange(1) != 0) ++collisions;
+            else if (bits && fps[slot] != fingerprint(el.keys[i], bits)) ++fp_bad;
+        }
+        r.hash_collisions += collisions;
+        r.fingerprint_mismatches += fp_bad;
+        if (collisions) note(r, where + ": " + std::to_string(collisions) + " keys share a slot");
+        if (fp_bad) note(r, where + ": " + std::to_string(fp_bad) + " fingerprints differ");
+        if (collisions) return r;
+
+        // Retrograde consistency: recompute each depth from the children's stored depths.
+        std::uint64_t wrong = 0;
+        std::int64_t first_wrong = -1;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 2048) reduction(+ : wrong)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const Position p = position_of_key(el.keys[i]);
+            DepthAccumulator acc;
+            for_each_jump(b, p, [&](Move, Position c) { acc.add(lookup.depth_of(c)); });
+            if (acc.result() != layer->depth[view(el.keys[i])]) {
+                ++wrong;
+#pragma omp critical(konane_verify_first)
+                if (first_wrong < 0 || i < first_wrong) first_wrong = i;
+            }
+        }
+        r.positions_checked += static_cast<std::uint64_t>(n);
+        r.wrong_values += wrong;
+        if (wrong) {
+            note(r, where + ": " + std::to_string(wrong) +
+                        " stored depths differ from the depths recomputed from their children");
+        }
+        if (progress) progress("verify", el.pieces, el.keys.size(), el.keys.size());
+        if (wrong) {
+            r.problems.push_back(where + ": first wrong position " +
+                                 format_position(b, position_of_key(el.keys[first_wrong])));
+        }
+        lookup.add(el.pieces, view, layer->depth.data());
+        solved.push_back(std::move(layer));
+    }
+    return r;
+}
+
+}  // namespace konane::solver
