@@ -4,34 +4,38 @@
 
 #include <algorithm>
 #include <chrono>
-#include <parallel/algorithm>
 #include <stdexcept>
 
 #include "core/movegen.hpp"
+#include "solver/radix_sort.hpp"
 
 namespace konane::solver {
 
 namespace {
 
-constexpr std::uint64_t kSideBit = std::uint64_t{1} << 63;
 constexpr std::uint64_t kFlagMask = 3;  // bit 0: reached with Black to move, bit 1: with White
 
-// Enumeration entries: a canonical key with two flag bits, packed so that numeric order is the
-// order of the keys and equal keys are adjacent: bit 63 side, bits 2..62 occupancy, bits 0..1
-// the sides to move the class was reached with.
-inline std::uint64_t pack(std::uint64_t key, std::uint64_t flags) {
-    return (key & kSideBit) | ((key & ~kSideBit) << 2) | flags;
-}
-inline std::uint64_t unpack_key(std::uint64_t e) { return (e & kSideBit) | ((e & ~kSideBit) >> 2); }
+// Enumeration entries pack a canonical key with two flag bits so that numeric order is the
+// order of the keys and equal keys are adjacent: bits 0..1 the sides to move the class was
+// reached with, bits 2..S+1 the occupancy (S squares), bit S+2 the side to move of the key.
+struct Packing {
+    int squares;
+    int bits() const { return squares + 3; }
+    std::uint64_t pack(std::uint64_t key, std::uint64_t flags) const {
+        return ((key >> 63) << (squares + 2)) | ((key & ~(std::uint64_t{1} << 63)) << 2) | flags;
+    }
+    std::uint64_t key(std::uint64_t e) const {
+        const std::uint64_t side = e >> (squares + 2);
+        return (side << 63) | ((e & ((std::uint64_t{1} << (squares + 2)) - 1)) >> 2);
+    }
+};
+
 inline std::uint64_t swap_sides(std::uint64_t flags) { return ((flags & 1) << 1) | (flags >> 1); }
 
-// Sorts entries and merges equal keys, OR-ing their flags.
-void compact(std::vector<std::uint64_t>& v, int threads) {
-    if (v.size() > (1u << 16) && threads > 1) {
-        __gnu_parallel::sort(v.begin(), v.end());
-    } else {
-        std::sort(v.begin(), v.end());
-    }
+// Sorts entries (radix sort) and merges equal keys, OR-ing their flags.
+void compact(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch, int bits,
+             int threads) {
+    radix_sort(v, scratch, bits, threads);
     std::size_t j = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
         if (j > 0 && (v[j - 1] & ~kFlagMask) == (v[i] & ~kFlagMask)) {
@@ -68,18 +72,22 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
 
     // pending[n]: entries of layer n found so far, not yet compacted.
     std::vector<std::vector<std::uint64_t>> pending(static_cast<std::size_t>(top) + 1);
+    const Packing pk{b.squares()};
     for (const Position& p : opening_positions(b, r)) {
-        pending[top].push_back(pack(group.canonical_key(p), 1u << static_cast<int>(p.to_move)));
+        pending[top].push_back(pk.pack(group.canonical_key(p), 1u << static_cast<int>(p.to_move)));
     }
+    std::vector<std::uint64_t> scratch;
 
-    constexpr std::size_t kFlush = std::size_t{1} << 18;  // entries per thread-local buffer
+    // Entries per thread-local buffer: sorted and deduplicated before they join the layer's.
+    constexpr std::size_t kFlush = std::size_t{1} << 20;
     constexpr int kMaxCapture = 4;                          // (8 - 1) / 2 + 1 > longest jump chain
 
     for (int n = top; n >= 0; --n) {
         const auto start = std::chrono::steady_clock::now();
         std::vector<std::uint64_t> entries = std::move(pending[n]);
         pending[n] = {};
-        compact(entries, threads);
+        compact(entries, scratch, pk.bits(), threads);
+        scratch = {};
         if (entries.empty()) continue;
 
         EnumeratedLayer layer;
@@ -91,8 +99,9 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
 #pragma omp parallel num_threads(threads) reduction(+ : raw)
         {
             std::vector<std::uint64_t> local[kMaxCapture + 1];
+            std::vector<std::uint64_t> local_scratch;
             auto flush = [&](int cap) {
-                compact(local[cap], 1);
+                compact(local[cap], local_scratch, pk.bits(), 1);
 #pragma omp critical(konane_enumerate_pending)
                 {
                     auto& dst = pending[n - cap];
@@ -104,13 +113,13 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
             for (std::int64_t i = 0; i < count; ++i) {
                 const std::uint64_t e = entries[i];
                 const std::uint64_t flags = e & kFlagMask;
-                const Position p = position_of_key(unpack_key(e));
+                const Position p = position_of_key(pk.key(e));
                 raw += static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
                        static_cast<std::uint64_t>(std::popcount(flags));
                 const std::uint64_t child_flags = swap_sides(flags);
                 for_each_jump(b, p, [&](Move, Position c) {
                     const int cap = n - std::popcount(c.occ);
-                    local[cap].push_back(pack(group.canonical_key(c), child_flags));
+                    local[cap].push_back(pk.pack(group.canonical_key(c), child_flags));
                     if (local[cap].size() >= kFlush) flush(cap);
                 });
                 if ((i & 0xffff) == 0 && progress) {
@@ -127,13 +136,11 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
                 if (!local[cap].empty()) flush(cap);
             }
         }
-        // Keep the pending buffers of the next layers small.
-        for (int m = n - 1; m >= std::max(0, n - kMaxCapture); --m) compact(pending[m], threads);
 
         layer.raw = raw;
         layer.keys.resize(entries.size());
 #pragma omp parallel for num_threads(threads) schedule(static)
-        for (std::int64_t i = 0; i < count; ++i) layer.keys[i] = unpack_key(entries[i]);
+        for (std::int64_t i = 0; i < count; ++i) layer.keys[i] = pk.key(entries[i]);
         layer.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (progress) progress("enumerate", n, layer.keys.size(), layer.keys.size());

@@ -20,27 +20,50 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Solves one layer: depth[mphf(key)] for every key, from the children's depths in `lookup`.
+// Positions go in batches: first every child's depth is located (canonical key, perfect hash)
+// and prefetched, then read, so that the cache misses of a batch overlap.
 void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
                  const std::vector<std::uint64_t>& keys, int threads, const ProgressFn& progress) {
+    constexpr std::int64_t kBatch = 32;
     const auto n = static_cast<std::int64_t>(keys.size());
+    const std::int64_t batches = (n + kBatch - 1) / kBatch;
     layer.depth.assign(keys.size(), 0);
     const MphfView mph = layer.mphf.view();
     std::uint64_t done = 0;
     int max_depth = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 2048) reduction(max : max_depth)
-    for (std::int64_t i = 0; i < n; ++i) {
-        const Position p = position_of_key(keys[i]);
-        DepthAccumulator acc;
-        for_each_jump(b, p, [&](Move, Position c) { acc.add(lookup.depth_of(c)); });
-        const int d = acc.result();
-        if (d > max_depth) max_depth = d;
-        layer.depth[mph(keys[i])] = static_cast<Depth>(d);
-        if ((i & 0xffff) == 0 && progress) {
+#pragma omp parallel num_threads(threads) reduction(max : max_depth)
+    {
+        std::vector<const Depth*> where;
+        std::vector<std::uint8_t> owner;
+        where.reserve(kBatch * 64);
+        owner.reserve(kBatch * 64);
+#pragma omp for schedule(dynamic, 64)
+        for (std::int64_t batch = 0; batch < batches; ++batch) {
+            const std::int64_t lo = batch * kBatch, hi = std::min(n, lo + kBatch);
+            where.clear();
+            owner.clear();
+            for (std::int64_t i = lo; i < hi; ++i) {
+                for_each_jump(b, position_of_key(keys[i]), [&](Move, Position c) {
+                    const Depth* d = lookup.locate(c);
+                    __builtin_prefetch(d);
+                    where.push_back(d);
+                    owner.push_back(static_cast<std::uint8_t>(i - lo));
+                });
+            }
+            DepthAccumulator acc[kBatch];
+            for (std::size_t j = 0; j < where.size(); ++j) acc[owner[j]].add(*where[j]);
+            for (std::int64_t i = lo; i < hi; ++i) {
+                const int d = acc[i - lo].result();
+                if (d > max_depth) max_depth = d;
+                layer.depth[mph(keys[i])] = static_cast<Depth>(d);
+            }
+            if ((batch & 2047) == 0 && progress) {
 #pragma omp critical(konane_solve_progress)
-            {
-                done += 0x10000;
-                if (omp_get_thread_num() == 0) {
-                    progress("solve", layer.pieces, std::min<std::uint64_t>(done, n), n);
+                {
+                    done += 2048 * kBatch;
+                    if (omp_get_thread_num() == 0) {
+                        progress("solve", layer.pieces, std::min<std::uint64_t>(done, n), n);
+                    }
                 }
             }
         }

@@ -56,12 +56,14 @@ public:
     void add(const SolvedLayer& l) { add(l.pieces, l.mphf.view(), l.depth.data()); }
     void remove(int pieces) { layers_[pieces] = {}; }
     const SymmetryGroup& group() const { return group_; }
-    /// Depth of position p, which must be stored in an added layer (not checked).
-    Depth depth_of(Position p) const {
+    /// Where the depth of position p is held; p must be stored in an added layer (not checked).
+    const Depth* locate(Position p) const {
         const std::uint64_t k = group_.canonical_key(p);
         const Entry& e = layers_[std::popcount(p.occ)];
-        return e.depth[e.mphf(k)];
+        return e.depth + e.mphf(k);
     }
+    /// Depth of position p, which must be stored in an added layer (not checked).
+    Depth depth_of(Position p) const { return *locate(p); }
 
 private:
     struct Entry {
