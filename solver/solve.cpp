@@ -98,6 +98,11 @@ GenerateReport generate(const GenerateOptions& o) {
     rep.enumerate_seconds = since(t);
 
     std::unique_ptr<format::TableWriter> writer;
+    if (!o.output.empty() && layers.empty()) {
+        throw std::invalid_argument(std::string("no position is reachable after the removals on ") +
+                                    b.name() + " under ruleset " + ruleset_name(o.rules) +
+                                    ": there is no table to write");
+    }
     if (!o.output.empty()) {
         format::TableMeta meta;
         meta.rows = static_cast<unsigned>(b.rows);
