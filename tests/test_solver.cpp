@@ -1,0 +1,221 @@
+// The generator against the plain reference engine of tests/reference.hpp: class and raw counts
+// per layer, and every stored value and depth (issue: konane generate).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <unistd.h>
+
+#include "core/fingerprint.hpp"
+#include "format/table.hpp"
+#include "probe/openings.hpp"
+#include "probe/probe.hpp"
+#include "reference.hpp"
+#include "solver/solve.hpp"
+#include "solver/verify.hpp"
+
+using namespace konane;
+
+namespace {
+
+struct TempDir {
+    std::filesystem::path path;
+    TempDir() {
+        path = std::filesystem::temp_directory_path() /
+               ("konane-solver-test-" + std::to_string(::getpid()) + "-" +
+                std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+        std::filesystem::create_directories(path);
+    }
+    ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+std::vector<char> read_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Checks every stored class of board b under ruleset r against the reference engine: the
+// per-layer class and raw counts against a plain enumeration, and every depth against a plain
+// memoised negamax (no symmetry, no hashing).
+void check_against_reference(int rows, int cols, Ruleset r) {
+    INFO("board " << rows << "x" << cols << " ruleset " << ruleset_name(r));
+    const Board b = Board::make(rows, cols);
+    solver::GenerateOptions o;
+    o.board = b;
+    o.rules = r;
+    o.threads = 2;
+    o.keep_layers = true;
+    const auto rep = solver::generate(o);
+
+    const ref::RefBoard rb{rows, cols};
+    const auto reach = ref::enumerate_reachable(rb, ref::rules_of(r));
+    std::size_t classes = 0;
+    std::uint64_t raw = 0;
+    for (const auto& l : rep.layers) {
+        INFO("layer " << l.pieces);
+        CHECK(l.classes == reach.classes_by_pieces.at(l.pieces));
+        CHECK(l.raw == reach.raw_by_pieces.at(l.pieces));
+        classes += l.classes;
+        raw += l.raw;
+    }
+    CHECK(classes == reach.classes);
+    CHECK(raw == reach.raw.size());
+    CHECK(rep.layers.size() == reach.classes_by_pieces.size());
+
+    const auto syms = ref::symmetries(rb);
+    std::set<ref::RefKey> ref_classes;
+    for (const auto& k : reach.raw) {
+        const auto c = ref::class_key(rb, syms, ref::pos_of(rb, k));
+        ref_classes.insert(c);
+    }
+    ref::RefMemo memo(rb, ref::rules_of(r));
+    std::set<ref::RefKey> ours;
+    std::uint64_t mismatches = 0;
+    for (const auto& layer : rep.solved) {
+        REQUIRE(layer.keys.size() == layer.depth.size());
+        std::vector<bool> slot_used(layer.keys.size(), false);
+        for (std::uint64_t key : layer.keys) {
+            const Position p = position_of_key(key);
+            const auto rp = ref::from_core(rb, p);
+            const auto c = ref::class_key(rb, syms, rp);
+            ours.insert(c);
+            const std::uint64_t slot = layer.mphf(key);
+            REQUIRE(slot < layer.keys.size());
+            REQUIRE_FALSE(slot_used[slot]);
+            slot_used[slot] = true;
+            const ref::RefValue want = ref::solve(rb, rp, memo);
+            const int depth = layer.depth[slot];
+            if (want.depth != depth || want.win != ((depth & 1) == 1)) {
+                ++mismatches;
+                if (mismatches < 5) {
+                    FAIL_CHECK("position " << ref::to_text(rb, rp) << ": stored depth " << depth
+                                           << ", reference " << (want.win ? "WIN" : "LOSS")
+                                           << " " << want.depth);
+                }
+            }
+        }
+    }
+    CHECK(mismatches == 0);
+    CHECK(ours == ref_classes);
+}
+
+}  // namespace
+
+TEST_CASE("every board of at most 20 squares: counts and values equal the reference",
+          "[solver]") {
+    for (Ruleset r : {Ruleset::Brainking, Ruleset::Center, Ruleset::Any}) {
+        for (int rows = 1; rows <= 20; ++rows) {
+            for (int cols = 1; rows * cols <= 20 && cols <= 8; ++cols) {
+                if (rows > 8) continue;
+                check_against_reference(rows, cols, r);
+            }
+        }
+    }
+}
+
+TEST_CASE("5x5 and 4x6 brainking: counts and values equal the reference", "[solver][slow]") {
+    check_against_reference(5, 5, Ruleset::Brainking);
+    check_against_reference(4, 6, Ruleset::Brainking);
+}
+
+TEST_CASE("4x4 brainking: 975 classes and 3,858 raw positions (rules.md)", "[solver]") {
+    solver::GenerateOptions o;
+    o.board = Board::make(4, 4);
+    const auto rep = solver::generate(o);
+    CHECK(rep.classes == 975);
+    CHECK(rep.raw == 3858);
+}
+
+TEST_CASE("opening verdicts of rules.md: White wins 4x4, Black wins 5x5 from corner and centre",
+          "[solver][openings]") {
+    TempDir dir;
+    for (int n : {4, 5}) {
+        solver::GenerateOptions o;
+        o.board = Board::make(n, n);
+        o.output = dir.path / ("t" + std::to_string(n) + ".kbt");
+        solver::generate(o);
+        const Tablebase tb = Tablebase::open(o.output);
+        const Openings op = compute_openings(tb);
+        const Color want = n == 4 ? Color::White : Color::Black;
+        CHECK(op.winner == want);
+        // Every Black removal (the corners and the centre) with White's best reply.
+        REQUIRE(op.choices.size() == (n == 4 ? 4u : 5u));
+        for (const auto& c : op.choices) {
+            INFO(n << "x" << n << " removal " << static_cast<int>(c.black.from));
+            CHECK(c.winner == want);
+        }
+        // The verdict agrees with the value of the full board.
+        const auto v = tb.value(tb.board().start());
+        REQUIRE(v);
+        CHECK(v->win == (want == Color::Black));
+    }
+}
+
+TEST_CASE("-j 1 and -j 2 write identical files", "[solver][determinism]") {
+    TempDir dir;
+    for (auto [rows, cols, r] : {std::tuple{4, 5, Ruleset::Any}, std::tuple{5, 5, Ruleset::Brainking}}) {
+        std::vector<std::vector<char>> files;
+        for (int threads : {1, 2}) {
+            solver::GenerateOptions o;
+            o.board = Board::make(rows, cols);
+            o.rules = r;
+            o.threads = threads;
+            o.output = dir.path / ("j" + std::to_string(threads) + ".kbt");
+            solver::generate(o);
+            files.push_back(read_file(o.output));
+        }
+        REQUIRE(files[0].size() > 100);
+        CHECK(files[0] == files[1]);
+    }
+}
+
+TEST_CASE("verify accepts a generated table and finds a wrong value", "[solver][verify]") {
+    TempDir dir;
+    solver::GenerateOptions o;
+    o.board = Board::make(4, 5);
+    o.keep_layers = true;
+    o.output = dir.path / "good.kbt";
+    const auto rep = solver::generate(o);
+    {
+        const auto t = format::Table::open(o.output);
+        const auto r = solver::verify_table(*t, 2);
+        CHECK(r.ok);
+        CHECK(r.problems.empty());
+        CHECK(r.positions_checked == rep.classes);
+        CHECK(r.wrong_values == 0);
+    }
+    // The same layers with one depth changed, written with valid checksums: only the
+    // retrograde consistency pass can tell.
+    format::TableMeta meta;
+    meta.rows = 4;
+    meta.cols = 5;
+    meta.ruleset = "brainking";
+    meta.generator = "test";
+    const auto bad = dir.path / "bad.kbt";
+    {
+        format::TableWriter w(bad, meta, 1);
+        for (std::size_t i = 0; i < rep.solved.size(); ++i) {
+            const auto& l = rep.solved[i];
+            std::vector<std::uint16_t> fps(l.keys.size());
+            for (auto k : l.keys) fps[l.mphf(k)] = fingerprint(k, 16);
+            std::vector<std::uint8_t> depth = l.depth;
+            if (l.pieces == 10) depth[depth.size() / 2] ^= 1;  // WIN <-> LOSS
+            w.add_layer({static_cast<std::uint32_t>(l.pieces), l.keys.size(), l.raw},
+                        l.mphf.bytes(), fps, depth);
+        }
+        w.commit();
+    }
+    const auto t = format::Table::open(bad);
+    const auto r = solver::verify_table(*t, 2);
+    CHECK_FALSE(r.ok);
+    // The changed position, and possibly parents whose values depend on it.
+    CHECK(r.wrong_values >= 1);
+}
+
+TEST_CASE("generate refuses boards over 36 squares", "[solver]") {
+    solver::GenerateOptions o;
+    o.board = Board::make(6, 7);
+    CHECK_THROWS_AS(solver::generate(o), std::invalid_argument);
+}
