@@ -1,6 +1,10 @@
 #include "probe/probe.hpp"
 
+#include <mutex>
+#include <string>
+
 #include "core/fingerprint.hpp"
+#include "core/mphf.hpp"
 #include "core/notation.hpp"
 
 namespace konane {
@@ -10,43 +14,65 @@ bool better(const Value& a, const Value& b) {
     return a.win ? a.depth < b.depth : a.depth > b.depth;
 }
 
-Tablebase::State::State(std::shared_ptr<const format::Table> t, const Board& b, Ruleset r)
-    : table(std::move(t)),
-      board(b),
-      rules(r),
-      group(b),
-      fingerprint_bits(table->meta().fingerprint_bits),
-      layer_of_pieces(static_cast<std::size_t>(b.squares()) + 1, -1),
-      once(table->layers().size()),
-      views(table->layers().size()) {
-    const auto& layers = table->layers();
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-        if (layers[i].pieces < layer_of_pieces.size()) {
-            layer_of_pieces[layers[i].pieces] = static_cast<int>(i);
-        }
+std::optional<MoveValue> pick_best(const std::vector<MoveValue>& moves) {
+    std::optional<MoveValue> best;
+    for (const auto& mv : moves) {
+        if (!best || better(mv.value, best->value)) best = mv;
     }
+    return best;
 }
 
-const MphfView& Tablebase::State::view(int layer) const {
-    std::call_once(once[layer], [&] {
-        const auto blob = table->mphf_blob(static_cast<std::size_t>(layer));
-        try {
-            views[layer] = MphfView::from_bytes(blob);
-        } catch (const std::exception& e) {
-            throw format::FormatError(table->path().string() + ": layer " +
-                                      std::to_string(table->layers()[layer].pieces) +
-                                      " perfect hash: " + e.what());
+struct Tablebase::State {
+    std::shared_ptr<const format::Table> table;
+    Board board;
+    Ruleset rules = Ruleset::Brainking;
+    SymmetryGroup group;
+    unsigned fingerprint_bits = 0;
+    std::vector<int> layer_of_pieces;  ///< layer index by piece count, -1 if none
+    // The perfect-hash views, validated on first use of each layer (call_once publishes them).
+    mutable std::vector<std::once_flag> once;
+    mutable std::vector<MphfView> views;
+
+    State(std::shared_ptr<const format::Table> t, const Board& b, Ruleset r)
+        : table(std::move(t)),
+          board(b),
+          rules(r),
+          group(b),
+          fingerprint_bits(table->meta().fingerprint_bits),
+          layer_of_pieces(static_cast<std::size_t>(b.squares()) + 1, -1),
+          once(table->layers().size()),
+          views(table->layers().size()) {
+        const auto& layers = table->layers();
+        for (std::size_t i = 0; i < layers.size(); ++i) {
+            if (layers[i].pieces < layer_of_pieces.size()) {
+                layer_of_pieces[layers[i].pieces] = static_cast<int>(i);
+            }
         }
-        if (views[layer].size() != table->layers()[layer].classes) {
-            throw format::FormatError(table->path().string() + ": layer " +
-                                      std::to_string(table->layers()[layer].pieces) +
-                                      " perfect hash: covers " +
-                                      std::to_string(views[layer].size()) + " keys, layer has " +
-                                      std::to_string(table->layers()[layer].classes));
-        }
-    });
-    return views[layer];
-}
+    }
+
+    const MphfView& view(int layer) const {
+        std::call_once(once[layer], [&] {
+            const auto& info = table->layers()[layer];
+            const auto blob = table->mphf_blob(static_cast<std::size_t>(layer));
+            MphfView v;
+            try {
+                v = MphfView::from_bytes(blob);
+            } catch (const std::exception& e) {
+                throw format::FormatError(table->path().string() + ": layer " +
+                                          std::to_string(info.pieces) + " perfect hash: " +
+                                          e.what());
+            }
+            if (v.size() != info.classes) {
+                throw format::FormatError(table->path().string() + ": layer " +
+                                          std::to_string(info.pieces) + " perfect hash: covers " +
+                                          std::to_string(v.size()) + " keys, layer has " +
+                                          std::to_string(info.classes));
+            }
+            views[layer] = v;
+        });
+        return views[layer];
+    }
+};
 
 Tablebase Tablebase::open(const std::filesystem::path& path, const format::Expect& expect) {
     auto table = format::Table::open(path, expect);
@@ -59,14 +85,23 @@ Tablebase Tablebase::open(const std::filesystem::path& path, const format::Expec
     } catch (const std::invalid_argument& e) {
         throw format::FormatError(path.string() + ": header: " + e.what());
     }
+    if (b.squares() > 63) {
+        throw format::FormatError(path.string() + ": header: board " + b.name() +
+                                  " has more than 63 squares, which no table can key");
+    }
     return Tablebase(std::make_shared<const State>(std::move(table), b, r));
 }
+
+const Board& Tablebase::board() const { return state_->board; }
+Ruleset Tablebase::rules() const { return state_->rules; }
+const format::Table& Tablebase::table() const { return *state_->table; }
+const SymmetryGroup& Tablebase::group() const { return state_->group; }
 
 std::optional<Value> Tablebase::lookup(Position p) const {
     const State& s = *state_;
     if ((p.occ & ~s.board.all) != 0) return std::nullopt;
-    const int pieces = piece_count(p);
-    const int layer = s.layer_of_pieces[pieces];
+    if (stage_of(s.board, p) != Stage::Play) return std::nullopt;
+    const int layer = s.layer_of_pieces[static_cast<std::size_t>(piece_count(p))];
     if (layer < 0) return std::nullopt;
     const std::uint64_t key = s.group.canonical_key(p);
     const std::uint64_t slot = s.view(layer)(key);
@@ -78,7 +113,44 @@ std::optional<Value> Tablebase::lookup(Position p) const {
     return Value::from_depth(s.table->value(static_cast<std::size_t>(layer), slot));
 }
 
+namespace {
+
+/// True when an opening-stage position can arise under the table's ruleset: the full board
+/// always; a one-hole board (White to move) when its hole is one of Black's legal removals.
+bool opening_reachable(const Board& b, Ruleset r, Position p) {
+    if ((p.occ & ~b.all) != 0) return false;
+    switch (stage_of(b, p)) {
+        case Stage::FullBoard: return true;
+        case Stage::OneHole: return (b.all & ~p.occ & b.black_removals(r)) != 0;
+        case Stage::Play: return false;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::optional<Value> Tablebase::value(Position p) const {
+    if (stage_of(board(), p) == Stage::Play) return lookup(p);
+    // Opening stage: answered from the children (rules.md "Equivalent positions").
+    if (!opening_reachable(board(), rules(), p)) return std::nullopt;
+    std::optional<Value> best;
+    for (const auto& mc : legal_moves(board(), rules(), p)) {
+        const auto v = value(mc.child);
+        if (!v) return std::nullopt;
+        const Value mine = move_value(*v);
+        if (!best || better(mine, *best)) best = mine;
+    }
+    return best ? *best : Value{false, 0};
+}
+
 std::vector<MoveValue> Tablebase::moves(Position p) const {
+    const bool held = stage_of(board(), p) == Stage::Play ? lookup(p).has_value()
+                                                           : opening_reachable(board(), rules(), p);
+    if (!held) {
+        throw NotStored("position " + format_position(board(), p) + " is not stored in " +
+                        table().path().string() + " (not reachable on " + board().name() +
+                        " under ruleset " + ruleset_name(rules()) + ")");
+    }
     std::vector<MoveValue> out;
     for (const auto& mc : legal_moves(board(), rules(), p)) {
         const auto v = value(mc.child);
@@ -87,33 +159,12 @@ std::vector<MoveValue> Tablebase::moves(Position p) const {
                             format_move(board(), mc.move) + ") is not stored in " +
                             table().path().string());
         }
-        out.push_back({mc.move, mc.child, Value{!v->win, v->depth + 1}});
+        out.push_back({mc.move, mc.child, move_value(*v)});
     }
     return out;
 }
 
-std::optional<Value> Tablebase::value(Position p) const {
-    if (stage_of(board(), p) == Stage::Play) return lookup(p);
-    // Opening stage: answered from the children (rules.md "Equivalent positions").
-    const auto children = legal_moves(board(), rules(), p);
-    if (children.empty()) return Value{false, 0};
-    std::optional<Value> best;
-    for (const auto& mc : children) {
-        const auto v = value(mc.child);
-        if (!v) return std::nullopt;
-        const Value mine{!v->win, v->depth + 1};
-        if (!best || better(mine, *best)) best = mine;
-    }
-    return best;
-}
-
-std::optional<MoveValue> Tablebase::best_move(Position p) const {
-    std::optional<MoveValue> best;
-    for (const auto& mv : moves(p)) {
-        if (!best || better(mv.value, best->value)) best = mv;
-    }
-    return best;
-}
+std::optional<MoveValue> Tablebase::best_move(Position p) const { return pick_best(moves(p)); }
 
 std::vector<MoveValue> Tablebase::perfect_line(Position p) const {
     std::vector<MoveValue> line;

@@ -1,25 +1,28 @@
 // The probe library: values, move values, the perfect move and the perfect line from a table.
 // Values and tie-breaks: shared/docs/rules.md ("Values"); the file: format/FORMAT.md.
+//
+// Error policy: a position the table does not hold is an explicit "not stored" (std::nullopt
+// from lookup()/value(), NotStored from the functions that must return moves); a damaged or
+// foreign file is a format::FormatError naming the file and section. Nothing is guessed.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "core/board.hpp"
 #include "core/movegen.hpp"
-#include "core/mphf.hpp"
 #include "core/symmetry.hpp"
 #include "format/table.hpp"
 
 namespace konane {
 
 /// The value of a position for the side to move: WIN or LOSS, and the depth to end in plies
-/// (the winner hurries, the loser delays). WIN depths are odd, LOSS depths even.
+/// (the winner hurries, the loser delays). WIN depths are odd, LOSS depths even; a position
+/// without a move is a LOSS at depth 0 (rules.md "Values").
 struct Value {
     bool win = false;
     int depth = 0;
@@ -27,6 +30,10 @@ struct Value {
     static Value from_depth(int d) { return Value{(d & 1) != 0, d}; }
     friend bool operator==(const Value&, const Value&) = default;
 };
+
+/// The value of a move for the player who makes it, from the value of the child position for
+/// the opponent: WIN when the child is a LOSS, depth 1 + the child's depth.
+constexpr Value move_value(const Value& child) { return Value{!child.win, child.depth + 1}; }
 
 /// A legal move with the value it leads to for the player who makes it: `value.win` when the
 /// child is a LOSS for the opponent, and `value.depth` = 1 + the child's depth, counted from
@@ -37,67 +44,86 @@ struct MoveValue {
     Value value;
 };
 
-/// Thrown when a position is asked of a table that does not hold it (nor, in the opening stage,
-/// its children), or is of another board than the table's.
+/// Thrown when moves, a best move or a line are asked of a table that does not hold the
+/// position (nor, in the opening stage, its children). The message names the position and the
+/// file.
 struct NotStored : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
 /// The preference between two move values of one position (rules.md "Values"): a WIN beats a
-/// LOSS; among WINs the smaller depth, among LOSSes the greater depth. Ties are broken by move
-/// order (legal_moves(): direction up, down, right, left; start square a1, b1, ... ; shorter
-/// jumps first; removals by square), the earlier move being preferred.
+/// LOSS; among WINs the smaller depth, among LOSSes the greater depth. better(a, b) is strict:
+/// equal values are not better, so scanning the moves in legal_moves() order and keeping a move
+/// only when it is better breaks ties towards the earlier move (direction up, down, right,
+/// left; start square a1, b1, ...; shorter jumps first; removals by square).
 bool better(const Value& a, const Value& b);
 
-/// A tablebase opened for probing. Opening maps the file read-only and validates it; every
-/// member is const and thread-safe (any number of threads may probe one Tablebase); no global
-/// state. Copies share the mapping.
+/// The perfect move among `moves` (better(), earliest on ties); nullopt when empty.
+std::optional<MoveValue> pick_best(const std::vector<MoveValue>& moves);
+
+/// A tablebase opened for probing.
+///
+/// - Opening maps the file read-only (format::Table) and validates its structure; the data
+///   blocks are checked when first decoded.
+/// - Every member is const and thread-safe: any number of threads may probe one Tablebase (or
+///   copies of it, which share the mapping) at once. There is no global state.
+/// - Positions are konane::Position on board(); a position with squares off that board is not
+///   stored. Positions are reduced by the board's symmetries before look-up, so every raw
+///   position of a stored class is answered.
+/// - What the table holds: every position reachable after both opening removals under its
+///   ruleset (the Play stage). The opening-stage positions (the full board with Black to move,
+///   and a one-hole board with White to move whose hole is one of Black's legal removals) are
+///   answered from their children.
+/// - Fingerprints: a position not stored is told from a stored one by a per-slot fingerprint;
+///   with b fingerprint bits (16 by default) a position not stored is mistaken for a stored one
+///   with probability 2^-b per look-up. Reachable positions are always answered exactly. A
+///   table written with 0 fingerprint bits cannot tell them apart at all: look-ups of
+///   unreachable positions then return arbitrary values.
 class Tablebase {
 public:
     /// Opens a table file. `expect` may require a board size and ruleset.
-    /// Throws format::FormatError naming the file, the section and the problem.
+    /// @throws format::FormatError "<file>: <section>: <problem>" for a missing, damaged or
+    ///         foreign file, or a table not matching `expect`.
     static Tablebase open(const std::filesystem::path& path, const format::Expect& expect = {});
 
-    const Board& board() const { return state_->board; }
-    Ruleset rules() const { return state_->rules; }
-    const format::Table& table() const { return *state_->table; }
-    const SymmetryGroup& group() const { return state_->group; }
+    /// The board and opening ruleset the table was generated for.
+    const Board& board() const;
+    Ruleset rules() const;
+    /// The underlying file reader.
+    const format::Table& table() const;
+    /// The board's symmetry group (used to reduce positions before look-up).
+    const SymmetryGroup& group() const;
 
-    /// The stored depth of a Play-stage position, or nullopt when the table does not hold it
-    /// (no layer of its piece count, or its slot's fingerprint differs: a position not stored
-    /// is taken for a stored one with probability 2^-fingerprint_bits).
-    /// Throws format::FormatError if the block needed is damaged.
+    /// The stored value of a Play-stage position, or nullopt when the table does not hold it
+    /// (squares off the board, no layer of its piece count, or its slot's fingerprint differs).
+    /// Opening-stage positions are never stored: use value().
+    /// @throws format::FormatError if the block needed is damaged.
     std::optional<Value> lookup(Position p) const;
 
-    /// The value of p: stored positions from the table; opening-stage positions (full board,
-    /// one-hole board) from their children. nullopt when p (or an opening-stage child) is not
-    /// stored. Throws format::FormatError on a damaged block.
+    /// The value of p for the side to move: Play-stage positions from the table (lookup()),
+    /// opening-stage positions from their children. nullopt when the table does not hold p
+    /// (for a one-hole board: when the hole is not one of Black's legal removals under rules(),
+    /// or a child is not stored). @throws format::FormatError on a damaged block.
     std::optional<Value> value(Position p) const;
 
-    /// Every legal move of p with its value for the mover, in legal_moves() order. Throws
-    /// NotStored when a child is not stored (then p is not a reachable position of this table).
+    /// Every legal move of p (legal_moves() order) with its value for the mover (move_value()
+    /// of the child's value: depth counted from before the move). Empty when p has no move.
+    /// @throws NotStored when the table does not hold p or one of its children.
+    /// @throws format::FormatError on a damaged block.
     std::vector<MoveValue> moves(Position p) const;
 
-    /// The perfect move of p (see better()); nullopt when p has no move. Throws NotStored.
+    /// The perfect move of p: from a WIN, the move to the LOSS child of least depth; from a
+    /// LOSS, the move to the child of greatest depth; ties to the earliest move (better()).
+    /// Its value equals value(p). nullopt when p has no move. @throws NotStored, FormatError.
     std::optional<MoveValue> best_move(Position p) const;
 
-    /// The perfect line from p: perfect moves until the side to move has none. Its length
-    /// equals value(p)->depth for Play-stage positions. Throws NotStored.
+    /// The perfect line from p: perfect moves, one per ply, until the side to move has none.
+    /// Its length equals value(p)->depth; after it the side to move is the loser (the mover at
+    /// p when value(p) is a LOSS, its opponent otherwise). @throws NotStored, FormatError.
     std::vector<MoveValue> perfect_line(Position p) const;
 
 private:
-    struct State {
-        std::shared_ptr<const format::Table> table;
-        Board board;
-        Ruleset rules = Ruleset::Brainking;
-        SymmetryGroup group;
-        unsigned fingerprint_bits = 0;
-        std::vector<int> layer_of_pieces;  ///< layer index by piece count, -1 if none
-        mutable std::vector<std::once_flag> once;
-        mutable std::vector<MphfView> views;
-        State(std::shared_ptr<const format::Table> t, const Board& b, Ruleset r);
-        const MphfView& view(int layer) const;
-    };
+    struct State;
     explicit Tablebase(std::shared_ptr<const State> s) : state_(std::move(s)) {}
     std::shared_ptr<const State> state_;
 };

@@ -1,0 +1,424 @@
+// `konane probe`, `konane analyse`, `konane solve`: perfect play from a table, game analysis,
+// and search for positions no table holds.
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/notation.hpp"
+#include "probe/cli/common.hpp"
+#include "probe/probe.hpp"
+#include "probe/search.hpp"
+
+namespace konane::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const char* value_word(const Value& v) { return v.win ? "win" : "loss"; }
+
+/// "win in 7 plies", "loss in 6 plies", "loss (no move)".
+std::string describe(const Value& v) {
+    if (!v.win && v.depth == 0) return "loss (no move)";
+    return fmt::format("{} in {} pl{}", value_word(v), v.depth, v.depth == 1 ? "y" : "ies");
+}
+
+json value_json(const Value& v) { return json{{"value", value_word(v)}, {"depth", v.depth}}; }
+
+/// The answer for one position: value, perfect move, every move and the perfect line.
+struct Answer {
+    Position position;
+    Value value;
+    std::vector<MoveValue> moves;
+    std::vector<MoveValue> line;
+};
+
+json answer_json(const Board& b, const Answer& a) {
+    json j;
+    j["position"] = format_position(b, a.position);
+    j["to_move"] = color_name(a.position.to_move);
+    j["value"] = value_word(a.value);
+    j["depth"] = a.value.depth;
+    const auto best = pick_best(a.moves);
+    j["best"] = best ? json(format_move(b, best->move)) : json(nullptr);
+    j["moves"] = json::array();
+    for (const auto& mv : a.moves) {
+        j["moves"].push_back(
+            {{"move", format_move(b, mv.move)}, {"value", value_word(mv.value)}, {"depth", mv.value.depth}});
+    }
+    j["line"] = json::array();
+    for (const auto& mv : a.line) j["line"].push_back(format_move(b, mv.move));
+    return j;
+}
+
+std::string line_text(const Board& b, const std::vector<MoveValue>& line) {
+    std::string s;
+    for (const auto& mv : line) {
+        if (!s.empty()) s += ' ';
+        s += format_move(b, mv.move);
+    }
+    return s.empty() ? "(none: the side to move has no move)" : s;
+}
+
+void print_answer(const Board& b, const Answer& a, const std::string& source) {
+    std::printf("position: %s  (%s, %s)\n", format_position(b, a.position).c_str(),
+                b.name().c_str(), source.c_str());
+    std::printf("to move:  %s\n", color_name(a.position.to_move));
+    std::printf("value:    %s for %s\n", describe(a.value).c_str(), color_name(a.position.to_move));
+    const auto best = pick_best(a.moves);
+    if (best) {
+        std::printf("perfect move: %s (%s)\n", format_move(b, best->move).c_str(),
+                    describe(best->value).c_str());
+    } else {
+        std::printf("perfect move: none (%s has no move and loses)\n",
+                    color_name(a.position.to_move));
+    }
+    if (!a.moves.empty()) {
+        std::printf("moves (value for %s, depth from before the move):\n",
+                    color_name(a.position.to_move));
+        for (const auto& mv : a.moves) {
+            std::printf("  %-8s %-4s %3d%s\n", format_move(b, mv.move).c_str(),
+                        value_word(mv.value), mv.value.depth,
+                        best && mv.move == best->move ? "  *" : "");
+        }
+    }
+    std::printf("perfect line: %s\n", line_text(b, a.line).c_str());
+}
+
+/// The exit for a position the table does not hold: a message suggesting `solve`.
+int not_stored(const char* cmd, const std::string& what, const Board& b, Position p) {
+    std::fprintf(stderr,
+                 "konane %s: %s\n  the table holds the positions reachable under its ruleset; "
+                 "search finds any position's value: konane solve '%s'\n",
+                 cmd, what.c_str(), format_position(b, p).c_str());
+    return kNotStored;
+}
+
+// --------------------------------------------------------------------------------------------
+// probe
+
+struct ProbeArgs {
+    std::string file;
+    std::string position;
+    std::string game;
+    bool json = false;
+};
+
+int run_probe(const ProbeArgs& a) {
+    if (!a.position.empty() && !a.game.empty()) {
+        throw UsageError("give either a POSITION or --game, not both");
+    }
+    const Tablebase tb = Tablebase::open(a.file);
+    const Board& b = tb.board();
+    Position p = b.start();
+    if (!a.position.empty()) {
+        p = parse_position(a.position, &b).position;
+    } else if (!a.game.empty()) {
+        p = parse_game(b, tb.rules(), a.game).positions.back();
+    }
+    Answer ans{p, {}, {}, {}};
+    try {
+        const auto v = tb.value(p);
+        if (!v) {
+            return not_stored("probe",
+                              fmt::format("position {} is not stored in {} (not reachable on {} "
+                                          "under ruleset {})",
+                                          format_position(b, p), a.file, b.name(),
+                                          ruleset_name(tb.rules())),
+                              b, p);
+        }
+        ans.value = *v;
+        ans.moves = tb.moves(p);
+        ans.line = tb.perfect_line(p);
+    } catch (const NotStored& e) {
+        return not_stored("probe", e.what(), b, p);
+    }
+    if (a.json) {
+        std::printf("%s\n", answer_json(b, ans).dump().c_str());
+    } else {
+        print_answer(b, ans, fmt::format("table {}, ruleset {}", a.file, ruleset_name(tb.rules())));
+    }
+    return kOk;
+}
+
+// --------------------------------------------------------------------------------------------
+// analyse
+
+struct AnalyseArgs {
+    std::string file;
+    std::string record;
+    bool json = false;
+};
+
+const char* winner_name(Position p, const Value& v) {
+    return color_name(v.win ? p.to_move : other(p.to_move));
+}
+
+int run_analyse(const AnalyseArgs& a) {
+    const Tablebase tb = Tablebase::open(a.file);
+    const Board& b = tb.board();
+    const Game game = parse_game(b, tb.rules(), a.record);
+    struct Ply {
+        Position before;
+        MoveValue played;  // value for the mover
+        Value value_before, value_after;
+        MoveValue best;
+        bool mistake = false, inaccurate = false;
+    };
+    std::vector<Ply> plies;
+    std::vector<Value> values;
+    try {
+        for (std::size_t i = 0; i < game.positions.size(); ++i) {
+            const auto v = tb.value(game.positions[i]);
+            if (!v) {
+                return not_stored("analyse",
+                                  fmt::format("position {} (after move {}) is not stored in {}",
+                                              format_position(b, game.positions[i]), i, a.file),
+                                  b, game.positions[i]);
+            }
+            values.push_back(*v);
+        }
+        for (std::size_t i = 0; i < game.moves.size(); ++i) {
+            Ply ply;
+            ply.before = game.positions[i];
+            ply.value_before = values[i];
+            ply.value_after = values[i + 1];
+            ply.played = {game.moves[i].move, game.moves[i].child, move_value(values[i + 1])};
+            ply.best = *tb.best_move(ply.before);
+            ply.mistake = ply.value_before.win && ply.value_after.win;
+            ply.inaccurate = !ply.mistake && !(ply.played.value == ply.best.value);
+            plies.push_back(ply);
+        }
+    } catch (const NotStored& e) {
+        return not_stored("analyse", e.what(), b, game.positions.back());
+    }
+    const Position end = game.positions.back();
+    const Value end_value = values.back();
+    const bool over = legal_moves(b, tb.rules(), end).empty();
+    if (a.json) {
+        json j;
+        j["board"] = b.name();
+        j["rules"] = ruleset_name(tb.rules());
+        j["start"] = format_position(b, game.positions.front());
+        j["start_value"] = value_json(values.front());
+        j["winner_at_start"] = winner_name(game.positions.front(), values.front());
+        j["moves"] = json::array();
+        json mistakes = json::array(), turning = json::array();
+        for (std::size_t i = 0; i < plies.size(); ++i) {
+            const Ply& p = plies[i];
+            j["moves"].push_back({{"ply", i + 1},
+                                  {"mover", color_name(p.before.to_move)},
+                                  {"move", format_move(b, p.played.move)},
+                                  {"position", format_position(b, p.before)},
+                                  {"before", value_json(p.value_before)},
+                                  {"after", value_json(p.value_after)},
+                                  {"move_value", value_json(p.played.value)},
+                                  {"best", format_move(b, p.best.move)},
+                                  {"best_value", value_json(p.best.value)},
+                                  {"mistake", p.mistake},
+                                  {"inaccurate", p.inaccurate}});
+            if (p.mistake) {
+                mistakes.push_back(i + 1);
+                turning.push_back({{"ply", i + 1},
+                                   {"move", format_move(b, p.played.move)},
+                                   {"winner_before", winner_name(p.before, p.value_before)},
+                                   {"winner_after", winner_name(p.played.child, p.value_after)}});
+            }
+        }
+        j["mistakes"] = mistakes;
+        j["turning_points"] = turning;
+        j["final"] = {{"position", format_position(b, end)},
+                      {"to_move", color_name(end.to_move)},
+                      {"value", value_word(end_value)},
+                      {"depth", end_value.depth},
+                      {"game_over", over},
+                      {"winner", winner_name(end, end_value)}};
+        std::printf("%s\n", j.dump().c_str());
+        return kOk;
+    }
+    std::printf("game on %s (ruleset %s), %zu plies; at the start %s wins with perfect play "
+                "(%s for %s)\n",
+                b.name().c_str(), ruleset_name(tb.rules()), plies.size(),
+                winner_name(game.positions.front(), values.front()),
+                describe(values.front()).c_str(), color_name(game.positions.front().to_move));
+    std::printf("'before': value for the mover; 'after': value for the opponent, now to move\n");
+    std::printf("%4s %-6s %-8s %-16s %-16s %-8s %s\n", "ply", "mover", "move", "before", "after",
+                "perfect", "");
+    for (std::size_t i = 0; i < plies.size(); ++i) {
+        const Ply& p = plies[i];
+        std::string note;
+        if (p.mistake) {
+            note = fmt::format("MISTAKE: threw the win away ({} was {})",
+                               format_move(b, p.best.move), describe(p.best.value));
+        } else if (p.inaccurate) {
+            note = fmt::format("inaccurate: {} for the mover, perfect {}", describe(p.played.value),
+                               describe(p.best.value));
+        }
+        std::printf("%4zu %-6s %-8s %-16s %-16s %-8s %s\n", i + 1, color_name(p.before.to_move),
+                    format_move(b, p.played.move).c_str(), describe(p.value_before).c_str(),
+                    describe(p.value_after).c_str(), format_move(b, p.best.move).c_str(),
+                    note.c_str());
+    }
+    std::printf("turning points:");
+    bool any = false;
+    for (std::size_t i = 0; i < plies.size(); ++i) {
+        const Ply& p = plies[i];
+        if (!p.mistake) continue;
+        any = true;
+        std::printf("\n  ply %zu, %s %s: %s now wins (%s won before)", i + 1,
+                    color_name(p.before.to_move), format_move(b, p.played.move).c_str(),
+                    winner_name(p.played.child, p.value_after), winner_name(p.before, p.value_before));
+    }
+    std::printf("%s\n", any ? "" : " none (the winner at the start kept the win)");
+    if (over) {
+        std::printf("end: %s has no move; %s wins\n", color_name(end.to_move),
+                    color_name(other(end.to_move)));
+    } else {
+        std::printf("end: %s to move, %s (%s wins with perfect play)\n", color_name(end.to_move),
+                    describe(end_value).c_str(), winner_name(end, end_value));
+    }
+    return kOk;
+}
+
+// --------------------------------------------------------------------------------------------
+// solve
+
+struct SolveArgs {
+    std::string position;
+    std::string board;
+    std::string table;
+    std::string rules = "brainking";
+    bool rules_given = false;
+    bool both = false;
+    bool jumps_only = false;
+    bool json = false;
+    std::size_t max_positions = 50'000'000;
+};
+
+Answer solve_one(Searcher& s, Position p) {
+    return Answer{p, s.value(p), s.moves(p), s.perfect_line(p)};
+}
+
+int run_solve(const SolveArgs& a) {
+    std::optional<Board> want;
+    if (!a.board.empty()) want = Board::parse(a.board);
+    const ParsedPosition parsed = parse_position(a.position, want ? &*want : nullptr);
+    const Board& b = parsed.board;
+    SearchOptions opt;
+    opt.rules = parse_ruleset(a.rules);
+    opt.jumps_only = a.jumps_only;
+    opt.max_positions = a.max_positions;
+    std::optional<Tablebase> tb;
+    if (!a.table.empty()) {
+        tb = Tablebase::open(a.table);
+        if (!(tb->board() == b)) {
+            throw UsageError(fmt::format("the position is for a {} board, the table {} for a {} board",
+                                         b.name(), a.table, tb->board().name()));
+        }
+        if (a.rules_given && tb->rules() != opt.rules) {
+            throw UsageError(fmt::format("--rules {} differs from the table's ruleset {}", a.rules,
+                                         ruleset_name(tb->rules())));
+        }
+        opt.rules = tb->rules();
+    }
+    Searcher s(b, opt, tb);
+    const Position p = parsed.position;
+    Answer ans;
+    std::optional<Value> black_starts, white_starts;
+    try {
+        ans = solve_one(s, p);
+        if (a.both) {
+            black_starts = s.value(Position{p.occ, Color::Black});
+            white_starts = s.value(Position{p.occ, Color::White});
+        }
+    } catch (const SearchLimit& e) {
+        std::fprintf(stderr, "konane solve: error: %s\n", e.what());
+        return kFailed;
+    }
+    std::string source = fmt::format("search, ruleset {}{}", ruleset_name(opt.rules),
+                                     opt.jumps_only ? ", jumps only" : "");
+    if (tb) source += ", table " + a.table;
+    if (a.json) {
+        json j = answer_json(b, ans);
+        if (a.both) {
+            j["outcome"] = outcome_name(outcome_of(*black_starts, *white_starts));
+            j["black_starts"] = value_json(*black_starts);
+            j["white_starts"] = value_json(*white_starts);
+        }
+        j["board"] = b.name();
+        j["search"] = {{"positions", s.positions()},
+                       {"table_hits", s.table_hits()},
+                       {"table_rejections", s.table_rejections()}};
+        std::printf("%s\n", j.dump().c_str());
+        return kOk;
+    }
+    print_answer(b, ans, source);
+    if (a.both) {
+        const Outcome o = outcome_of(*black_starts, *white_starts);
+        const char* what = o == Outcome::Black   ? "Black wins whoever starts"
+                           : o == Outcome::White ? "White wins whoever starts"
+                           : o == Outcome::First ? "the player to move wins"
+                                                 : "the player to move loses";
+        std::printf("outcome:  %s (%s): Black to move: %s; White to move: %s\n", outcome_name(o),
+                    what, describe(*black_starts).c_str(), describe(*white_starts).c_str());
+    }
+    std::printf("searched: %zu positions", s.positions());
+    if (tb) {
+        std::printf(", %llu values from the table",
+                    static_cast<unsigned long long>(s.table_hits()));
+    }
+    std::printf("\n");
+    return kOk;
+}
+
+}  // namespace
+
+void add_probe_commands(CLI::App& app, Commands& out) {
+    auto p = std::make_shared<ProbeArgs>();
+    auto* probe = app.add_subcommand(
+        "probe", "Value, depth and perfect move of a position from a table, then every move's value");
+    probe->add_option("FILE", p->file, "Table file")->required();
+    probe->add_option("POSITION", p->position,
+                      "Position, e.g. '..xo/oxox/xoxo/oxox b' (default: the full board)");
+    probe->add_option("--game", p->game, "Game record from the full board, e.g. 'a4 b4 c4-a4'");
+    probe->add_flag("--json", p->json, "JSON output");
+    out.push_back({probe, [p] { return run_probe(*p); }});
+
+    auto an = std::make_shared<AnalyseArgs>();
+    auto* analyse = app.add_subcommand(
+        "analyse", "Each move of a game with the value before and after it; mistakes and turning points");
+    analyse->add_option("FILE", an->file, "Table file")->required();
+    analyse->add_option("RECORD", an->record, "Game record from the full board, e.g. 'a4 b4 c4-a4'")
+        ->required();
+    analyse->add_flag("--json", an->json, "JSON output");
+    out.push_back({analyse, [an] { return run_analyse(*an); }});
+
+    auto so = std::make_shared<SolveArgs>();
+    auto* solve = app.add_subcommand(
+        "solve", "Value, depth and perfect move of any position on a board up to 8x8, by search");
+    solve->add_option("POSITION", so->position, "Position, e.g. '.oxox. b' (a 1x6 board)")
+        ->required();
+    solve->add_option("--board", so->board, "Board size RxC the position must have");
+    solve->add_option("--table", so->table, "Table of the same board whose values the search uses");
+    auto* rules_opt = solve->add_option("--rules", so->rules,
+                                        "Opening ruleset (for full and one-hole boards)")
+                          ->capture_default_str();
+    solve->add_flag("--both", so->both,
+                    "Also the outcome class: who wins when Black starts and when White starts");
+    solve->add_flag("--jumps-only", so->jumps_only,
+                    "No opening removals: full and one-hole boards are played with jumps too");
+    solve->add_option("--max-positions", so->max_positions,
+                      "Most positions the search may keep (0: no limit)")
+        ->capture_default_str();
+    solve->add_flag("--json", so->json, "JSON output");
+    out.push_back({solve, [so, rules_opt] {
+                       so->rules_given = rules_opt->count() > 0;
+                       return run_solve(*so);
+                   }});
+}
+
+}  // namespace konane::cli

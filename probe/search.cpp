@@ -1,0 +1,127 @@
+#include "probe/search.hpp"
+
+#include <string>
+
+
+namespace konane {
+
+namespace {
+/// Depth accumulation of rules.md "Values" (same as solver::DepthAccumulator; kept here so the
+/// probe library does not depend on the solver).
+struct Accumulator {
+    int least_loss = 1 << 30;
+    int greatest = -1;
+    void add(int d) {
+        if ((d & 1) == 0 && d < least_loss) least_loss = d;
+        if (d > greatest) greatest = d;
+    }
+    int result() const {
+        if (greatest < 0) return 0;
+        return least_loss < (1 << 30) ? least_loss + 1 : greatest + 1;
+    }
+};
+}  // namespace
+
+Searcher::Searcher(const Board& b, const SearchOptions& options, std::optional<Tablebase> table)
+    : board_(b), options_(options), group_(b), table_(std::move(table)) {
+    if (table_ && !(table_->board() == b)) {
+        throw std::invalid_argument("the table " + table_->table().path().string() + " is for a " +
+                                    table_->board().name() + " board, the position for a " +
+                                    b.name() + " board");
+    }
+}
+
+std::vector<MoveChild> Searcher::children(Position p) const {
+    if (!options_.jumps_only) return legal_moves(board_, options_.rules, p);
+    std::vector<MoveChild> out;
+    for_each_jump(board_, p, [&](Move m, Position c) { out.push_back({m, c}); });
+    return out;
+}
+
+std::optional<int> Searcher::checked_table_depth(Position p) {
+    // lookup() answers Play-stage positions only; the jump stage means the same in both modes.
+    const auto v = table_->lookup(p);
+    if (!v) return std::nullopt;
+    Accumulator acc;
+    bool all_stored = true;
+    for_each_jump(board_, p, [&](Move, Position c) {
+        if (!all_stored) return;
+        const auto cv = table_->lookup(c);
+        if (!cv) {
+            all_stored = false;
+            return;
+        }
+        acc.add(cv->depth);
+    });
+    if (!all_stored || acc.result() != v->depth) {
+        ++table_rejections_;
+        return std::nullopt;
+    }
+    ++table_hits_;
+    return v->depth;
+}
+
+int Searcher::depth_of(Position p) {
+    if (!options_.jumps_only && stage_of(board_, p) != Stage::Play) {
+        // Opening stage: not memoised. A colour-swapping symmetry can map the full board with
+        // Black to move (removals) onto the full board with White to move (jump stage, no
+        // move), so the two must not share a memo entry; there are few such positions.
+        Accumulator acc;
+        for (const auto& mc : children(p)) acc.add(depth_of(mc.child));
+        return acc.result();
+    }
+    const Position key = group_.canonical(p);
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    std::optional<int> d;
+    if (table_) d = checked_table_depth(p);
+    if (!d) {
+        Accumulator acc;
+        for (const auto& mc : children(p)) acc.add(depth_of(mc.child));
+        d = acc.result();
+    }
+    if (options_.max_positions && memo_.size() >= options_.max_positions) {
+        throw SearchLimit("the search needs more than " + std::to_string(options_.max_positions) +
+                          " positions (raise the limit, or give a table)");
+    }
+    memo_.emplace(key, static_cast<std::uint8_t>(*d));
+    return *d;
+}
+
+Value Searcher::value(Position p) { return Value::from_depth(depth_of(p)); }
+
+std::vector<MoveValue> Searcher::moves(Position p) {
+    std::vector<MoveValue> out;
+    for (const auto& mc : children(p)) {
+        out.push_back({mc.move, mc.child, move_value(Value::from_depth(depth_of(mc.child)))});
+    }
+    return out;
+}
+
+std::optional<MoveValue> Searcher::best_move(Position p) { return pick_best(moves(p)); }
+
+std::vector<MoveValue> Searcher::perfect_line(Position p) {
+    std::vector<MoveValue> line;
+    while (auto mv = best_move(p)) {
+        line.push_back(*mv);
+        p = mv->child;
+    }
+    return line;
+}
+
+const char* outcome_name(Outcome o) {
+    switch (o) {
+        case Outcome::Black: return "black";
+        case Outcome::White: return "white";
+        case Outcome::First: return "first";
+        case Outcome::Second: return "second";
+    }
+    return "?";
+}
+
+Outcome outcome_of(const Value& black_starts, const Value& white_starts) {
+    if (black_starts.win && white_starts.win) return Outcome::First;
+    if (!black_starts.win && !white_starts.win) return Outcome::Second;
+    return black_starts.win ? Outcome::Black : Outcome::White;
+}
+
+}  // namespace konane
