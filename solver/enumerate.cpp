@@ -96,7 +96,7 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
         std::uint64_t raw = 0;
         std::uint64_t done = 0;
 
-#pragma omp parallel num_threads(threads) reduction(+ : raw)
+#pragma omp parallel num_threads(threads) if (count > 8192) reduction(+ : raw)
         {
             std::vector<std::uint64_t> local[kMaxCapture + 1];
             std::vector<std::uint64_t> local_scratch;
@@ -139,7 +139,7 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
 
         layer.raw = raw;
         layer.keys.resize(entries.size());
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) if (count > 65536) schedule(static)
         for (std::int64_t i = 0; i < count; ++i) layer.keys[i] = pk.key(entries[i]);
         layer.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

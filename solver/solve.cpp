@@ -31,7 +31,7 @@ void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
     const MphfView mph = layer.mphf.view();
     std::uint64_t done = 0;
     int max_depth = 0;
-#pragma omp parallel num_threads(threads) reduction(max : max_depth)
+#pragma omp parallel num_threads(threads) if (n > 8192) reduction(max : max_depth)
     {
         std::vector<const Depth*> where;
         std::vector<std::uint8_t> owner;
@@ -152,7 +152,7 @@ GenerateReport generate(const GenerateOptions& o) {
             std::vector<std::uint16_t> fps(o.fingerprint_bits ? el.keys.size() : 0);
             if (o.fingerprint_bits) {
                 const auto n = static_cast<std::int64_t>(el.keys.size());
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) if (n > 65536) schedule(static)
                 for (std::int64_t i = 0; i < n; ++i) {
                     fps[mph(el.keys[i])] = fingerprint(el.keys[i], o.fingerprint_bits);
                 }

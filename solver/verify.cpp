@@ -88,7 +88,7 @@ VerifyResult verify_table(const format::Table& table, int threads, const Progres
         std::vector<std::atomic<std::uint8_t>> hit(el.keys.size());
         std::uint64_t collisions = 0, fp_bad = 0;
         const auto n = static_cast<std::int64_t>(el.keys.size());
-#pragma omp parallel for num_threads(threads) reduction(+ : collisions, fp_bad)
+#pragma omp parallel for num_threads(threads) if (n > 8192) reduction(+ : collisions, fp_bad)
         for (std::int64_t i = 0; i < n; ++i) {
             const std::uint64_t slot = view(el.keys[i]);
             if (slot >= static_cast<std::uint64_t>(n) || hit[slot].exchange(1) != 0) ++collisions;
@@ -103,7 +103,7 @@ VerifyResult verify_table(const format::Table& table, int threads, const Progres
         // Retrograde consistency: recompute each depth from the children's stored depths.
         std::uint64_t wrong = 0;
         std::int64_t first_wrong = -1;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 2048) reduction(+ : wrong)
+#pragma omp parallel for num_threads(threads) if (n > 8192) schedule(dynamic, 2048) reduction(+ : wrong)
         for (std::int64_t i = 0; i < n; ++i) {
             const Position p = position_of_key(el.keys[i]);
             DepthAccumulator acc;
