@@ -153,7 +153,7 @@ TEST_CASE("opening verdicts of rules.md: White wins 4x4, Black wins 5x5 from cor
     }
 }
 
-TEST_CASE("-j 1 and -j 2 write identical files", "[solver][determinism]") {
+TEST_CASE("threads 1 and 2 write identical files", "[solver][determinism]") {
     TempDir dir;
     for (auto [rows, cols, r] : {std::tuple{4, 5, Ruleset::Any}, std::tuple{5, 5, Ruleset::Brainking}}) {
         std::vector<std::vector<char>> files;
