@@ -71,6 +71,7 @@ struct Workspace {
     std::vector<std::uint32_t> size_cnt;
     std::vector<std::uint64_t> slots;    // scratch, one per key of a bucket
     std::vector<std::uint64_t> slots2;
+    std::vector<std::uint32_t> owners;   // scratch: distinct colliding buckets
 };
 
 /// Builds partition `part`: hashes src[0..np) (h1 values of its keys, any order), B buckets,
@@ -141,6 +142,7 @@ PartStatus build_partition(const std::uint64_t* src, std::uint64_t np, std::uint
     std::fill(pilots, pilots + B, 0);
     ws.slots.resize(max_size + 1);
     ws.slots2.resize(max_size + 1);
+    ws.owners.resize(max_size + 1);
     std::uint32_t* owner = ws.owner.data();
     const std::uint64_t* h = ws.h.data();
     const std::uint32_t* bstart = ws.bstart.data();
@@ -173,38 +175,41 @@ PartStatus build_partition(const std::uint64_t* src, std::uint64_t np, std::uint
             }
             for (std::uint32_t j = 0; j < i; ++j) owner[s[j]] = 0;
         }
-        // Slow path: evict the cheapest set of other buckets (sum of squared sizes).
+        // Slow path: evict the cheapest set of other buckets (sum of squared sizes). Recently
+        // placed buckets are protected against eviction cycles, unless no pilot avoids them.
         if (++evictions > max_evictions) return false;
         const std::uint64_t start = mix13(b ^ (evictions << 32)) % kNumPilots;
         std::uint64_t best_p = kNumPilots;
-        std::uint64_t best_score = ~std::uint64_t{0};
         std::uint64_t* t = ws.slots2.data();
-        std::uint32_t owners[64];
-        for (std::uint64_t j = 0; j < kNumPilots; ++j) {
-            const std::uint64_t p = (start + j) % kNumPilots;
-            for (std::uint32_t i = 0; i < k; ++i) t[i] = slot_in_part(hb[i], p, m);
-            std::sort(t, t + k);
-            if (std::adjacent_find(t, t + k) != t + k) continue;  // internal collision
-            std::uint64_t score = 0;
-            std::uint32_t nown = 0;
-            bool ok = true;
-            for (std::uint32_t i = 0; i < k && ok; ++i) {
-                const std::uint32_t o = owner[t[i]];
-                if (o == 0) continue;
-                bool seen = false;
-                for (std::uint32_t q = 0; q < nown; ++q) seen |= owners[q] == o;
-                if (seen) continue;
-                for (std::size_t q = 0; q < kRecent; ++q) ok &= recent[q] != o - 1;
-                if (nown == 64) ok = false;
-                if (!ok) break;
-                owners[nown++] = o;
-                const std::uint64_t os = bsize(o - 1);
-                score += os * os;
-                if (score >= best_score) ok = false;
-            }
-            if (ok && score < best_score) {
-                best_score = score;
-                best_p = p;
+        std::uint32_t* owners = ws.owners.data();
+        for (int protect = 1; protect >= 0 && best_p == kNumPilots; --protect) {
+            std::uint64_t best_score = ~std::uint64_t{0};
+            for (std::uint64_t j = 0; j < kNumPilots; ++j) {
+                const std::uint64_t p = (start + j) % kNumPilots;
+                for (std::uint32_t i = 0; i < k; ++i) t[i] = slot_in_part(hb[i], p, m);
+                std::sort(t, t + k);
+                if (std::adjacent_find(t, t + k) != t + k) continue;  // internal collision
+                std::uint64_t score = 0;
+                std::uint32_t nown = 0;
+                bool ok = true;
+                for (std::uint32_t i = 0; i < k && ok; ++i) {
+                    const std::uint32_t o = owner[t[i]];
+                    if (o == 0) continue;
+                    bool seen = false;
+                    for (std::uint32_t q = 0; q < nown; ++q) seen |= owners[q] == o;
+                    if (seen) continue;
+                    if (protect)
+                        for (std::size_t q = 0; q < kRecent; ++q) ok &= recent[q] != o - 1;
+                    if (!ok) break;
+                    owners[nown++] = o;
+                    const std::uint64_t os = bsize(o - 1);
+                    score += os * os;
+                    if (score >= best_score) ok = false;
+                }
+                if (ok && score < best_score) {
+                    best_score = score;
+                    best_p = p;
+                }
             }
         }
         if (best_p == kNumPilots) return false;
