@@ -7,7 +7,9 @@
 
 namespace konane::format::detail {
 
-std::uint64_t xxh3_64(const void* data, std::size_t len) { return XXH3_64bits(data, len); }
+std::uint64_t xxh3_64(const void* data, std::size_t len) {
+    return XXH3_64bits(data, len);
+}
 
 bool valid_ruleset(std::string_view s) {
     if (s.empty() || s.size() > kMaxRulesetLength) return false;

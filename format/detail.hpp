@@ -31,9 +31,8 @@ inline constexpr std::size_t kAlign = 8;
 namespace hdr {
 inline constexpr std::size_t magic = 0, version = 8, header_size = 12, rows = 16, cols = 17,
                              fp_bits = 18, reserved0 = 19, value_block_slots = 20,
-                             fp_block_slots = 24, value_level = 28, fp_level = 32,
-                             reserved1 = 36, ruleset = 40, generator = 56, reserved2 = 120,
-                             checksum = 248;
+                             fp_block_slots = 24, value_level = 28, fp_level = 32, reserved1 = 36,
+                             ruleset = 40, generator = 56, reserved2 = 120, checksum = 248;
 inline constexpr std::size_t ruleset_len = 16, generator_len = 64;
 }  // namespace hdr
 
@@ -61,10 +60,13 @@ inline constexpr std::size_t offset = 0, stored = 8, raw = 12, xxh = 16;
 // ---- little-endian ------------------------------------------------------------------------
 inline std::uint64_t load_le(const std::uint8_t* p, std::size_t bytes) {
     std::uint64_t v = 0;
-    for (std::size_t i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+    for (std::size_t i = 0; i < bytes; ++i)
+        v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
     return v;
 }
-inline std::uint64_t le64(const std::uint8_t* p) { return load_le(p, 8); }
+inline std::uint64_t le64(const std::uint8_t* p) {
+    return load_le(p, 8);
+}
 inline std::uint32_t le32(const std::uint8_t* p) {
     return static_cast<std::uint32_t>(load_le(p, 4));
 }
@@ -72,28 +74,40 @@ inline std::uint16_t le16(const std::uint8_t* p) {
     return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
 }
 inline void store_le(std::uint8_t* p, std::uint64_t v, std::size_t bytes) {
-    for (std::size_t i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+    for (std::size_t i = 0; i < bytes; ++i)
+        p[i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
-inline void put64(std::uint8_t* p, std::uint64_t v) { store_le(p, v, 8); }
-inline void put32(std::uint8_t* p, std::uint32_t v) { store_le(p, v, 4); }
+inline void put64(std::uint8_t* p, std::uint64_t v) {
+    store_le(p, v, 8);
+}
+inline void put32(std::uint8_t* p, std::uint32_t v) {
+    store_le(p, v, 4);
+}
 
 // ---- hashing ------------------------------------------------------------------------------
 std::uint64_t xxh3_64(const void* data, std::size_t len);
 
 // ---- checks -------------------------------------------------------------------------------
-inline bool is_pow2(std::uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
+inline bool is_pow2(std::uint64_t x) {
+    return x != 0 && (x & (x - 1)) == 0;
+}
 inline unsigned log2u(std::uint64_t x) {
     unsigned r = 0;
-    while ((std::uint64_t{1} << r) < x) ++r;
+    while ((std::uint64_t{1} << r) < x)
+        ++r;
     return r;
 }
-inline std::uint64_t align8(std::uint64_t x) { return (x + 7) & ~std::uint64_t{7}; }
+inline std::uint64_t align8(std::uint64_t x) {
+    return (x + 7) & ~std::uint64_t{7};
+}
 /// Blocks needed for n slots at `per_block` slots per block.
 inline std::uint64_t block_count(std::uint64_t n, std::uint64_t per_block) {
     return n / per_block + (n % per_block != 0 ? 1 : 0);
 }
 /// Bytes of one stored fingerprint (0, 1 or 2).
-inline unsigned fp_bytes(unsigned bits) { return bits / 8; }
+inline unsigned fp_bytes(unsigned bits) {
+    return bits / 8;
+}
 /// Empty string if meta is valid, otherwise what is wrong with it.
 std::string check_meta(const TableMeta& meta);
 /// "ruleset" chars: [a-z0-9_-]; generator chars: printable ASCII.
@@ -114,7 +128,8 @@ template <class Fn>
 void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
     if (threads > n) threads = static_cast<unsigned>(n);
     if (threads <= 1) {
-        for (std::size_t i = 0; i < n; ++i) fn(i, 0u);
+        for (std::size_t i = 0; i < n; ++i)
+            fn(i, 0u);
         return;
     }
     std::atomic<std::size_t> next{0};
@@ -137,9 +152,11 @@ void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
     };
     std::vector<std::thread> pool;
     pool.reserve(threads - 1);
-    for (unsigned w = 1; w < threads; ++w) pool.emplace_back(work, w);
+    for (unsigned w = 1; w < threads; ++w)
+        pool.emplace_back(work, w);
     work(0);
-    for (auto& t : pool) t.join();
+    for (auto& t : pool)
+        t.join();
     if (error) std::rethrow_exception(error);
 }
 

@@ -38,7 +38,8 @@ std::vector<std::uint8_t> geometric_depths(std::size_t n, double p, std::uint64_
     std::mt19937_64 rng(seed);
     std::geometric_distribution<int> dist(p);
     std::vector<std::uint8_t> v(n);
-    for (auto& x : v) x = static_cast<std::uint8_t>(std::min(dist(rng), 255));
+    for (auto& x : v)
+        x = static_cast<std::uint8_t>(std::min(dist(rng), 255));
     return v;
 }
 
@@ -64,14 +65,16 @@ std::vector<std::uint8_t> skewed_depths(std::size_t n, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::discrete_distribution<int> dist({60, 30, 4, 3, 1.5, 1, 0.5});
     std::vector<std::uint8_t> v(n);
-    for (auto& x : v) x = static_cast<std::uint8_t>(dist(rng));
+    for (auto& x : v)
+        x = static_cast<std::uint8_t>(dist(rng));
     return v;
 }
 
 std::vector<std::uint8_t> random_fingerprints(std::size_t n_bytes, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::vector<std::uint8_t> v(n_bytes);
-    for (auto& x : v) x = static_cast<std::uint8_t>(rng());
+    for (auto& x : v)
+        x = static_cast<std::uint8_t>(rng());
     return v;
 }
 
@@ -141,8 +144,8 @@ int main(int argc, char** argv) {
     sets.push_back({"normal(14,4)", normal_depths(n, 14.0, 4.0, 2)});
     sets.push_back({"skewed90", skewed_depths(n, 3)});
     sets.push_back({"fp16-random", random_fingerprints(n, 4)});
-    std::printf("%-12s %7s %5s %8s %10s %9s %9s\n", "data", "block", "level", "ratio",
-                "comp MB/s", "dec us", "dec MB/s");
+    std::printf("%-12s %7s %5s %8s %10s %9s %9s\n", "data", "block", "level", "ratio", "comp MB/s",
+                "dec us", "dec MB/s");
     for (const auto& s : sets) {
         for (std::size_t block : {4096u, 16384u, 65536u, 262144u}) {
             for (int level : {1, 3, 6, 9, 12, 15, 19}) {

@@ -63,7 +63,7 @@ struct LayerLoc {
 /// kWays entries replaced least-recently-used. A hit copies the requested slot out under the
 /// shard lock (no allocation, no reference counting).
 class BlockCache {
-public:
+  public:
     static constexpr std::size_t kShards = 16;
     static constexpr std::size_t kWays = 4;
 
@@ -95,7 +95,7 @@ public:
         victim->data.swap(data);
     }
 
-private:
+  private:
     struct Entry {
         std::uint64_t key = ~std::uint64_t{0};
         std::uint64_t stamp = 0;
@@ -137,8 +137,7 @@ struct Table::Impl {
     }
 
     std::string layer_name(std::size_t i) const {
-        return "layer " + std::to_string(i) + " (" + std::to_string(layers[i].pieces) +
-               " pieces)";
+        return "layer " + std::to_string(i) + " (" + std::to_string(layers[i].pieces) + " pieces)";
     }
     std::string block_name(std::size_t layer, const Section& s, std::uint64_t b) const {
         return layer_name(layer) + ": " + (&s == &locs[layer].val ? "values" : "fingerprints") +
@@ -148,8 +147,7 @@ struct Table::Impl {
     void check_layer(std::size_t layer) const {
         if (layer >= layers.size())
             throw std::out_of_range(name + ": layer index " + std::to_string(layer) +
-                                    " out of range (" + std::to_string(layers.size()) +
-                                    " layers)");
+                                    " out of range (" + std::to_string(layers.size()) + " layers)");
     }
     void check_slot(std::size_t layer, std::uint64_t slot) const {
         check_layer(layer);
@@ -169,22 +167,22 @@ struct Table::Impl {
                                              ", data hashes to " + hex64(h) + ")");
         const unsigned long long fcs = ZSTD_getFrameContentSize(src, e.stored);
         if (fcs != e.raw)
-            bad(block_name(layer, s, b),
-                fcs == ZSTD_CONTENTSIZE_ERROR     ? std::string("not a zstd frame")
-                : fcs == ZSTD_CONTENTSIZE_UNKNOWN ? std::string("zstd frame without content size")
-                                                  : "zstd frame holds " + std::to_string(fcs) +
-                                                        " bytes, expected " +
-                                                        std::to_string(e.raw));
+            bad(block_name(layer, s, b), fcs == ZSTD_CONTENTSIZE_ERROR
+                                             ? std::string("not a zstd frame")
+                                         : fcs == ZSTD_CONTENTSIZE_UNKNOWN
+                                             ? std::string("zstd frame without content size")
+                                             : "zstd frame holds " + std::to_string(fcs) +
+                                                   " bytes, expected " + std::to_string(e.raw));
         const std::size_t fsz = ZSTD_findFrameCompressedSize(src, e.stored);
         if (ZSTD_isError(fsz) || fsz != e.stored)
-            bad(block_name(layer, s, b), "zstd frame size does not match the block length " +
-                                             std::to_string(e.stored));
+            bad(block_name(layer, s, b),
+                "zstd frame size does not match the block length " + std::to_string(e.stored));
         const std::size_t r = ZSTD_decompressDCtx(thread_dctx(), dst, e.raw, src, e.stored);
         if (ZSTD_isError(r))
             bad(block_name(layer, s, b), std::string("zstd: ") + ZSTD_getErrorName(r));
         if (r != e.raw)
-            bad(block_name(layer, s, b), "decoded " + std::to_string(r) + " bytes, expected " +
-                                             std::to_string(e.raw));
+            bad(block_name(layer, s, b),
+                "decoded " + std::to_string(r) + " bytes, expected " + std::to_string(e.raw));
     }
 
     /// Reads `s.width` bytes of one slot through the cache.
@@ -234,8 +232,8 @@ void Table::Impl::validate_section(std::size_t layer, Section& s, const std::uin
         bad(sec, std::to_string(s.count) + " blocks, expected " + std::to_string(want_count) +
                      " for " + std::to_string(n) + " slots");
     if (s.first != next_block)
-        bad(sec, "first block " + std::to_string(s.first) + ", expected " +
-                     std::to_string(next_block));
+        bad(sec,
+            "first block " + std::to_string(s.first) + ", expected " + std::to_string(next_block));
     if (s.count > blocks.size() - next_block)
         bad(sec, "blocks " + std::to_string(s.first) + "+" + std::to_string(s.count) +
                      " beyond the block index (" + std::to_string(blocks.size()) + " blocks)");
@@ -250,8 +248,7 @@ void Table::Impl::validate_section(std::size_t layer, Section& s, const std::uin
             bad(bn, "raw size " + std::to_string(be.raw) + ", expected " +
                         std::to_string(slots * s.width));
         if (be.offset != cursor)
-            bad(bn, "offset " + std::to_string(be.offset) + ", expected " +
-                        std::to_string(cursor));
+            bad(bn, "offset " + std::to_string(be.offset) + ", expected " + std::to_string(cursor));
         if (be.stored == 0 || be.stored > lt_offset - cursor)
             bad(bn, "stored length " + std::to_string(be.stored) + " at offset " +
                         std::to_string(cursor) + " runs past the data area (ends at " +
@@ -281,8 +278,8 @@ void Table::Impl::validate(const Expect& expect) {
         bad("header", "unsupported format version " + std::to_string(version) +
                           " (this reader reads version " + std::to_string(kFormatVersion) + ")");
     if (le32(p + hdr::header_size) != kHeaderSize)
-        bad("header", "header size " + std::to_string(le32(p + hdr::header_size)) +
-                          ", expected " + std::to_string(kHeaderSize));
+        bad("header", "header size " + std::to_string(le32(p + hdr::header_size)) + ", expected " +
+                          std::to_string(kHeaderSize));
     {
         const std::uint64_t stored = le64(p + hdr::checksum);
         const std::uint64_t computed = xxh3_64(p, hdr::checksum);
@@ -319,18 +316,18 @@ void Table::Impl::validate(const Expect& expect) {
         (expect.cols != 0 && expect.cols != meta.cols)) {
         auto dim = [](unsigned v) { return v == 0 ? std::string("*") : std::to_string(v); };
         bad("header", "table is for a " + std::to_string(meta.rows) + "x" +
-                          std::to_string(meta.cols) + " board, expected " + dim(expect.rows) +
-                          "x" + dim(expect.cols));
+                          std::to_string(meta.cols) + " board, expected " + dim(expect.rows) + "x" +
+                          dim(expect.cols));
     }
     if (!expect.ruleset.empty() && expect.ruleset != meta.ruleset)
-        bad("header", "table is for ruleset '" + meta.ruleset + "', expected '" +
-                          expect.ruleset + "'");
+        bad("header",
+            "table is for ruleset '" + meta.ruleset + "', expected '" + expect.ruleset + "'");
 
     // --- trailer ---
     const std::uint64_t min_size = kHeaderSize + kTrailerSize;
     if (size < min_size)
-        bad("trailer", "file truncated: " + std::to_string(size) +
-                           " bytes, a table has at least " + std::to_string(min_size));
+        bad("trailer", "file truncated: " + std::to_string(size) + " bytes, a table has at least " +
+                           std::to_string(min_size));
     const std::uint64_t t_off = size - kTrailerSize;
     const std::uint8_t* t = p + t_off;
     if (std::memcmp(t + trl::magic, kTrailerMagic, 8) != 0)
@@ -370,14 +367,15 @@ void Table::Impl::validate(const Expect& expect) {
     if (lt_size > bi_offset - kHeaderSize || lt_offset != bi_offset - lt_size ||
         lt_offset % kAlign != 0)
         bad("trailer", "layer table at " + std::to_string(lt_offset) + "+" +
-                           std::to_string(lt_size) + " does not end where the block index starts (" +
+                           std::to_string(lt_size) +
+                           " does not end where the block index starts (" +
                            std::to_string(bi_offset) + ") or is not 8-aligned");
     if (const std::uint64_t h = xxh3_64(p + lt_offset, lt_size); h != lt_xxh)
-        bad("layer table", "checksum mismatch (trailer says " + hex64(lt_xxh) + ", computed " +
-                               hex64(h) + ")");
+        bad("layer table",
+            "checksum mismatch (trailer says " + hex64(lt_xxh) + ", computed " + hex64(h) + ")");
     if (const std::uint64_t h = xxh3_64(p + bi_offset, bi_size); h != bi_xxh)
-        bad("block index", "checksum mismatch (trailer says " + hex64(bi_xxh) + ", computed " +
-                               hex64(h) + ")");
+        bad("block index",
+            "checksum mismatch (trailer says " + hex64(bi_xxh) + ", computed " + hex64(h) + ")");
 
     // --- block index (copied: the probe never re-reads directory bytes from the mapping) ---
     const std::uint64_t nblocks = bi_size / kBlockEntrySize;
@@ -415,8 +413,8 @@ void Table::Impl::validate(const Expect& expect) {
         L.mphf_size = le64(e + lte::mphf_size);
         L.mphf_xxh = le64(e + lte::mphf_xxh);
         if (L.mphf_offset != pos)
-            bad(ln + ": MPHF", "offset " + std::to_string(L.mphf_offset) + ", expected " +
-                                   std::to_string(pos));
+            bad(ln + ": MPHF",
+                "offset " + std::to_string(L.mphf_offset) + ", expected " + std::to_string(pos));
         if (L.mphf_size % kAlign != 0 || L.mphf_size > lt_offset - pos)
             bad(ln + ": MPHF", "size " + std::to_string(L.mphf_size) +
                                    " is not a multiple of 8 or runs past the data area");
@@ -440,8 +438,8 @@ void Table::Impl::validate(const Expect& expect) {
         bad("layer table", "sections end at " + std::to_string(pos) +
                                ", but the layer table starts at " + std::to_string(lt_offset));
     if (next_block != nblocks)
-        bad("block index", std::to_string(nblocks) + " blocks, but the layers use " +
-                               std::to_string(next_block));
+        bad("block index",
+            std::to_string(nblocks) + " blocks, but the layers use " + std::to_string(next_block));
     mphf_state = std::make_unique<std::atomic<std::uint8_t>[]>(layer_count);
 }
 
@@ -454,7 +452,7 @@ std::shared_ptr<const Table> Table::open(const fs::path& path, const Expect& exp
     impl->name = path.string();
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) impl->bad("open", std::strerror(errno));
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd, &st) != 0) {
         const int err = errno;
         ::close(fd);
@@ -483,15 +481,24 @@ std::shared_ptr<const Table> Table::open(const fs::path& path, const Expect& exp
     return std::shared_ptr<const Table>(new Table(std::move(impl)));
 }
 
-const fs::path& Table::path() const { return impl_->path; }
-const TableMeta& Table::meta() const { return impl_->meta; }
-const std::vector<LayerInfo>& Table::layers() const { return impl_->layers; }
-std::uint64_t Table::file_size() const { return impl_->size; }
+const fs::path& Table::path() const {
+    return impl_->path;
+}
+const TableMeta& Table::meta() const {
+    return impl_->meta;
+}
+const std::vector<LayerInfo>& Table::layers() const {
+    return impl_->layers;
+}
+std::uint64_t Table::file_size() const {
+    return impl_->size;
+}
 
 int Table::layer_index(std::uint32_t pieces) const {
     const auto& ls = impl_->layers;
-    const auto it = std::lower_bound(ls.begin(), ls.end(), pieces,
-                                     [](const LayerInfo& l, std::uint32_t p) { return l.pieces < p; });
+    const auto it =
+        std::lower_bound(ls.begin(), ls.end(), pieces,
+                         [](const LayerInfo& l, std::uint32_t p) { return l.pieces < p; });
     return it != ls.end() && it->pieces == pieces ? static_cast<int>(it - ls.begin()) : -1;
 }
 
@@ -552,7 +559,8 @@ void Table::read_fingerprints(std::size_t layer, std::vector<std::uint16_t>& out
     if (s.width == 2) {
         std::vector<std::uint8_t> bytes(n * 2);
         t.read_section(layer, s, bytes.data());
-        for (std::uint64_t i = 0; i < n; ++i) out[i] = le16(bytes.data() + 2 * i);
+        for (std::uint64_t i = 0; i < n; ++i)
+            out[i] = le16(bytes.data() + 2 * i);
     } else {
         std::vector<std::uint8_t> bytes(n);
         t.read_section(layer, s, bytes.data());
@@ -571,28 +579,41 @@ VerifyReport Table::verify_checksums(int threads) const {
     // Which layer and section each block belongs to.
     std::vector<std::pair<std::uint32_t, bool>> owner(t.blocks.size());
     for (std::size_t l = 0; l < nl; ++l) {
-        for (std::uint64_t b = 0; b < t.locs[l].fp.count; ++b) owner[t.locs[l].fp.first + b] = {l, false};
-        for (std::uint64_t b = 0; b < t.locs[l].val.count; ++b) owner[t.locs[l].val.first + b] = {l, true};
+        for (std::uint64_t b = 0; b < t.locs[l].fp.count; ++b)
+            owner[t.locs[l].fp.first + b] = {l, false};
+        for (std::uint64_t b = 0; b < t.locs[l].val.count; ++b)
+            owner[t.locs[l].val.first + b] = {l, true};
     }
     parallel_for(ntasks, resolve_threads(threads), [&](std::size_t task, unsigned) {
         if (task == 0) {
-            const XXH128_hash_t h = XXH3_128bits(t.base, t.size - kTrailerSize + trl::file_xxh128_lo);
+            const XXH128_hash_t h =
+                XXH3_128bits(t.base, t.size - kTrailerSize + trl::file_xxh128_lo);
             if (h.low64 != t.file_lo || h.high64 != t.file_hi)
                 problem[task] = t.name + ": file: whole-file XXH3-128 mismatch (trailer says " +
                                 hex64(t.file_hi) + hex64(t.file_lo).substr(2) + ", computed " +
                                 hex64(h.high64) + hex64(h.low64).substr(2) + ")";
             // The header and directory checksums were checked on open; re-check them here so
             // that verify alone vouches for every byte.
+            auto also = [&](const std::string& what) {
+                problem[task] += (problem[task].empty() ? "" : "\n") + t.name + ": " + what;
+            };
+            const std::uint8_t* tr = t.base + t.size - kTrailerSize;
             if (xxh3_64(t.base, hdr::checksum) != le64(t.base + hdr::checksum))
-                problem[task] += (problem[task].empty() ? "" : "\n") + t.name +
-                                 ": header: checksum mismatch";
+                also("header: checksum mismatch");
+            if (xxh3_64(tr, trl::checksum) != le64(tr + trl::checksum))
+                also("trailer: checksum mismatch");
+            if (xxh3_64(t.base + t.lt_offset, t.lt_size) != t.lt_xxh)
+                also("layer table: checksum mismatch");
+            if (xxh3_64(t.base + t.bi_offset, t.bi_size) != t.bi_xxh)
+                also("block index: checksum mismatch");
         } else if (task < fixed) {
             const std::size_t l = (task - 1) / 3;
             const std::size_t which = (task - 1) % 3;
             const LayerLoc& L = t.locs[l];
             std::uint64_t off = L.mphf_offset, len = L.mphf_size, want = L.mphf_xxh;
             const char* what = "MPHF";
-            if (which == 1) off = L.fp.offset, len = L.fp.size, want = L.fp.xxh, what = "fingerprints";
+            if (which == 1)
+                off = L.fp.offset, len = L.fp.size, want = L.fp.xxh, what = "fingerprints";
             if (which == 2) off = L.val.offset, len = L.val.size, want = L.val.xxh, what = "values";
             const std::uint64_t h = xxh3_64(t.base + off, len);
             if (h != want)

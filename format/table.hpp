@@ -88,7 +88,7 @@ struct LayerInfo {
 /// temporary file is removed (except after SIGKILL or power loss, where a stale
 /// "*.tmp.*" may remain - never a file under the final name). Not thread-safe; non-copyable.
 class TableWriter {
-public:
+  public:
     /// Creates the temporary file and writes the header.
     /// @param final_path where the finished table will appear (replaced atomically if present)
     /// @param meta       board, ruleset, generator and writer parameters
@@ -125,7 +125,7 @@ public:
     /// Bytes written so far to the temporary file.
     std::uint64_t bytes_written() const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
@@ -151,7 +151,7 @@ struct VerifyReport {
 /// A read-only, memory-mapped, validated table. All const members are thread-safe; probes
 /// from any number of threads share a small, bounded cache of decoded blocks.
 class Table {
-public:
+  public:
     /// Maps the file read-only and validates its structure: magic, version, declared and real
     /// size, header / trailer / layer table / block index checksums, every offset, length and
     /// count, the canonical placement of every section, zero padding, and `expect`.
@@ -204,7 +204,7 @@ public:
 
     struct Impl;
 
-private:
+  private:
     explicit Table(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };

@@ -34,7 +34,8 @@ std::string random_suffix() {
     const std::uint64_t r = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
     char buf[17];
     static const char* hex = "0123456789abcdef";
-    for (int i = 0; i < 16; ++i) buf[i] = hex[(r >> (4 * i)) & 15];
+    for (int i = 0; i < 16; ++i)
+        buf[i] = hex[(r >> (4 * i)) & 15];
     buf[16] = 0;
     return buf;
 }
@@ -155,7 +156,8 @@ struct TableWriter::Impl {
         std::vector<std::uint64_t> out_xxh(out.size());
         std::vector<std::vector<std::uint8_t>> scratch(threads);
         for (std::uint64_t b0 = 0; b0 < s.count; b0 += batch) {
-            const std::size_t nb = static_cast<std::size_t>(std::min<std::uint64_t>(batch, s.count - b0));
+            const std::size_t nb =
+                static_cast<std::size_t>(std::min<std::uint64_t>(batch, s.count - b0));
             parallel_for(nb, threads, [&](std::size_t i, unsigned w) {
                 const std::uint64_t b = b0 + i;
                 const std::uint64_t lo = b * per_block;
@@ -169,8 +171,7 @@ struct TableWriter::Impl {
                 const std::size_t r =
                     ZSTD_compressCCtx(cctx[w].get(), dst.data(), dst.size(), in, len, level);
                 if (ZSTD_isError(r))
-                    throw FormatError(final_path.string() + ": compress: " +
-                                      ZSTD_getErrorName(r));
+                    throw FormatError(final_path.string() + ": compress: " + ZSTD_getErrorName(r));
                 dst.resize(r);
                 out_xxh[i] = xxh3_64(dst.data(), dst.size());
             });
@@ -214,7 +215,7 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
 
     if (final_path.empty() || !final_path.has_filename())
         throw FormatError(final_path.string() + ": create: not a file path");
-    struct stat st{};
+    struct stat st {};
     if (::stat(final_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
         throw FormatError(final_path.string() + ": create: the target is a directory");
 
@@ -253,7 +254,9 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
 
 TableWriter::~TableWriter() = default;
 
-std::uint64_t TableWriter::bytes_written() const { return impl_->pos; }
+std::uint64_t TableWriter::bytes_written() const {
+    return impl_->pos;
+}
 
 void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint8_t> mphf_blob,
                             std::span<const std::uint16_t> fingerprints,
@@ -263,9 +266,9 @@ void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint8_t>
         throw std::logic_error("TableWriter::add_layer: table already committed");
     if (w.state == Impl::State::failed)
         throw std::logic_error("TableWriter::add_layer: writer failed earlier");
-    const std::string where = "TableWriter::add_layer(" + std::to_string(info.pieces) + " pieces): ";
-    if (w.layer_count >= kMaxLayers)
-        throw std::invalid_argument(where + "more than 64 layers");
+    const std::string where =
+        "TableWriter::add_layer(" + std::to_string(info.pieces) + " pieces): ";
+    if (w.layer_count >= kMaxLayers) throw std::invalid_argument(where + "more than 64 layers");
     if (w.last_pieces && info.pieces <= *w.last_pieces)
         throw std::invalid_argument(where + "piece counts must strictly increase (previous " +
                                     std::to_string(*w.last_pieces) + ")");
@@ -284,8 +287,8 @@ void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint8_t>
                                     std::to_string(want_fp));
     if (mphf_blob.size() % 8 != 0)
         throw std::invalid_argument(where + "MPHF blob size is not a multiple of 8");
-    if (w.meta.fingerprint_bits == 8 &&
-        std::any_of(fingerprints.begin(), fingerprints.end(), [](std::uint16_t f) { return f > 255; }))
+    if (w.meta.fingerprint_bits == 8 && std::any_of(fingerprints.begin(), fingerprints.end(),
+                                                    [](std::uint16_t f) { return f > 255; }))
         throw std::invalid_argument(where + "fingerprint does not fit in 8 bits");
 
     try {

@@ -3,6 +3,7 @@
 // writing (failing writes leave neither a partial nor a temporary file).
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,7 +43,8 @@ struct TempDir {
     /// Names of all entries in the directory, sorted.
     std::vector<std::string> entries() const {
         std::vector<std::string> v;
-        for (const auto& e : fs::directory_iterator(path)) v.push_back(e.path().filename());
+        for (const auto& e : fs::directory_iterator(path))
+            v.push_back(e.path().filename());
         std::sort(v.begin(), v.end());
         return v;
     }
@@ -57,21 +59,23 @@ struct SynthLayer {
 
 /// A layer of n slots: random blob (multiple of 8 bytes), random fingerprints of `fp_bits`
 /// bits, skewed random depths (mostly short, geometric tail).
-SynthLayer make_layer(std::uint32_t pieces, std::uint64_t n, unsigned fp_bits,
-                      std::uint64_t seed) {
+SynthLayer make_layer(std::uint32_t pieces, std::uint64_t n, unsigned fp_bits, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     SynthLayer l;
     l.info = {pieces, n, n * 3 + 1};
     l.blob.resize(8 * (1 + rng() % 64));
-    for (auto& b : l.blob) b = static_cast<std::uint8_t>(rng());
+    for (auto& b : l.blob)
+        b = static_cast<std::uint8_t>(rng());
     if (fp_bits > 0) {
         l.fp.resize(n);
         const std::uint32_t mask = (1u << fp_bits) - 1;
-        for (auto& f : l.fp) f = static_cast<std::uint16_t>(rng() & mask);
+        for (auto& f : l.fp)
+            f = static_cast<std::uint16_t>(rng() & mask);
     }
     std::geometric_distribution<int> depth(0.4);
     l.values.resize(n);
-    for (auto& v : l.values) v = static_cast<std::uint8_t>(std::min(depth(rng), 255));
+    for (auto& v : l.values)
+        v = static_cast<std::uint8_t>(std::min(depth(rng), 255));
     return l;
 }
 
@@ -88,7 +92,8 @@ TableMeta base_meta(unsigned fp_bits = 16) {
 void write_table(const fs::path& p, const TableMeta& meta, const std::vector<SynthLayer>& layers,
                  int threads = 0) {
     TableWriter w(p, meta, threads);
-    for (const auto& l : layers) w.add_layer(l.info, l.blob, l.fp, l.values);
+    for (const auto& l : layers)
+        w.add_layer(l.info, l.blob, l.fp, l.values);
     w.commit();
 }
 
@@ -109,7 +114,8 @@ void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& bytes) {
 
 std::uint64_t le64_at(const std::vector<std::uint8_t>& b, std::size_t off) {
     std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= std::uint64_t{b[off + i]} << (8 * i);
+    for (int i = 0; i < 8; ++i)
+        v |= std::uint64_t{b[off + i]} << (8 * i);
     return v;
 }
 
@@ -275,7 +281,8 @@ TEST_CASE("format: concurrent probes through the block cache", "[format]") {
             }
         });
     }
-    for (auto& th : threads) th.join();
+    for (auto& th : threads)
+        th.join();
     REQUIRE(wrong == 0);
 }
 
@@ -294,8 +301,10 @@ TEST_CASE("format: every byte of header, layer table, block index and trailer is
     REQUIRE(lt_offset < size);
     REQUIRE(256 + (size - lt_offset) < 4096);  // "a few KB at most"
     std::vector<std::size_t> positions;
-    for (std::size_t i = 0; i < 256; ++i) positions.push_back(i);
-    for (std::size_t i = lt_offset; i < size; ++i) positions.push_back(i);
+    for (std::size_t i = 0; i < 256; ++i)
+        positions.push_back(i);
+    for (std::size_t i = lt_offset; i < size; ++i)
+        positions.push_back(i);
 
     const fs::path bad = dir / "bad.kbt";
     std::size_t refused = 0;
@@ -326,7 +335,8 @@ TEST_CASE("format: damage in the data area is caught on decode and by verify", "
     const fs::path bad = dir / "bad.kbt";
     std::mt19937_64 rng(99);
     std::vector<std::size_t> positions = {256, lt_offset - 1};
-    for (int i = 0; i < 150; ++i) positions.push_back(256 + rng() % (lt_offset - 256));
+    for (int i = 0; i < 150; ++i)
+        positions.push_back(256 + rng() % (lt_offset - 256));
     int caught_on_open = 0;
     for (std::size_t pos : positions) {
         INFO("byte " << pos);
@@ -367,8 +377,7 @@ TEST_CASE("format: damage in the data area is caught on decode and by verify", "
     REQUIRE(caught_on_open < static_cast<int>(positions.size()));
 }
 
-TEST_CASE("format: a damaged block names layer, section and block; others still work",
-          "[format]") {
+TEST_CASE("format: a damaged block names layer, section and block; others still work", "[format]") {
     TempDir dir;
     TableMeta meta = base_meta(16);
     meta.value_block_slots = 64;
@@ -433,10 +442,13 @@ TEST_CASE("format: empty, directory, random and foreign files are refused clearl
     write_bytes(p, {});
     REQUIRE_THAT(open_error(p), Catch::Contains(p.string() + ": file: empty file"));
     REQUIRE_THAT(open_error(dir.path), Catch::Contains("is a directory"));
+    REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);  // must not block
+    REQUIRE_THAT(open_error(dir / "fifo"), Catch::Contains("not a regular file"));
 
     std::mt19937_64 rng(5);
     std::vector<std::uint8_t> random(4096);
-    for (auto& b : random) b = static_cast<std::uint8_t>(rng());
+    for (auto& b : random)
+        b = static_cast<std::uint8_t>(rng());
     random[0] = 0x00;  // surely not our magic
     write_bytes(p, random);
     REQUIRE_THAT(open_error(p), Catch::Contains(p.string() + ": header: not a Konane tablebase"));
@@ -549,7 +561,8 @@ TEST_CASE("format: an abandoned writer leaves nothing; an old table survives", "
     const fs::path p = dir / "t.kbt";
     {
         TableWriter w(p, small_meta());
-        for (const auto& l : small_layers()) w.add_layer(l.info, l.blob, l.fp, l.values);
+        for (const auto& l : small_layers())
+            w.add_layer(l.info, l.blob, l.fp, l.values);
         REQUIRE(dir.entries().size() == 1);  // the temporary file
         REQUIRE(dir.entries()[0].rfind("t.kbt.tmp.", 0) == 0);
     }
@@ -588,7 +601,8 @@ std::string write_in_child(const fs::path& p, rlim_t limit, bool kill_before_com
             const rlimit rl{limit, limit};
             if (::setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
             TableWriter w(p, small_meta(), 1);
-            for (const auto& l : small_layers()) w.add_layer(l.info, l.blob, l.fp, l.values);
+            for (const auto& l : small_layers())
+                w.add_layer(l.info, l.blob, l.fp, l.values);
             if (kill_before_commit) ::raise(SIGKILL);
             w.commit();
             report = "ok";
@@ -603,7 +617,8 @@ std::string write_in_child(const fs::path& p, rlim_t limit, bool kill_before_com
     ::close(fds[1]);
     std::string report;
     char buf[512];
-    for (ssize_t r; (r = ::read(fds[0], buf, sizeof buf)) > 0;) report.append(buf, r);
+    for (ssize_t r; (r = ::read(fds[0], buf, sizeof buf)) > 0;)
+        report.append(buf, r);
     ::close(fds[0]);
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -630,8 +645,7 @@ TEST_CASE("format: a full file system fails cleanly at any point", "[format]") {
         INFO("RLIMIT_FSIZE " << limit << " of " << size);
         const std::string report = write_in_child(p, limit);
         REQUIRE_THAT(report, Catch::StartsWith("error: " + p.string() + ": write") &&
-                                 Catch::Contains("File too large") &&
-                                 Catch::Contains("removed"));
+                                 Catch::Contains("File too large") && Catch::Contains("removed"));
         REQUIRE(dir.entries().empty());
     }
     REQUIRE(write_in_child(p, size) == "ok");
@@ -641,5 +655,6 @@ TEST_CASE("format: a full file system fails cleanly at any point", "[format]") {
     // Killed before commit: never a file under the final name (a stale temp file may remain).
     REQUIRE(write_in_child(p, RLIM_INFINITY, true) == "killed");
     REQUIRE_FALSE(fs::exists(p));
-    for (const auto& name : dir.entries()) REQUIRE(name.rfind("t.kbt.tmp.", 0) == 0);
+    for (const auto& name : dir.entries())
+        REQUIRE(name.rfind("t.kbt.tmp.", 0) == 0);
 }
