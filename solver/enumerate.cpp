@@ -58,7 +58,7 @@ std::vector<Position> opening_positions(const Board& b, Ruleset r) {
 }
 
 std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
-                                       const ProgressFn& progress) {
+                                       const ProgressFn& progress, const LayerSink& sink) {
     if (b.squares() > kMaxGenerateSquares) {
         throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
                                     " squares: tablebases are generated for at most " +
@@ -143,7 +143,9 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
         for (std::int64_t i = 0; i < count; ++i) layer.keys[i] = pk.key(entries[i]);
         layer.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (progress) progress("enumerate", n, layer.keys.size(), layer.keys.size());
+        layer.classes = layer.keys.size();
+        if (progress) progress("enumerate", n, layer.classes, layer.classes);
+        if (sink) sink(layer);
         layers.push_back(std::move(layer));
     }
     return layers;

@@ -18,6 +18,8 @@ struct EnumeratedLayer {
     int pieces = 0;
     /// Canonical keys (key_of(SymmetryGroup::canonical(p))), sorted ascending, distinct.
     std::vector<std::uint64_t> keys;
+    /// Number of classes (keys.size() until a LayerSink moves the keys away).
+    std::uint64_t classes = 0;
     /// Distinct reachable raw positions (occupied squares, side to move) in these classes.
     std::uint64_t raw = 0;
     double seconds = 0;  ///< wall time spent expanding this layer's parents into it
@@ -27,6 +29,10 @@ struct EnumeratedLayer {
 /// phase when known (0 otherwise).
 using ProgressFn =
     std::function<void(const char* phase, int pieces, std::uint64_t done, std::uint64_t total)>;
+
+/// Called with each finished layer, in decreasing piece count; it may move the keys away
+/// (e.g. to disk) so that only a few layers are held in memory.
+using LayerSink = std::function<void(EnumeratedLayer&)>;
 
 /// The largest board the generator handles, in squares: keys are packed with two flag bits
 /// during enumeration (bits 0..1 flags, 2..61 occupancy, 63 side), and 6x6 is the goal.
@@ -49,6 +55,7 @@ std::vector<Position> opening_positions(const Board& b, Ruleset r);
 /// colour-swapping symmetry a class can be reached with both).
 /// Throws std::invalid_argument for boards of more than kMaxGenerateSquares squares.
 std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
-                                       const ProgressFn& progress = {});
+                                       const ProgressFn& progress = {},
+                                       const LayerSink& sink = {});
 
 }  // namespace konane::solver

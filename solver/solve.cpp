@@ -11,6 +11,7 @@
 #include "core/fingerprint.hpp"
 #include "core/movegen.hpp"
 #include "format/table.hpp"
+#include "solver/spill.hpp"
 
 namespace konane::solver {
 
@@ -94,7 +95,11 @@ GenerateReport generate(const GenerateOptions& o) {
     const Board& b = o.board;
 
     auto t = Clock::now();
-    std::vector<EnumeratedLayer> layers = enumerate(b, o.rules, threads, o.progress);
+    std::unique_ptr<KeySpill> spill;
+    if (!o.spill_dir.empty()) spill = std::make_unique<KeySpill>(o.spill_dir);
+    LayerSink sink;
+    if (spill) sink = [&](EnumeratedLayer& l) { spill->put(l.pieces, l.keys); };
+    std::vector<EnumeratedLayer> layers = enumerate(b, o.rules, threads, o.progress, sink);
     rep.enumerate_seconds = since(t);
 
     std::unique_ptr<format::TableWriter> writer;
@@ -121,6 +126,7 @@ GenerateReport generate(const GenerateOptions& o) {
 
     for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
         EnumeratedLayer& el = *it;
+        if (spill) el.keys = spill->take(el.pieces);
         auto layer = std::make_unique<SolvedLayer>();
         layer->pieces = el.pieces;
         layer->raw = el.raw;
@@ -192,6 +198,7 @@ GenerateReport generate(const GenerateOptions& o) {
     if (o.keep_layers) {
         for (auto& l : live) rep.solved.push_back(std::move(*l));
     }
+    if (spill) rep.peak_spill_bytes = spill->peak_bytes_on_disk();
     rep.total_seconds = since(t0);
     rep.peak_rss_bytes = peak_rss_bytes();
     return rep;

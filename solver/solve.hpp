@@ -82,6 +82,10 @@ struct GenerateOptions {
     std::filesystem::path output;    ///< table file to write; empty: write none
     unsigned fingerprint_bits = 16;  ///< 0, 8 or 16
     bool keep_layers = false;        ///< keep every SolvedLayer (with keys) in the result
+    /// When set, finished layers wait on disk under this directory between enumeration and
+    /// solve (created, and removed with its contents at the end); only a few layers are then
+    /// in memory at once. Does not change the table.
+    std::filesystem::path spill_dir;
     ProgressFn progress;             ///< optional progress reports
 };
 
@@ -101,6 +105,7 @@ struct GenerateReport {
     double enumerate_seconds = 0, hash_seconds = 0, solve_seconds = 0, write_seconds = 0;
     double total_seconds = 0;
     std::uint64_t peak_rss_bytes = 0;  ///< peak resident memory of the process (VmHWM)
+    std::uint64_t peak_spill_bytes = 0;  ///< most bytes held in spill files at once
     std::uint64_t file_bytes = 0;      ///< size of the written table (0 if none)
     std::uint64_t mphf_bytes = 0;      ///< all perfect-hash blobs together
     int threads = 0;

@@ -171,6 +171,26 @@ TEST_CASE("threads 1 and 2 write identical files", "[solver][determinism]") {
     }
 }
 
+TEST_CASE("layers spilled to disk give the same file", "[solver][spill]") {
+    TempDir dir;
+    std::vector<std::vector<char>> files;
+    for (bool spill : {false, true}) {
+        solver::GenerateOptions o;
+        o.board = Board::make(4, 5);
+        o.rules = Ruleset::Any;
+        o.output = dir.path / (spill ? "spill.kbt" : "plain.kbt");
+        if (spill) o.spill_dir = dir.path / "work";
+        const auto rep = solver::generate(o);
+        if (spill) {
+            CHECK(rep.peak_spill_bytes > 0);
+            CHECK(std::filesystem::is_empty(o.spill_dir));  // our subdirectory is gone
+        }
+        files.push_back(read_file(o.output));
+    }
+    REQUIRE(files[0].size() > 100);
+    CHECK(files[0] == files[1]);
+}
+
 TEST_CASE("verify accepts a generated table and finds a wrong value", "[solver][verify]") {
     TempDir dir;
     solver::GenerateOptions o;

@@ -29,6 +29,7 @@ struct GenerateArgs {
     int threads = 0;
     std::string output;
     unsigned fingerprint_bits = 16;
+    std::string spill;
     bool json = false;
     bool quiet = false;
 };
@@ -48,6 +49,7 @@ int run_generate(const GenerateArgs& a) {
     }
     o.threads = a.threads;
     o.fingerprint_bits = a.fingerprint_bits;
+    o.spill_dir = a.spill;
     o.output = a.output.empty() ? solver::default_table_name(o.board, o.rules) : a.output;
     ProgressLine progress(!a.quiet);
     o.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
@@ -74,6 +76,7 @@ int run_generate(const GenerateArgs& a) {
                         {"solve", rep.solve_seconds},         {"write", rep.write_seconds},
                         {"total", rep.total_seconds}};
         j["peak_memory_bytes"] = rep.peak_rss_bytes;
+        j["peak_spill_bytes"] = rep.peak_spill_bytes;
         j["file_bytes"] = rep.file_bytes;
         j["bits_per_position"] = {{"total", rep.file_bytes * per},
                                   {"mphf", rep.mphf_bytes * per},
@@ -110,6 +113,10 @@ int run_generate(const GenerateArgs& a) {
                 rep.enumerate_seconds, rep.hash_seconds, rep.solve_seconds, rep.write_seconds,
                 rep.total_seconds, rep.threads);
     std::printf("peak memory: %s\n", mib(rep.peak_rss_bytes).c_str());
+    if (!o.spill_dir.empty()) {
+        std::printf("spill: at most %s of layers on disk under %s\n",
+                    mib(rep.peak_spill_bytes).c_str(), o.spill_dir.c_str());
+    }
     std::printf("file: %s, %llu bytes, %.2f bits per position (perfect hash %.2f, fingerprints "
                 "%.2f, values %.2f)\n",
                 o.output.c_str(), static_cast<unsigned long long>(rep.file_bytes),
@@ -296,6 +303,9 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     gen->add_option("-o,--output", g->output, "Table file (default konane-RxC-RULES.kbt)");
     gen->add_option("--fingerprint-bits", g->fingerprint_bits, "Fingerprint bits per position: 0, 8 or 16")
         ->capture_default_str();
+    gen->add_option("--spill", g->spill,
+                    "Hold finished layers on disk under DIR between enumeration and solve "
+                    "(created, removed at the end); for boards whose layers do not fit in memory");
     gen->add_flag("--json", g->json, "JSON summary on stdout");
     gen->add_flag("-q,--quiet", g->quiet, "No progress line on stderr");
     out.push_back({gen, [g] { return run_generate(*g); }});
