@@ -366,7 +366,7 @@ int run_solve(const SolveArgs& a) {
         std::printf("outcome:  %s (%s): Black to move: %s; White to move: %s\n", outcome_name(o),
                     what, describe(*black_starts).c_str(), describe(*white_starts).c_str());
     }
-    std::printf("searched: %zu positions", s.positions());
+    std::printf("searched: %zu position%s", s.positions(), s.positions() == 1 ? "" : "s");
     if (tb) {
         std::printf(", %llu values from the table",
                     static_cast<unsigned long long>(s.table_hits()));
