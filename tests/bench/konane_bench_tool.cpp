@@ -1,0 +1,686 @@
+// konane_bench_tool: the measuring programs behind scripts/bench and docs/results.md.
+// Each subcommand prints one JSON object on stdout; times are in seconds unless a field's name
+// says otherwise (_ns, _us, _ms).
+//
+//   mphf      our perfect hash against BBHash on the canonical keys of a layer and on random keys
+//   probe     probe latency of value() and best_move(): warm, random order, cold
+//   size      file size per section and layer beside the order-0 entropy of the stored values
+//   baseline  alpha-beta with a transposition table (tests/bench/alphabeta.hpp) against the
+//             table: the openings table and the perfect move in random mid-game positions
+//   refsolve  the plain memoised negamax of the tests (tests/reference.hpp) over every
+//             reachable position of a board
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wall"
+#pragma GCC diagnostic ignored "-Wextra"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wreorder"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <BooPHF.h>
+#pragma GCC diagnostic pop
+
+#include "core/board.hpp"
+#include "core/movegen.hpp"
+#include "core/mphf.hpp"
+#include "core/notation.hpp"
+#include "core/symmetry.hpp"
+#include "format/table.hpp"
+#include "probe/openings.hpp"
+#include "probe/probe.hpp"
+#include "solver/enumerate.hpp"
+#include "tests/bench/alphabeta.hpp"
+#include "tests/reference.hpp"
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+using namespace konane;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+double ns_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::nano>(b - a).count();
+}
+
+/// Quantile q (0..1) of v (nearest rank on a sorted copy).
+double quantile(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const auto i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
+}
+double median(const std::vector<double>& v) { return quantile(v, 0.5); }
+
+json summary_ns(const std::vector<double>& ns) {
+    return {{"count", ns.size()},
+            {"median_ns", median(ns)},
+            {"p99_ns", quantile(ns, 0.99)},
+            {"min_ns", quantile(ns, 0.0)},
+            {"max_ns", quantile(ns, 1.0)}};
+}
+
+// ---- mphf ------------------------------------------------------------------------------------
+
+using BBHash = boomphf::mphf<std::uint64_t, boomphf::SingleHashFunctor<std::uint64_t>>;
+
+/// Per-query time (ns) of `f` over `queries`, in batches of `batch` queries; the median and
+/// spread over the batches. Independent queries (throughput) or a dependency chain (latency).
+template <class F>
+json query_times(const std::vector<std::uint64_t>& queries, std::size_t batch, int rounds, F&& f,
+                 bool chained) {
+    std::vector<double> per_query;
+    std::uint64_t sink = 0;
+    for (int r = 0; r < rounds; ++r) {
+        for (std::size_t at = 0; at + batch <= queries.size(); at += batch) {
+            const auto t0 = Clock::now();
+            if (chained) {
+                std::uint64_t prev = 0;
+                for (std::size_t i = at; i < at + batch; ++i) prev = f(queries[i] ^ (prev >> 63));
+                sink += prev;
+            } else {
+                std::uint64_t acc = 0;
+                for (std::size_t i = at; i < at + batch; ++i) acc += f(queries[i]);
+                sink += acc;
+            }
+            per_query.push_back(ns_between(t0, Clock::now()) / static_cast<double>(batch));
+        }
+    }
+    if (sink == 42) std::fprintf(stderr, " ");  // keep the work
+    return {{"batches", per_query.size()},
+            {"batch", batch},
+            {"median_ns", median(per_query)},
+            {"p10_ns", quantile(per_query, 0.1)},
+            {"p90_ns", quantile(per_query, 0.9)}};
+}
+
+/// BBHash's size in bits (its totalBitSize() prints a breakdown on stdout, which is ours: it is
+/// sent to stderr instead).
+double bbhash_bits(BBHash& f) {
+    std::fflush(stdout);
+    const int saved = ::dup(1);
+    ::dup2(2, 1);
+    const double bits = static_cast<double>(f.totalBitSize());
+    std::fflush(stdout);
+    ::dup2(saved, 1);
+    ::close(saved);
+    return bits;
+}
+
+json bench_key_set(const std::string& name, const std::vector<std::uint64_t>& keys, int reps,
+                   const std::vector<int>& threads) {
+    std::fprintf(stderr, "mphf: %s, %zu keys\n", name.c_str(), keys.size());
+    json out;
+    out["keys"] = name;
+    out["n"] = keys.size();
+    // Query keys: 2^22 member keys in random order (far more than any cache holds).
+    std::mt19937_64 rng(12345);
+    std::vector<std::uint64_t> queries(std::size_t{1} << 22);
+    for (auto& q : queries) q = keys[rng() % keys.size()];
+    const std::size_t batch = 1 << 14;
+    const int rounds = 3;
+
+    json ours = json::array();
+    std::optional<Mphf> built;
+    for (int t : threads) {
+        std::vector<double> secs;
+        for (int r = 0; r < reps; ++r) {
+            const auto t0 = Clock::now();
+            Mphf f = Mphf::build(keys, t);
+            secs.push_back(seconds_since(t0));
+            if (!built) built = std::move(f);
+        }
+        ours.push_back({{"threads", t},
+                        {"build_seconds_median", median(secs)},
+                        {"build_keys_per_second", static_cast<double>(keys.size()) / median(secs)}});
+    }
+    {
+        // Check: a bijection onto [0, n).
+        std::vector<std::uint8_t> seen(keys.size(), 0);
+        std::size_t bad = 0;
+        for (auto k : keys) {
+            const auto s = (*built)(k);
+            if (s >= keys.size() || seen[s]++) ++bad;
+        }
+        if (bad) throw std::runtime_error("our MPHF is not a bijection on " + name);
+    }
+    const MphfView v = built->view();
+    out["ours"] = {{"bits_per_key", v.bits_per_key()},
+                   {"build", ours},
+                   {"query", query_times(queries, batch, rounds, v, false)},
+                   {"query_chained", query_times(queries, batch, rounds, v, true)}};
+
+    json bb = json::array();
+    for (double gamma : {1.0, 2.0}) {
+        json builds = json::array();
+        std::unique_ptr<BBHash> keep;
+        for (int t : threads) {
+            std::vector<double> secs;
+            for (int r = 0; r < reps; ++r) {
+                const auto t0 = Clock::now();
+                auto f = std::make_unique<BBHash>(keys.size(),
+                                                  boomphf::range(keys.begin(), keys.end()), t,
+                                                  gamma, false, false, 0.03f);
+                secs.push_back(seconds_since(t0));
+                if (!keep) keep = std::move(f);
+            }
+            builds.push_back(
+                {{"threads", t},
+                 {"build_seconds_median", median(secs)},
+                 {"build_keys_per_second", static_cast<double>(keys.size()) / median(secs)}});
+        }
+        BBHash& f = *keep;
+        auto q = [&f](std::uint64_t k) { return static_cast<std::uint64_t>(f.lookup(k)); };
+        bb.push_back({{"gamma", gamma},
+                      {"bits_per_key", bbhash_bits(f) / static_cast<double>(keys.size())},
+                      {"build", builds},
+                      {"query", query_times(queries, batch, rounds, q, false)},
+                      {"query_chained", query_times(queries, batch, rounds, q, true)}});
+    }
+    out["bbhash"] = bb;
+    return out;
+}
+
+int run_mphf(const std::string& board, const std::string& rules, int reps,
+             const std::vector<int>& threads, int enum_threads) {
+    const Board b = Board::parse(board);
+    const auto t0 = Clock::now();
+    auto layers = solver::enumerate(b, parse_ruleset(rules), enum_threads);
+    const double enum_s = seconds_since(t0);
+    auto largest = std::max_element(layers.begin(), layers.end(), [](const auto& x, const auto& y) {
+        return x.keys.size() < y.keys.size();
+    });
+    std::vector<std::uint64_t> real = std::move(largest->keys);
+    const int pieces = largest->pieces;
+    layers.clear();
+    std::mt19937_64 rng(real.size());
+    std::shuffle(real.begin(), real.end(), rng);
+    std::vector<std::uint64_t> random;
+    random.reserve(real.size() + 1000);
+    while (random.size() < real.size()) {
+        while (random.size() < real.size()) random.push_back(rng());
+        std::sort(random.begin(), random.end());
+        random.erase(std::unique(random.begin(), random.end()), random.end());
+    }
+    std::shuffle(random.begin(), random.end(), rng);
+    json j;
+    j["board"] = b.name();
+    j["rules"] = rules;
+    j["layer_pieces"] = pieces;
+    j["enumerate_seconds"] = enum_s;
+    j["reps"] = reps;
+    j["sets"] = json::array({bench_key_set("layer", real, reps, threads),
+                             bench_key_set("random", random, reps, threads)});
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+}
+
+// ---- sample positions ------------------------------------------------------------------------
+
+/// `count` Play-stage positions with at least one jump: for each, a random game from the full
+/// board (uniform random legal moves) stopped in the middle of its jump phase.
+std::vector<Position> midgame_positions(const Board& b, Ruleset r, std::size_t count,
+                                        std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<Position> out;
+    while (out.size() < count) {
+        std::vector<Position> line;
+        Position p = b.start();
+        for (;;) {
+            const auto ms = legal_moves(b, r, p);
+            if (ms.empty()) break;
+            if (stage_of(b, p) == Stage::Play) line.push_back(p);
+            p = ms[rng() % ms.size()].child;
+        }
+        if (!line.empty()) out.push_back(line[line.size() / 2]);
+    }
+    return out;
+}
+
+// ---- probe -----------------------------------------------------------------------------------
+
+/// Drops the file from the page cache (clean pages are dropped; pages mapped by a live process
+/// are not) and returns the fraction of its pages still resident afterwards (mincore).
+double drop_page_cache(const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) throw std::runtime_error("open " + path.string());
+    ::fdatasync(fd);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    struct stat st {};
+    ::fstat(fd, &st);
+    const std::size_t len = static_cast<std::size_t>(st.st_size);
+    double resident = -1;
+    void* m = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0);
+    if (m != MAP_FAILED) {
+        const long page = ::sysconf(_SC_PAGESIZE);
+        std::vector<unsigned char> vec((len + page - 1) / page);
+        if (::mincore(m, len, vec.data()) == 0) {
+            std::size_t in = 0;
+            for (auto c : vec) in += c & 1;
+            resident = static_cast<double>(in) / static_cast<double>(vec.size());
+        }
+        ::munmap(m, len);
+    }
+    ::close(fd);
+    return resident;
+}
+
+/// Reads the whole file once so that it sits in the page cache.
+void warm_page_cache(const std::filesystem::path& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw std::runtime_error("open " + path.string());
+    std::vector<char> buf(1 << 20);
+    while (std::fread(buf.data(), 1, buf.size(), f) == buf.size()) {
+    }
+    std::fclose(f);
+}
+
+/// Probes value() and best_move() of every position of 200 random games (another seed than the
+/// measured positions), so that every layer's hash function is validated before timing and the
+/// block cache holds unrelated blocks, as in a long-running program.
+std::uint64_t warm_up(const Tablebase& tb, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const Board& b = tb.board();
+    std::uint64_t sink = 0;
+    for (int g = 0; g < 200; ++g) {
+        Position p = b.start();
+        for (;;) {
+            const auto ms = legal_moves(b, tb.rules(), p);
+            if (ms.empty()) break;
+            if (auto v = tb.value(p)) sink += v->depth;
+            if (auto m = tb.best_move(p)) sink += m->move.to;
+            p = ms[rng() % ms.size()].child;
+        }
+    }
+    return sink;
+}
+
+int run_probe(const std::string& file, std::size_t samples, std::size_t cold_samples,
+              std::uint64_t seed) {
+    const std::filesystem::path path(file);
+    warm_page_cache(path);
+    const Tablebase tb0 = Tablebase::open(path);
+    const Board& b = tb0.board();
+    const auto pos = midgame_positions(b, tb0.rules(), samples, seed);
+    std::uint64_t sink = 0;
+    json j;
+    j["table"] = file;
+    j["board"] = b.name();
+    j["samples"] = pos.size();
+    j["cold_samples"] = std::min(cold_samples, pos.size());
+    {
+        // Random order, page cache warm, fresh table: each probe finds its blocks in the block
+        // cache only when an earlier probe happened to decode them.
+        const Tablebase tb = Tablebase::open(path);
+        sink += warm_up(tb, seed + 1000);
+        std::vector<double> val, mv;
+        for (const auto& p : pos) {
+            const auto t0 = Clock::now();
+            const auto v = tb.value(p);
+            const auto t1 = Clock::now();
+            sink += v ? static_cast<std::uint64_t>(v->depth) : 0;
+            val.push_back(ns_between(t0, t1));
+        }
+        const Tablebase tb2 = Tablebase::open(path);
+        sink += warm_up(tb2, seed + 1000);
+        for (const auto& p : pos) {
+            const auto t0 = Clock::now();
+            const auto m = tb2.best_move(p);
+            const auto t1 = Clock::now();
+            sink += m ? m->move.to : 0;
+            mv.push_back(ns_between(t0, t1));
+        }
+        j["random"] = {{"value", summary_ns(val)}, {"best_move", summary_ns(mv)}};
+    }
+    {
+        // Warm: the same position again right after a first probe (its blocks are decoded and
+        // in the block cache, the hash functions validated, the pages resident).
+        const Tablebase tb = Tablebase::open(path);
+        std::vector<double> val, mv;
+        for (const auto& p : pos) {
+            sink += tb.value(p)->depth;
+            const auto t0 = Clock::now();
+            const auto v = tb.value(p);
+            const auto t1 = Clock::now();
+            sink += v->depth;
+            val.push_back(ns_between(t0, t1));
+            sink += tb.best_move(p)->move.to;
+            const auto t2 = Clock::now();
+            const auto m = tb.best_move(p);
+            const auto t3 = Clock::now();
+            sink += m->move.to;
+            mv.push_back(ns_between(t2, t3));
+        }
+        j["warm"] = {{"value", summary_ns(val)}, {"best_move", summary_ns(mv)}};
+    }
+    {
+        // Cold: the file dropped from the page cache, the table opened afresh (not timed), then
+        // the first probe: it validates the layer's hash function (a checksum pass over it)
+        // and reads and decodes its blocks from the disk.
+        std::vector<double> val, mv, open_ns, resident;
+        const std::size_t n = std::min(cold_samples, pos.size());
+        for (std::size_t i = 0; i < n; ++i) {
+            for (int what = 0; what < 2; ++what) {
+                resident.push_back(drop_page_cache(path));
+                const auto t0 = Clock::now();
+                const Tablebase tb = Tablebase::open(path);
+                const auto t1 = Clock::now();
+                open_ns.push_back(ns_between(t0, t1));
+                if (what == 0) {
+                    const auto v = tb.value(pos[i]);
+                    const auto t2 = Clock::now();
+                    sink += v->depth;
+                    val.push_back(ns_between(t1, t2));
+                } else {
+                    const auto m = tb.best_move(pos[i]);
+                    const auto t2 = Clock::now();
+                    sink += m->move.to;
+                    mv.push_back(ns_between(t1, t2));
+                }
+            }
+        }
+        j["cold"] = {{"value", summary_ns(val)},
+                     {"best_move", summary_ns(mv)},
+                     {"open", summary_ns(open_ns)},
+                     {"resident_after_drop_max", quantile(resident, 1.0)}};
+        warm_page_cache(path);
+    }
+    j["sink"] = sink;
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+}
+
+// ---- size ------------------------------------------------------------------------------------
+
+double entropy_bits(const std::map<int, std::uint64_t>& hist, std::uint64_t n) {
+    double h = 0;
+    for (const auto& [v, c] : hist) {
+        const double p = static_cast<double>(c) / static_cast<double>(n);
+        if (c) h -= p * std::log2(p);
+    }
+    return h;
+}
+
+int run_size(const std::string& file) {
+    const auto t = format::Table::open(file);
+    json j;
+    j["table"] = file;
+    j["file_bytes"] = t->file_size();
+    j["fingerprint_bits"] = t->meta().fingerprint_bits;
+    j["value_block_slots"] = t->meta().value_block_slots;
+    j["value_level"] = t->meta().value_level;
+    j["layers"] = json::array();
+    std::map<int, std::uint64_t> all;
+    std::uint64_t n_all = 0, mphf = 0, fp = 0, val = 0;
+    double entropy_sum_bits = 0;
+    std::vector<std::uint8_t> values;
+    for (std::size_t i = 0; i < t->layers().size(); ++i) {
+        const auto& l = t->layers()[i];
+        const auto s = t->section_sizes(i);
+        t->read_values(i, values);
+        std::map<int, std::uint64_t> hist;
+        for (auto v : values) ++hist[v];
+        for (const auto& [v, c] : hist) all[v] += c;
+        const double h = entropy_bits(hist, l.classes);
+        entropy_sum_bits += h * static_cast<double>(l.classes);
+        n_all += l.classes;
+        mphf += s.mphf;
+        fp += s.fingerprints;
+        val += s.values;
+        const double per = 8.0 / static_cast<double>(l.classes);
+        j["layers"].push_back({{"pieces", l.pieces},
+                               {"classes", l.classes},
+                               {"distinct_values", hist.size()},
+                               {"entropy_bits", h},
+                               {"bytes", {{"mphf", s.mphf}, {"fingerprints", s.fingerprints},
+                                          {"values", s.values}}},
+                               {"bits_per_position",
+                                {{"mphf", s.mphf * per},
+                                 {"fingerprints", s.fingerprints * per},
+                                 {"values", s.values * per}}}});
+    }
+    const double per = 8.0 / static_cast<double>(n_all);
+    const std::uint64_t other = t->file_size() - mphf - fp - val;
+    j["classes"] = n_all;
+    j["bytes"] = {{"mphf", mphf}, {"fingerprints", fp}, {"values", val}, {"other", other}};
+    j["bits_per_position"] = {{"total", t->file_size() * per},
+                              {"mphf", mphf * per},
+                              {"fingerprints", fp * per},
+                              {"values", val * per},
+                              {"other", other * per},
+                              {"without_fingerprints", (t->file_size() - fp) * per}};
+    j["entropy"] = {{"per_layer_weighted_bits", entropy_sum_bits / static_cast<double>(n_all)},
+                    {"global_bits", entropy_bits(all, n_all)}};
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+}
+
+// ---- baseline --------------------------------------------------------------------------------
+
+int run_baseline(const std::string& file, std::size_t positions, std::uint64_t seed, int tt_log2,
+                 int reps, bool exact_openings) {
+    const std::filesystem::path path(file);
+    warm_page_cache(path);
+    const Tablebase tb0 = Tablebase::open(path);
+    const Board b = tb0.board();
+    const Ruleset r = tb0.rules();
+    json j;
+    j["table"] = file;
+    j["board"] = b.name();
+    j["tt_entries"] = std::uint64_t{1} << tt_log2;
+    j["tt_bytes"] = (std::uint64_t{1} << tt_log2) * 16;
+    bench::AlphaBeta ab(b, tt_log2);
+    std::size_t mismatches = 0;
+
+    // 1. The openings table: winner and depth of every removal pair.
+    {
+        Openings ref;
+        std::vector<double> table_secs;
+        for (int i = 0; i < reps; ++i) {
+            const auto t0 = Clock::now();
+            const Tablebase tb = Tablebase::open(path);  // fresh block cache, pages warm
+            ref = compute_openings(tb);
+            table_secs.push_back(seconds_since(t0));
+        }
+        auto pos_of = [&](const OpeningLine& l) {
+            return Position{b.all & ~(std::uint64_t{1} << l.black.from) &
+                                ~(std::uint64_t{1} << l.white.from),
+                            Color::Black};
+        };
+        std::vector<double> wdl_secs, exact_secs;
+        std::uint64_t wdl_nodes = 0, exact_nodes = 0;
+        for (int i = 0; i < reps; ++i) {
+            ab.clear();
+            const auto t0 = Clock::now();
+            for (const auto& l : ref.lines) {
+                const bool win = ab.wdl(pos_of(l));
+                if (win != (l.winner == Color::Black)) ++mismatches;
+            }
+            wdl_secs.push_back(seconds_since(t0));
+            wdl_nodes = ab.nodes();
+        }
+        if (exact_openings) {
+            for (int i = 0; i < reps; ++i) {
+                ab.clear();
+                const auto t0 = Clock::now();
+                for (const auto& l : ref.lines) {
+                    const int s = ab.exact(pos_of(l));
+                    if ((s > 0) != (l.winner == Color::Black) ||
+                        bench::AlphaBeta::depth_of_score(s) != l.depth)
+                        ++mismatches;
+                }
+                exact_secs.push_back(seconds_since(t0));
+                exact_nodes = ab.nodes();
+            }
+        }
+        j["openings"] = {{"pairs", ref.lines.size()},
+                         {"reps", reps},
+                         {"table_seconds_median", median(table_secs)},
+                         {"alphabeta_wdl_seconds_median", median(wdl_secs)},
+                         {"alphabeta_wdl_nodes", wdl_nodes},
+                         {"alphabeta_exact_seconds_median",
+                          exact_openings ? json(median(exact_secs)) : json(nullptr)},
+                         {"alphabeta_exact_nodes", exact_nodes}};
+        std::fprintf(stderr, "baseline: openings done (%zu mismatches)\n", mismatches);
+    }
+
+    // 2. The perfect move in random mid-game positions.
+    {
+        const auto pos = midgame_positions(b, r, positions, seed);
+        const Tablebase tb = Tablebase::open(path);
+        (void)warm_up(tb, seed + 1000);
+        std::vector<double> table_ns, exact_ns, wdl_ns;
+        std::vector<double> exact_nodes, wdl_nodes;
+        std::size_t move_mismatch = 0;
+        for (const auto& p : pos) {
+            const auto t0 = Clock::now();
+            const auto best = tb.best_move(p);
+            table_ns.push_back(ns_between(t0, Clock::now()));
+
+            ab.clear();
+            const auto t1 = Clock::now();
+            const auto pm = ab.perfect_move(p);
+            exact_ns.push_back(ns_between(t1, Clock::now()));
+            exact_nodes.push_back(static_cast<double>(ab.nodes()));
+            if (!pm || !best || !(pm->first == best->move) ||
+                (pm->second > 0) != best->value.win ||
+                bench::AlphaBeta::depth_of_score(pm->second) != best->value.depth)
+                ++move_mismatch;
+
+            ab.clear();
+            const auto t2 = Clock::now();
+            const auto wm = ab.winning_move(p);
+            wdl_ns.push_back(ns_between(t2, Clock::now()));
+            wdl_nodes.push_back(static_cast<double>(ab.nodes()));
+            if (!wm || wm->second != best->value.win) ++move_mismatch;
+        }
+        mismatches += move_mismatch;
+        j["midgame"] = {{"positions", pos.size()},
+                        {"table_best_move", summary_ns(table_ns)},
+                        {"alphabeta_perfect_move", summary_ns(exact_ns)},
+                        {"alphabeta_perfect_move_nodes_median", median(exact_nodes)},
+                        {"alphabeta_winning_move", summary_ns(wdl_ns)},
+                        {"alphabeta_winning_move_nodes_median", median(wdl_nodes)},
+                        {"tt_cleared_between_positions", true}};
+    }
+    j["mismatches"] = mismatches;
+    std::printf("%s\n", j.dump().c_str());
+    return mismatches == 0 ? 0 : 1;
+}
+
+// ---- refsolve --------------------------------------------------------------------------------
+
+int run_refsolve(const std::string& board, const std::string& rules, int reps) {
+    const Board b = Board::parse(board);
+    const ref::RefBoard rb = ref::ref_board(b);
+    const ref::Rules rr = ref::rules_of(parse_ruleset(rules));
+    std::vector<double> enum_s, solve_s, total_s;
+    std::size_t raw = 0, memo = 0;
+    for (int i = 0; i < reps; ++i) {
+        const auto t0 = Clock::now();
+        const ref::Reachable reach = ref::enumerate_reachable(rb, rr);
+        const auto t1 = Clock::now();
+        ref::RefMemo m(rb, rr);
+        for (const auto& k : reach.raw) (void)ref::solve(ref::pos_of(rb, k), m);
+        const auto t2 = Clock::now();
+        enum_s.push_back(std::chrono::duration<double>(t1 - t0).count());
+        solve_s.push_back(std::chrono::duration<double>(t2 - t1).count());
+        total_s.push_back(std::chrono::duration<double>(t2 - t0).count());
+        raw = reach.raw.size();
+        memo = m.values.size();
+        std::fprintf(stderr, "refsolve: run %d: %.2f s\n", i + 1, total_s.back());
+    }
+    json j;
+    j["board"] = b.name();
+    j["rules"] = rules;
+    j["reps"] = reps;
+    j["raw_positions"] = raw;
+    j["memo_entries"] = memo;
+    j["enumerate_seconds_median"] = median(enum_s);
+    j["solve_seconds_median"] = median(solve_s);
+    j["total_seconds_median"] = median(total_s);
+    j["total_seconds_all"] = total_s;
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"konane_bench_tool: measurements for scripts/bench (JSON on stdout)"};
+    app.require_subcommand(1);
+
+    std::string board = "5x6", rules = "brainking", table;
+    int reps = 3, enum_threads = 0, tt_log2 = 24;
+    std::vector<int> threads{1, 2};
+    std::size_t samples = 2000, cold = 100, positions = 100;
+    std::uint64_t seed = 1;
+    bool no_exact = false;
+
+    auto* mphf = app.add_subcommand("mphf", "Our MPHF against BBHash: layer keys and random keys");
+    mphf->add_option("--board", board, "Board whose largest layer gives the keys");
+    mphf->add_option("--rules", rules, "Ruleset");
+    mphf->add_option("--reps", reps, "Builds per configuration (median)");
+    mphf->add_option("--threads", threads, "Build thread counts")->delimiter(',');
+    mphf->add_option("--enum-threads", enum_threads, "Threads for the enumeration");
+
+    auto* probe = app.add_subcommand("probe", "Probe latency: warm, random order, cold");
+    probe->add_option("TABLE", table)->required();
+    probe->add_option("--samples", samples, "Mid-game positions");
+    probe->add_option("--cold", cold, "Positions probed with a cold cache");
+    probe->add_option("--seed", seed);
+
+    auto* size = app.add_subcommand("size", "Section sizes and value entropy per layer");
+    size->add_option("TABLE", table)->required();
+
+    auto* base = app.add_subcommand("baseline", "Alpha-beta with a transposition table vs table");
+    base->add_option("TABLE", table)->required();
+    base->add_option("--positions", positions, "Mid-game positions for the perfect move");
+    base->add_option("--seed", seed);
+    base->add_option("--tt-log2", tt_log2, "log2 of the transposition table entries (16 B)");
+    base->add_option("--reps", reps, "Runs of the openings table (median)");
+    base->add_flag("--no-exact-openings", no_exact, "Skip the depth-exact openings search");
+
+    auto* refs = app.add_subcommand("refsolve", "Plain memoised negamax (tests/reference.hpp)");
+    refs->add_option("--board", board);
+    refs->add_option("--rules", rules);
+    refs->add_option("--reps", reps);
+
+    CLI11_PARSE(app, argc, argv);
+    try {
+        if (*mphf) return run_mphf(board, rules, reps, threads, enum_threads);
+        if (*probe) return run_probe(table, samples, cold, seed);
+        if (*size) return run_size(table);
+        if (*base) return run_baseline(table, positions, seed, tt_log2, reps, !no_exact);
+        if (*refs) return run_refsolve(board, rules, reps);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "konane_bench_tool: %s\n", e.what());
+        return 1;
+    }
+    return 2;
+}
