@@ -261,7 +261,7 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
     const auto chunks = static_cast<std::uint64_t>(threads);
     std::vector<std::uint64_t> counts(chunks * P, 0);
     auto chunk_begin = [&](std::uint64_t c) { return n * c / chunks; };
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#pragma omp parallel for num_threads(threads) schedule(static, 1) if (n > 65536)
     for (std::uint64_t c = 0; c < chunks; ++c) {
         std::uint64_t* cnt = counts.data() + c * P;
         for (std::uint64_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i)
@@ -284,7 +284,7 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
     }
     const std::uint64_t M = offsets[P];
     std::unique_ptr<std::uint64_t[]> hashes(new std::uint64_t[n > 0 ? n : 1]);
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#pragma omp parallel for num_threads(threads) schedule(static, 1) if (n > 65536)
     for (std::uint64_t c = 0; c < chunks; ++c) {
         std::uint64_t* cur = counts.data() + c * P;
         for (std::uint64_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i) {
@@ -300,7 +300,7 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
     std::atomic<int> status{0};  // 0 ok, 1 fail, 2 duplicate
     std::exception_ptr error;
     std::mutex error_mutex;
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(threads) if (P > 1)
     {
         Workspace ws;
 #pragma omp for schedule(dynamic, 1)
