@@ -9,10 +9,14 @@
 //   dec us     median time to decode ONE block with a warm ZSTD_DCtx (what a cold probe pays)
 //   dec MB/s   single-thread bulk decode throughput (what read_values pays per core)
 //
-// Usage: konane_format_measure [MiB per data set, default 16]
+// Usage: konane_format_measure [MiB per data set, default 16] [table.kbt ...]
+// Without tables it measures the synthetic data sets below; each table given instead adds a
+// data set of real values: all its layers concatenated, cut to the given size.
 // Output is deterministic apart from the timings (fixed PRNG seeds).
 
 #include <zstd.h>
+
+#include "format/table.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -140,10 +144,24 @@ int main(int argc, char** argv) {
     const std::size_t mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 16;
     const std::size_t n = mib << 20;
     std::vector<DataSet> sets;
-    sets.push_back({"geom(0.45)", geometric_depths(n, 0.45, 1)});
-    sets.push_back({"normal(14,4)", normal_depths(n, 14.0, 4.0, 2)});
-    sets.push_back({"skewed90", skewed_depths(n, 3)});
-    sets.push_back({"fp16-random", random_fingerprints(n, 4)});
+    for (int i = 2; i < argc; ++i) {
+        const auto t = konane::format::Table::open(argv[i]);
+        DataSet real{
+            std::to_string(t->meta().rows) + "x" + std::to_string(t->meta().cols) + "-real", {}};
+        for (std::size_t l = 0; l < t->layers().size(); ++l) {
+            std::vector<std::uint8_t> v;
+            t->read_values(l, v);
+            real.bytes.insert(real.bytes.end(), v.begin(), v.end());
+        }
+        if (real.bytes.size() > n) real.bytes.resize(n);
+        sets.push_back(std::move(real));
+    }
+    if (sets.empty()) {  // no table given: the synthetic data sets
+        sets.push_back({"geom(0.45)", geometric_depths(n, 0.45, 1)});
+        sets.push_back({"normal(14,4)", normal_depths(n, 14.0, 4.0, 2)});
+        sets.push_back({"skewed90", skewed_depths(n, 3)});
+        sets.push_back({"fp16-random", random_fingerprints(n, 4)});
+    }
     std::printf("%-12s %7s %5s %8s %10s %9s %9s\n", "data", "block", "level", "ratio", "comp MB/s",
                 "dec us", "dec MB/s");
     for (const auto& s : sets) {

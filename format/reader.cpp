@@ -125,7 +125,9 @@ struct Table::Impl {
     std::vector<BlockEntry> blocks;
     std::uint64_t lt_offset = 0, lt_size = 0, bi_offset = 0, bi_size = 0, lt_xxh = 0, bi_xxh = 0;
     std::uint64_t file_lo = 0, file_hi = 0;
-    std::unique_ptr<std::atomic<std::uint8_t>[]> mphf_state;  // 0 unchecked, 1 good, 2 bad
+    // Per layer: the MPHF blob checksum is computed once (mphf_once), its result kept here.
+    std::unique_ptr<std::once_flag[]> mphf_once;
+    std::unique_ptr<bool[]> mphf_good;
     mutable BlockCache cache;
 
     ~Impl() {
@@ -440,7 +442,8 @@ void Table::Impl::validate(const Expect& expect) {
     if (next_block != nblocks)
         bad("block index",
             std::to_string(nblocks) + " blocks, but the layers use " + std::to_string(next_block));
-    mphf_state = std::make_unique<std::atomic<std::uint8_t>[]>(layer_count);
+    mphf_once = std::make_unique<std::once_flag[]>(layer_count);
+    mphf_good = std::make_unique<bool[]>(layer_count);
 }
 
 Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -512,14 +515,10 @@ std::span<const std::uint8_t> Table::mphf_blob(std::size_t layer) const {
     const Impl& t = *impl_;
     t.check_layer(layer);
     const LayerLoc& L = t.locs[layer];
-    auto& state = t.mphf_state[layer];
-    std::uint8_t s = state.load(std::memory_order_acquire);
-    if (s == 0) {
-        const std::uint64_t h = xxh3_64(t.base + L.mphf_offset, L.mphf_size);
-        s = h == L.mphf_xxh ? 1 : 2;
-        state.store(s, std::memory_order_release);
-    }
-    if (s != 1)
+    std::call_once(t.mphf_once[layer], [&] {
+        t.mphf_good[layer] = xxh3_64(t.base + L.mphf_offset, L.mphf_size) == L.mphf_xxh;
+    });
+    if (!t.mphf_good[layer])
         t.bad(t.layer_name(layer) + ": MPHF",
               "checksum mismatch (layer table says " + hex64(L.mphf_xxh) + ")");
     return {t.base + L.mphf_offset, static_cast<std::size_t>(L.mphf_size)};

@@ -156,7 +156,9 @@ class Table {
     /// size, header / trailer / layer table / block index checksums, every offset, length and
     /// count, the canonical placement of every section, zero padding, and `expect`.
     /// Does not read the data blocks (checked on first decode) nor the whole-file hash (see
-    /// verify_checksums).
+    /// verify_checksums). The file must not be truncated in place while open (the writer
+    /// never does that: it renames a new file over the old one, and the mapping keeps the old
+    /// one alive); a file shrunk under a live mapping raises SIGBUS on access, as with any mmap.
     /// @throws FormatError "<path>: <section>: <what is wrong>" for an empty, truncated,
     ///         damaged or foreign file, a directory, or a table not matching `expect`
     static std::shared_ptr<const Table> open(const std::filesystem::path& path,
