@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
@@ -241,6 +242,42 @@ TEST_CASE("format: round trip with 8-bit and without fingerprints, empty layer",
         write_table(p, meta, layers, 3);
         check_contents(*Table::open(p), meta, layers);
     }
+}
+
+TEST_CASE("format: a layer larger than one writer batch (32 MiB raw)", "[format]") {
+    TempDir dir;
+    TableMeta meta = base_meta(8);
+    meta.value_level = 1;  // keep the test fast; the layout does not depend on the level
+    meta.fingerprint_level = 1;
+    const std::uint64_t n = (std::uint64_t{32} << 20) + 16384 * 3 + 17;
+    SynthLayer l;
+    l.info = {9, n, n};
+    l.blob.assign(64, 0xA5);
+    l.values.resize(n);
+    l.fp.resize(n);
+    std::uint64_t x = 88172645463325252ull;  // xorshift64: cheap, skewed values
+    for (std::uint64_t i = 0; i < n; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        l.values[i] = static_cast<std::uint8_t>(std::countr_zero(x | (1ull << 40)));
+        l.fp[i] = static_cast<std::uint16_t>(x >> 56);
+    }
+    const fs::path p = dir / "big.kbt";
+    write_table(p, meta, {l}, 2);
+    const auto t = Table::open(p);
+    std::vector<std::uint8_t> v;
+    t->read_values(0, v);
+    REQUIRE(v == l.values);
+    std::vector<std::uint16_t> f;
+    t->read_fingerprints(0, f);
+    REQUIRE(f == l.fp);
+    bool ok = true;
+    for (std::uint64_t s :
+         {std::uint64_t{0}, n / 2, (std::uint64_t{32} << 20) - 1, std::uint64_t{32} << 20, n - 1})
+        ok = ok && t->value(0, s) == l.values[s] && t->fingerprint(0, s) == l.fp[s];
+    REQUIRE(ok);
+    REQUIRE(t->verify_checksums().ok);
 }
 
 TEST_CASE("format: output is identical for any thread count", "[format]") {
