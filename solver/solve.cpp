@@ -21,8 +21,8 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Solves one layer: depth[mphf(key)] for every key, from the children's depths in `lookup`.
-// Positions go in batches: first every child's depth is located (canonical key, perfect hash)
-// and prefetched, then read, so that the cache misses of a batch overlap.
+// Positions go in batches of kBatch, in three passes (canonical keys and pilot prefetches,
+// slots and depth prefetches, depths), so that the cache misses of a batch overlap.
 void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
                  const std::vector<std::uint64_t>& keys, int threads, const ProgressFn& progress) {
     constexpr std::int64_t kBatch = 32;
@@ -34,23 +34,29 @@ void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
     int max_depth = 0;
 #pragma omp parallel num_threads(threads) if (n > 8192) reduction(max : max_depth)
     {
+        std::vector<SolvedLookup::Pending> pending;
         std::vector<const Depth*> where;
         std::vector<std::uint8_t> owner;
+        pending.reserve(kBatch * 64);
         where.reserve(kBatch * 64);
         owner.reserve(kBatch * 64);
 #pragma omp for schedule(dynamic, 64)
         for (std::int64_t batch = 0; batch < batches; ++batch) {
             const std::int64_t lo = batch * kBatch, hi = std::min(n, lo + kBatch);
-            where.clear();
+            pending.clear();
             owner.clear();
+            // 1: canonical keys of every child; prefetch their pilots (and our own keys').
             for (std::int64_t i = lo; i < hi; ++i) {
+                mph.prefetch(keys[i]);
                 for_each_jump(b, position_of_key(keys[i]), [&](Move, Position c) {
-                    const Depth* d = lookup.locate(c);
-                    __builtin_prefetch(d);
-                    where.push_back(d);
+                    pending.push_back(lookup.start(c));
                     owner.push_back(static_cast<std::uint8_t>(i - lo));
                 });
             }
+            // 2: slots; prefetch the depths.
+            where.resize(pending.size());
+            for (std::size_t j = 0; j < pending.size(); ++j) where[j] = lookup.finish(pending[j]);
+            // 3: combine (rules.md "Values").
             DepthAccumulator acc[kBatch];
             for (std::size_t j = 0; j < where.size(); ++j) acc[owner[j]].add(*where[j]);
             for (std::int64_t i = lo; i < hi; ++i) {

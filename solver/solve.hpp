@@ -56,6 +56,25 @@ public:
     void add(const SolvedLayer& l) { add(l.pieces, l.mphf.view(), l.depth.data()); }
     void remove(int pieces) { layers_[pieces] = {}; }
     const SymmetryGroup& group() const { return group_; }
+    /// A child being looked up in two steps, so that a batch can overlap its cache misses:
+    /// start() canonicalises and prefetches the perfect hash's pilot, finish() computes the slot
+    /// and prefetches the depth.
+    struct Pending {
+        std::uint64_t key;
+        int pieces;
+    };
+    Pending start(Position p) const {
+        const Pending q{group_.canonical_key(p), std::popcount(p.occ)};
+        layers_[q.pieces].mphf.prefetch(q.key);
+        return q;
+    }
+    const Depth* finish(const Pending& q) const {
+        const Entry& e = layers_[q.pieces];
+        const Depth* d = e.depth + e.mphf(q.key);
+        __builtin_prefetch(d);
+        return d;
+    }
+
     /// Where the depth of position p is held; p must be stored in an added layer (not checked).
     const Depth* locate(Position p) const {
         const std::uint64_t k = group_.canonical_key(p);
