@@ -204,7 +204,7 @@ bool reading_everything_throws(const Table& t) {
 
 }  // namespace
 
-TEST_CASE("format: round trip value by value, 16-bit fingerprints", "[format]") {
+TEST_CASE("format: round trip value by value with 16-bit fingerprints", "[format]") {
     TempDir dir;
     const TableMeta meta = base_meta(16);
     // Block boundaries: values blocks hold 16384 slots, fingerprint blocks 8192.
@@ -225,7 +225,7 @@ TEST_CASE("format: round trip value by value, 16-bit fingerprints", "[format]") 
     check_contents(*t, meta, layers);
 }
 
-TEST_CASE("format: round trip with 8-bit and without fingerprints, empty layer", "[format]") {
+TEST_CASE("format: round trip with 8-bit or no fingerprints and an empty layer", "[format]") {
     TempDir dir;
     for (unsigned bits : {0u, 8u}) {
         INFO("fingerprint bits " << bits);
@@ -323,8 +323,9 @@ TEST_CASE("format: concurrent probes through the block cache", "[format]") {
     REQUIRE(wrong == 0);
 }
 
-TEST_CASE("format: every byte of header, layer table, block index and trailer is checked on open",
-          "[format]") {
+TEST_CASE(
+    "format: every byte of header and layer table and block index and trailer is checked on open",
+    "[format]") {
     TempDir dir;
     const TableMeta meta = small_meta();
     const auto layers = small_layers();
@@ -414,7 +415,8 @@ TEST_CASE("format: damage in the data area is caught on decode and by verify", "
     REQUIRE(caught_on_open < static_cast<int>(positions.size()));
 }
 
-TEST_CASE("format: a damaged block names layer, section and block; others still work", "[format]") {
+TEST_CASE("format: a damaged block names layer and section and block while others still work",
+          "[format]") {
     TempDir dir;
     TableMeta meta = base_meta(16);
     meta.value_block_slots = 64;
@@ -471,7 +473,8 @@ TEST_CASE("format: truncated and extended files are refused", "[format]") {
     REQUIRE_THAT(open_error(cut), Catch::Contains("trailer") && Catch::Contains("file size"));
 }
 
-TEST_CASE("format: empty, directory, random and foreign files are refused clearly", "[format]") {
+TEST_CASE("format: empty or random or foreign files and directories are refused clearly",
+          "[format]") {
     TempDir dir;
     const fs::path p = dir / "x.kbt";
     REQUIRE_THAT(open_error(dir / "missing.kbt"),
@@ -593,7 +596,7 @@ TEST_CASE("format: unwritable targets fail cleanly", "[format]") {
     REQUIRE(dir.entries() == std::vector<std::string>{"d.kbt", "plain"});
 }
 
-TEST_CASE("format: an abandoned writer leaves nothing; an old table survives", "[format]") {
+TEST_CASE("format: an abandoned writer leaves nothing and an old table survives", "[format]") {
     TempDir dir;
     const fs::path p = dir / "t.kbt";
     {
