@@ -85,7 +85,7 @@ TEST_CASE("mphf: tiny and random key sets are bijections", "[mphf]") {
     REQUIRE(Mphf()(7) == 0);
 }
 
-TEST_CASE("mphf: one million random keys, under 3 bits per key", "[mphf]") {
+TEST_CASE("mphf: one million random keys and under 3 bits per key", "[mphf]") {
     const auto keys = random_keys(1000000, 7);
     const Mphf f = Mphf::build(keys);
     check_bijection(f.view(), keys);

@@ -166,7 +166,7 @@ std::string shq(const std::string& s) { return "'" + s + "'"; }
 
 }  // namespace
 
-TEST_CASE("probe: values, depths and moves equal the reference on random positions", "[probe]") {
+TEST_CASE("probe: values and depths and moves equal the reference on random positions", "[probe]") {
     for (const TableSpec& spec : table_specs()) {
         INFO(spec_name(spec));
         const auto t0 = std::chrono::steady_clock::now();
@@ -450,7 +450,7 @@ TEST_CASE("search: agrees with the reference on any position and with the tables
     CHECK(sj.value(Board::make(4, 4).start()) == Value{false, 0});
 }
 
-TEST_CASE("cli: probe, analyse and solve", "[probe][cli]") {
+TEST_CASE("cli: probe and analyse and solve", "[probe][cli]") {
     const std::string file = table_file(4, 4, Ruleset::Brainking).string();
     const Tablebase& tb = table(4, 4, Ruleset::Brainking);
     const Board& b = tb.board();

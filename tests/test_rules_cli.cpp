@@ -38,7 +38,7 @@ Run konane_cli(const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("CLI: konane moves, text and JSON", "[cli]") {
+TEST_CASE("CLI: konane moves and text and JSON", "[cli]") {
     const Run json = konane_cli("moves '..xo/oxox/xoxo/oxox b' --json");
     CHECK(json.code == 0);
     CHECK(json.out ==

@@ -66,7 +66,7 @@ TEST_CASE("Jumps: no turning within a move", "[rules]") {
     check_moves(".../..o/.ox b", {"c1-c3", "c1-a1"});
 }
 
-TEST_CASE("Jumps: corners and edges, both directions of a corner", "[rules]") {
+TEST_CASE("Jumps: corners and edges and both directions of a corner", "[rules]") {
     // 5x5: x a1 with o a2, o a4 above and o b1, o d1 to the right.
     const std::string corner = "...../o..../...../o..../xo.o. b";
     check_moves(corner, {"a1-a3", "a1-a5", "a1-c1", "a1-e1"});
@@ -194,7 +194,7 @@ TEST_CASE("legal_moves equals the reference on random reachable positions of eve
     CHECK(positions > 50000);
 }
 
-TEST_CASE("Stages: full board, one hole, play", "[rules]") {
+TEST_CASE("Stages: full board and one hole and play", "[rules]") {
     for (int rows = 1; rows <= 8; ++rows) {
         for (int cols = 1; cols <= 8; ++cols) {
             const Board b = Board::make(rows, cols);

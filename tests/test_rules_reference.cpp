@@ -38,7 +38,7 @@ using Names = std::vector<std::string>;
 
 }  // namespace
 
-TEST_CASE("8x8 brainking: Black removes a8, d5, e4 or h1", "[rules][facts]") {
+TEST_CASE("8x8 brainking: Black removes a8 and d5 and e4 or h1", "[rules][facts]") {
     const Board b = Board::make(8, 8);
     const Names want{"a8", "d5", "e4", "h1"};
     CHECK(core_move_names(b, Ruleset::Brainking, b.start()) == want);
@@ -46,7 +46,7 @@ TEST_CASE("8x8 brainking: Black removes a8, d5, e4 or h1", "[rules][facts]") {
     CHECK(ref_move_names(rb, ref::Rules::Brainking, ref::full_board(rb)) == want);
 }
 
-TEST_CASE("8x8 brainking: after a8 White removes b8 or a7; after a8 b8 Black has only a6-a8",
+TEST_CASE("8x8 brainking: after a8 White removes b8 or a7 then after a8 b8 Black has only a6-a8",
           "[rules][facts]") {
     const Board b = Board::make(8, 8);
     const Game g1 = parse_game(b, Ruleset::Brainking, "a8");
@@ -85,7 +85,7 @@ TEST_CASE("2x2: Black has no move after the removals and loses", "[rules][facts]
     }
 }
 
-TEST_CASE("6x6 brainking: Black removes a6, f1, c4 or d3", "[rules][facts]") {
+TEST_CASE("6x6 brainking: Black removes a6 and f1 and c4 or d3", "[rules][facts]") {
     const Board b = Board::make(6, 6);
     const Names want{"a6", "c4", "d3", "f1"};
     CHECK(core_move_names(b, Ruleset::Brainking, b.start()) == want);
@@ -105,7 +105,7 @@ TEST_CASE("4x4: '..xo/oxox/xoxo/oxox b' is the position after a4 b4", "[rules][f
     CHECK(ref::to_core(rb, p) == g.positions.back());
 }
 
-TEST_CASE("4x4 brainking: 3,858 raw positions and 975 classes are reachable", "[rules][facts][reference]") {
+TEST_CASE("4x4 brainking: 3858 raw positions and 975 classes are reachable", "[rules][facts][reference]") {
     const ref::RefBoard rb(4, 4);
     const ref::Reachable e = ref::enumerate_reachable(rb, ref::Rules::Brainking);
     CHECK(e.raw.size() == 3858);
@@ -162,7 +162,7 @@ TEST_CASE("4x4 brainking: White wins", "[rules][facts][reference]") {
     }
 }
 
-TEST_CASE("Reference values: LOSS depths even, WIN depths odd, definitions hold", "[reference]") {
+TEST_CASE("Reference values: LOSS depths even and WIN depths odd and definitions hold", "[reference]") {
     for (auto [r, c] : {std::pair{4, 4}, std::pair{3, 5}, std::pair{4, 5}}) {
         const ref::RefBoard rb(r, c);
         ref::RefMemo memo(rb, ref::Rules::Any);

@@ -36,7 +36,7 @@ std::vector<Position> core_orbit(const ref::RefBoard& rb, const std::vector<ref:
 
 }  // namespace
 
-TEST_CASE("SymmetryGroup: the elements are the plain symmetries, colour swaps as derived",
+TEST_CASE("SymmetryGroup: the elements are the plain symmetries and colour swaps as derived",
           "[symmetry][reference]") {
     for (int rows = 1; rows <= 8; ++rows) {
         for (int cols = 1; cols <= 8; ++cols) {

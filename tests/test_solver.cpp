@@ -120,7 +120,7 @@ TEST_CASE("5x5 and 4x6 brainking: counts and values equal the reference", "[solv
     check_against_reference(4, 6, Ruleset::Brainking);
 }
 
-TEST_CASE("4x4 brainking: 975 classes and 3,858 raw positions (rules.md)", "[solver]") {
+TEST_CASE("4x4 brainking: 975 classes and 3858 raw positions (rules.md)", "[solver]") {
     solver::GenerateOptions o;
     o.board = Board::make(4, 4);
     const auto rep = solver::generate(o);
@@ -128,7 +128,7 @@ TEST_CASE("4x4 brainking: 975 classes and 3,858 raw positions (rules.md)", "[sol
     CHECK(rep.raw == 3858);
 }
 
-TEST_CASE("opening verdicts of rules.md: White wins 4x4, Black wins 5x5 from corner and centre",
+TEST_CASE("opening verdicts of rules.md: White wins 4x4 and Black wins 5x5 from corner and centre",
           "[solver][openings]") {
     TempDir dir;
     for (int n : {4, 5}) {
