@@ -5,13 +5,18 @@
 
 namespace konane {
 
-const char* color_name(Color c) { return c == Color::Black ? "black" : "white"; }
+const char* color_name(Color c) {
+    return c == Color::Black ? "black" : "white";
+}
 
 const char* ruleset_name(Ruleset r) {
     switch (r) {
-        case Ruleset::Brainking: return "brainking";
-        case Ruleset::Center: return "center";
-        case Ruleset::Any: return "any";
+        case Ruleset::Brainking:
+            return "brainking";
+        case Ruleset::Center:
+            return "center";
+        case Ruleset::Any:
+            return "any";
     }
     return "?";
 }
@@ -67,7 +72,9 @@ Board Board::parse(std::string_view text) {
     return make(r, c);
 }
 
-std::string Board::name() const { return std::to_string(rows) + "x" + std::to_string(cols); }
+std::string Board::name() const {
+    return std::to_string(rows) + "x" + std::to_string(cols);
+}
 
 std::uint64_t Board::centre() const {
     std::uint64_t m = 0;
@@ -88,9 +95,12 @@ std::uint64_t Board::corners() const {
 std::uint64_t Board::black_removals(Ruleset r) const {
     const std::uint64_t black = color[static_cast<int>(Color::Black)];
     switch (r) {
-        case Ruleset::Brainking: return (corners() | centre()) & black;
-        case Ruleset::Center: return centre() & black;
-        case Ruleset::Any: return black;
+        case Ruleset::Brainking:
+            return (corners() | centre()) & black;
+        case Ruleset::Center:
+            return centre() & black;
+        case Ruleset::Any:
+            return black;
     }
     return 0;
 }

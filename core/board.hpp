@@ -14,7 +14,9 @@ namespace konane {
 enum class Color : std::uint8_t { Black = 0, White = 1 };
 
 /// The other side.
-constexpr Color other(Color c) { return c == Color::Black ? Color::White : Color::Black; }
+constexpr Color other(Color c) {
+    return c == Color::Black ? Color::White : Color::Black;
+}
 
 /// "black" or "white".
 const char* color_name(Color c);
@@ -106,7 +108,9 @@ inline std::uint64_t opponent_pieces(const Board& b, Position p) {
 }
 
 /// Number of pieces on the board.
-inline int piece_count(Position p) { return std::popcount(p.occ); }
+inline int piece_count(Position p) {
+    return std::popcount(p.occ);
+}
 
 /// The tablebase key of a position on a board of at most 63 squares: bits 0..62 the occupied
 /// squares, bit 63 set when White is to move (equivalently: when the mover's pieces stand on

@@ -8,9 +8,8 @@ bool has_jump(const Board& b, Position p) {
     const std::uint64_t empty = b.all & ~p.occ;
     for (int d = 0; d < 4; ++d) {
         const int s = b.step[d];
-        const std::uint64_t jumpable =
-            b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))
-                                   : (opp << -s) & (empty << (-2 * s)));
+        const std::uint64_t jumpable = b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))
+                                                              : (opp << -s) & (empty << (-2 * s)));
         if (mine & jumpable) return true;
     }
     return false;
@@ -35,8 +34,7 @@ std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p) {
         const int s = std::countr_zero(removable);
         removable &= removable - 1;
         const auto sq = static_cast<std::uint8_t>(s);
-        out.push_back(
-            {Move{sq, sq}, Position{p.occ & ~(std::uint64_t{1} << s), other(p.to_move)}});
+        out.push_back({Move{sq, sq}, Position{p.occ & ~(std::uint64_t{1} << s), other(p.to_move)}});
     }
     return out;
 }
@@ -58,7 +56,8 @@ std::uint64_t perft(const Board& b, Ruleset r, Position p, int depth) {
     if (depth == 0) return 1;
     if (stage_of(b, p) == Stage::Play) return perft_play(b, p, depth);
     std::uint64_t n = 0;
-    for (const auto& mc : legal_moves(b, r, p)) n += perft(b, r, mc.child, depth - 1);
+    for (const auto& mc : legal_moves(b, r, p))
+        n += perft(b, r, mc.child, depth - 1);
     return n;
 }
 

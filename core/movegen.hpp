@@ -44,9 +44,8 @@ inline void for_each_jump(const Board& b, Position p, F&& f) {
     for (int d = 0; d < 4; ++d) {
         const int s = b.step[d];
         // jumpable: squares x with x+s an opponent piece, x+2s empty, x+2s on the board.
-        const std::uint64_t jumpable =
-            b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))
-                                   : (opp << -s) & (empty << (-2 * s)));
+        const std::uint64_t jumpable = b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))
+                                                              : (opp << -s) & (empty << (-2 * s)));
         std::uint64_t src = mine & jumpable;
         while (src) {
             const int from = std::countr_zero(src);

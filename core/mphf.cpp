@@ -22,7 +22,7 @@ using namespace mphf_detail;
 
 // ---- Construction parameters (not part of the format: B and the offsets are stored). ----
 constexpr std::uint64_t kPartKeys = std::uint64_t{1} << 16;  // target keys per partition
-constexpr std::uint64_t kLambdaNum = 7;                       // lambda = 7/2 = 3.5 keys/bucket
+constexpr std::uint64_t kLambdaNum = 7;                      // lambda = 7/2 = 3.5 keys/bucket
 constexpr std::uint64_t kLambdaDen = 2;
 constexpr int kMaxAttempts = 32;
 constexpr std::size_t kRecent = 16;  // recently placed buckets that may not be evicted
@@ -63,15 +63,15 @@ enum class PartStatus { kOk, kFail, kDuplicate };
 
 /// Per-thread scratch for building one partition.
 struct Workspace {
-    std::vector<std::uint64_t> h;        // keys' hashes grouped by bucket (h1, then h2)
-    std::vector<std::uint32_t> bucket;   // bucket of each input hash
-    std::vector<std::uint32_t> bstart;   // B+1 bucket boundaries into h
-    std::vector<std::uint32_t> owner;    // per slot: bucket+1, or 0 when free
-    std::vector<std::uint32_t> order;    // buckets by decreasing size
+    std::vector<std::uint64_t> h;       // keys' hashes grouped by bucket (h1, then h2)
+    std::vector<std::uint32_t> bucket;  // bucket of each input hash
+    std::vector<std::uint32_t> bstart;  // B+1 bucket boundaries into h
+    std::vector<std::uint32_t> owner;   // per slot: bucket+1, or 0 when free
+    std::vector<std::uint32_t> order;   // buckets by decreasing size
     std::vector<std::uint32_t> size_cnt;
-    std::vector<std::uint64_t> slots;    // scratch, one per key of a bucket
+    std::vector<std::uint64_t> slots;  // scratch, one per key of a bucket
     std::vector<std::uint64_t> slots2;
-    std::vector<std::uint32_t> owners;   // scratch: distinct colliding buckets
+    std::vector<std::uint32_t> owners;  // scratch: distinct colliding buckets
 };
 
 /// Builds partition `part`: hashes src[0..np) (h1 values of its keys, any order), B buckets,
@@ -99,7 +99,8 @@ PartStatus build_partition(const std::uint64_t* src, std::uint64_t np, std::uint
     {
         std::vector<std::uint32_t>& pos = ws.order;  // reuse as cursor array
         pos.assign(ws.bstart.begin(), ws.bstart.end() - 1);
-        for (std::uint64_t i = 0; i < np; ++i) ws.h[pos[ws.bucket[i]]++] = src[i];
+        for (std::uint64_t i = 0; i < np; ++i)
+            ws.h[pos[ws.bucket[i]]++] = src[i];
     }
     for (std::uint64_t b = 0; b < B; ++b) {
         std::uint64_t* first = ws.h.data() + ws.bstart[b];
@@ -119,12 +120,14 @@ PartStatus build_partition(const std::uint64_t* src, std::uint64_t np, std::uint
         }
         for (std::uint64_t* i = first + 1; i < last; ++i)
             if (*i == *(i - 1)) return PartStatus::kDuplicate;
-        for (std::uint64_t* i = first; i < last; ++i) *i = hash2(*i);
+        for (std::uint64_t* i = first; i < last; ++i)
+            *i = hash2(*i);
     }
 
     // 2. Buckets by decreasing size (ties: increasing index).
     ws.size_cnt.assign(max_size + 2, 0);
-    for (std::uint64_t b = 0; b < B; ++b) ++ws.size_cnt[ws.bstart[b + 1] - ws.bstart[b]];
+    for (std::uint64_t b = 0; b < B; ++b)
+        ++ws.size_cnt[ws.bstart[b + 1] - ws.bstart[b]];
     {
         std::uint32_t acc = 0;  // prefix sums from the largest size down
         for (std::uint64_t s = max_size + 1; s-- > 0;) {
@@ -173,7 +176,8 @@ PartStatus build_partition(const std::uint64_t* src, std::uint64_t np, std::uint
                 pilots[b] = static_cast<std::uint8_t>(p);
                 return true;
             }
-            for (std::uint32_t j = 0; j < i; ++j) owner[s[j]] = 0;
+            for (std::uint32_t j = 0; j < i; ++j)
+                owner[s[j]] = 0;
         }
         // Slow path: evict the cheapest set of other buckets (sum of squared sizes). Recently
         // placed buckets are protected against eviction cycles, unless no pilot avoids them.
@@ -186,7 +190,8 @@ PartStatus build_partition(const std::uint64_t* src, std::uint64_t np, std::uint
             std::uint64_t best_score = ~std::uint64_t{0};
             for (std::uint64_t j = 0; j < kNumPilots; ++j) {
                 const std::uint64_t p = (start + j) % kNumPilots;
-                for (std::uint32_t i = 0; i < k; ++i) t[i] = slot_in_part(hb[i], p, m);
+                for (std::uint32_t i = 0; i < k; ++i)
+                    t[i] = slot_in_part(hb[i], p, m);
                 std::sort(t, t + k);
                 if (std::adjacent_find(t, t + k) != t + k) continue;  // internal collision
                 std::uint64_t score = 0;
@@ -196,10 +201,12 @@ PartStatus build_partition(const std::uint64_t* src, std::uint64_t np, std::uint
                     const std::uint32_t o = owner[t[i]];
                     if (o == 0) continue;
                     bool seen = false;
-                    for (std::uint32_t q = 0; q < nown; ++q) seen |= owners[q] == o;
+                    for (std::uint32_t q = 0; q < nown; ++q)
+                        seen |= owners[q] == o;
                     if (seen) continue;
                     if (protect)
-                        for (std::size_t q = 0; q < kRecent; ++q) ok &= recent[q] != o - 1;
+                        for (std::size_t q = 0; q < kRecent; ++q)
+                            ok &= recent[q] != o - 1;
                     if (!ok) break;
                     owners[nown++] = o;
                     const std::uint64_t os = bsize(o - 1);
@@ -224,7 +231,8 @@ PartStatus build_partition(const std::uint64_t* src, std::uint64_t np, std::uint
                 heap.push((static_cast<std::uint64_t>(bsize(ob)) << 32) | ~ob);
             }
         }
-        for (std::uint32_t i = 0; i < k; ++i) owner[slot_in_part(hb[i], best_p, m)] = tag;
+        for (std::uint32_t i = 0; i < k; ++i)
+            owner[slot_in_part(hb[i], best_p, m)] = tag;
         pilots[b] = static_cast<std::uint8_t>(best_p);
         return true;
     };
@@ -308,9 +316,9 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
             if (status.load(std::memory_order_relaxed) != 0) continue;
             try {
                 const std::uint64_t np = part_begin[p + 1] - part_begin[p];
-                const PartStatus st = build_partition(
-                    hashes.get() + part_begin[p], np, P, B, offsets[p + 1] - offsets[p],
-                    offsets[p], pilots.data() + p * B, ws, free_slots[p]);
+                const PartStatus st = build_partition(hashes.get() + part_begin[p], np, P, B,
+                                                      offsets[p + 1] - offsets[p], offsets[p],
+                                                      pilots.data() + p * B, ws, free_slots[p]);
                 if (st == PartStatus::kDuplicate) status.store(2);
                 if (st == PartStatus::kFail) {
                     int expected = 0;
@@ -336,13 +344,14 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
     const std::uint64_t remap_words = words_for_bytes(static_cast<unsigned __int128>(R) * W);
     const std::uint64_t total = kHeaderWords + off_words + pilot_words + remap_words;
     std::vector<std::uint64_t> words(total, 0);
-    std::uint8_t* remap = reinterpret_cast<std::uint8_t*>(words.data() + kHeaderWords +
-                                                          off_words + pilot_words);
+    std::uint8_t* remap =
+        reinterpret_cast<std::uint8_t*>(words.data() + kHeaderWords + off_words + pilot_words);
     {
         std::vector<std::uint64_t> free_lo;
         std::vector<std::uint64_t> free_hi;
         for (auto& v : free_slots) {
-            for (std::uint64_t s : v) (s < n ? free_lo : free_hi).push_back(s);
+            for (std::uint64_t s : v)
+                (s < n ? free_lo : free_hi).push_back(s);
             v = {};
         }
         if (free_lo.size() + free_hi.size() != R)
@@ -369,8 +378,7 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
     words[6] = M;
     words[7] = W;
     std::memcpy(words.data() + kHeaderWords, offsets.data(), off_words * 8);
-    if (P * B > 0)
-        std::memcpy(words.data() + kHeaderWords + off_words, pilots.data(), P * B);
+    if (P * B > 0) std::memcpy(words.data() + kHeaderWords + off_words, pilots.data(), P * B);
     words[8] = checksum(words.data(), words.size());
     return words;
 }

@@ -88,7 +88,9 @@ inline std::uint64_t hash1(std::uint64_t key, std::uint64_t seed) {
 }
 
 /// Second key hash (slot position), derived from hash1.
-inline std::uint64_t hash2(std::uint64_t h1) { return fmix64(h1 ^ 0x6A09E667F3BCC909ull); }
+inline std::uint64_t hash2(std::uint64_t h1) {
+    return fmix64(h1 ^ 0x6A09E667F3BCC909ull);
+}
 
 /// Slot of a key with second hash h2 under pilot `pilot`, in [0, m).
 inline std::uint64_t slot_in_part(std::uint64_t h2, std::uint64_t pilot, std::uint64_t m) {
@@ -109,7 +111,7 @@ inline std::uint64_t bucket_map(std::uint64_t x) {
 /// A read-only view of a serialized MPHF (layout in the header comment of core/mphf.hpp).
 /// Does not own the bytes: works zero-copy over e.g. a memory-mapped file. Cheap to copy.
 class MphfView {
-public:
+  public:
     MphfView() = default;
 
     /// Validates `blob` (alignment, magic, version, header fields and section lengths consistent
@@ -130,7 +132,8 @@ public:
         const std::uint64_t h1 = hash1(key, seed_);
         const unsigned __int128 t = static_cast<unsigned __int128>(h1) * num_parts_;
         const std::uint64_t part = static_cast<std::uint64_t>(t >> 64);
-        const std::uint64_t bucket = mulhi(bucket_map(static_cast<std::uint64_t>(t)), buckets_per_part_);
+        const std::uint64_t bucket =
+            mulhi(bucket_map(static_cast<std::uint64_t>(t)), buckets_per_part_);
         __builtin_prefetch(pilots_ + part * buckets_per_part_ + bucket);
         __builtin_prefetch(offsets_ + part);
     }
@@ -165,7 +168,7 @@ public:
     /// Hash seed recorded in the blob (the build seed, or a deterministic derivative of it).
     std::uint64_t seed() const { return seed_; }
 
-private:
+  private:
     std::uint64_t remap_at(std::uint64_t i) const {
         if (remap_width_ == 4) {
             std::uint32_t v;
@@ -191,7 +194,7 @@ private:
 
 /// An owning MPHF: the serialized words plus a view over them.
 class Mphf {
-public:
+  public:
     /// Default build seed.
     static constexpr std::uint64_t kDefaultSeed = 0x4B6F6E616E654D50ull;
 
@@ -231,7 +234,7 @@ public:
     /// Serialized bits per key.
     double bits_per_key() const { return view_.bits_per_key(); }
 
-private:
+  private:
     explicit Mphf(std::vector<std::uint64_t> words);
     std::vector<std::uint64_t> words_;
     MphfView view_;

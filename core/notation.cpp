@@ -32,20 +32,24 @@ std::string format_position(const Board& b, Position p) {
 
 ParsedPosition parse_position(std::string_view text, const Board* expected) {
     // Trim surrounding white space.
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+        text.remove_prefix(1);
     while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\n' ||
                              text.back() == '\r')) {
         text.remove_suffix(1);
     }
-    if (text.empty()) throw NotationError("empty position: expected rows such as 'xoxo/oxox/... b'");
+    if (text.empty())
+        throw NotationError("empty position: expected rows such as 'xoxo/oxox/... b'");
     const auto space = text.find(' ');
     if (space == std::string_view::npos) {
-        throw NotationError("position '" + std::string(text) +
-                            "' has no side to move: expected a space then 'b' or 'w' after the rows");
+        throw NotationError(
+            "position '" + std::string(text) +
+            "' has no side to move: expected a space then 'b' or 'w' after the rows");
     }
     std::string_view rows_text = text.substr(0, space);
     std::string_view side_text = text.substr(space + 1);
-    while (!side_text.empty() && side_text.front() == ' ') side_text.remove_prefix(1);
+    while (!side_text.empty() && side_text.front() == ' ')
+        side_text.remove_prefix(1);
     if (side_text != "b" && side_text != "w") {
         throw NotationError("side to move '" + std::string(side_text) +
                             "' is not 'b' (Black) or 'w' (White)");
@@ -53,8 +57,8 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
     std::vector<std::string_view> rows;
     for (std::size_t start = 0;;) {
         const auto slash = rows_text.find('/', start);
-        rows.push_back(rows_text.substr(start, slash == std::string_view::npos ? std::string_view::npos
-                                                                              : slash - start));
+        rows.push_back(rows_text.substr(
+            start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
         if (slash == std::string_view::npos) break;
         start = slash + 1;
     }
@@ -74,9 +78,10 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
     for (int row = 0; row < R; ++row) {
         const int rank = R - row;
         if (static_cast<int>(rows[row].size()) != C) {
-            throw NotationError("rank " + std::to_string(rank) + " (row " + std::to_string(row + 1) +
-                                " from the top) has " + std::to_string(rows[row].size()) +
-                                " squares, expected " + std::to_string(C));
+            throw NotationError("rank " + std::to_string(rank) + " (row " +
+                                std::to_string(row + 1) + " from the top) has " +
+                                std::to_string(rows[row].size()) + " squares, expected " +
+                                std::to_string(C));
         }
         for (int f = 0; f < C; ++f) {
             const char ch = rows[row][f];
@@ -151,8 +156,8 @@ MoveChild parse_move(const Board& b, Ruleset r, Position p, std::string_view tex
     }
     const char* kind = stage_of(b, p) == Stage::Play ? "jump" : "removal";
     throw NotationError("'" + std::string(text) + "' is not a legal " + kind + " for " +
-                        color_name(p.to_move) + " in " + format_position(b, p) + " (legal: " +
-                        (legal.empty() ? "none" : legal) + ")");
+                        color_name(p.to_move) + " in " + format_position(b, p) +
+                        " (legal: " + (legal.empty() ? "none" : legal) + ")");
 }
 
 Game parse_game(const Board& b, Ruleset r, std::string_view record, std::optional<Position> start) {

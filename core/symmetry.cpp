@@ -14,14 +14,22 @@ SymmetryGroup::SymmetryGroup(const Board& b) : board_(b) {
     // Coordinates: f = file 0..C-1, y = rank - 1 = 0..R-1. Each map returns (f', y').
     auto map = [&](int g, int f, int y) -> std::pair<int, int> {
         switch (g) {
-            case 0: return {f, y};                  // identity
-            case 1: return {C - 1 - f, R - 1 - y};  // 180-degree rotation
-            case 2: return {C - 1 - f, y};          // left-right mirror
-            case 3: return {f, R - 1 - y};          // top-bottom mirror
-            case 4: return {y, f};                  // diagonal mirror a1-h8
-            case 5: return {C - 1 - y, R - 1 - f};  // anti-diagonal mirror
-            case 6: return {y, C - 1 - f};          // quarter turn
-            default: return {C - 1 - y, f};         // quarter turn the other way
+            case 0:
+                return {f, y};  // identity
+            case 1:
+                return {C - 1 - f, R - 1 - y};  // 180-degree rotation
+            case 2:
+                return {C - 1 - f, y};  // left-right mirror
+            case 3:
+                return {f, R - 1 - y};  // top-bottom mirror
+            case 4:
+                return {y, f};  // diagonal mirror a1-h8
+            case 5:
+                return {C - 1 - y, R - 1 - f};  // anti-diagonal mirror
+            case 6:
+                return {y, C - 1 - f};  // quarter turn
+            default:
+                return {C - 1 - y, f};  // quarter turn the other way
         }
     };
     for (int g = 0; g < size_; ++g) {

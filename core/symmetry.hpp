@@ -18,7 +18,7 @@ namespace konane {
 /// Applying one symmetry costs ceil(squares / 8) table look-ups (one per byte of the
 /// occupancy), no per-square loop. Tables: size() x ceil(squares/8) x 256 words of 8 bytes.
 class SymmetryGroup {
-public:
+  public:
     explicit SymmetryGroup(const Board& b);
 
     const Board& board() const { return board_; }
@@ -33,15 +33,15 @@ public:
     std::uint64_t apply(int g, std::uint64_t occ) const {
         const std::uint64_t* t = &table_[static_cast<std::size_t>(g) * bytes_ * 256];
         std::uint64_t r = 0;
-        for (int j = 0; j < bytes_; ++j, t += 256) r |= t[(occ >> (8 * j)) & 0xff];
+        for (int j = 0; j < bytes_; ++j, t += 256)
+            r |= t[(occ >> (8 * j)) & 0xff];
         return r;
     }
 
     /// Image of a position under symmetry g: the occupancy mapped; the side to move exchanged
     /// when g swaps colour (the mover's pieces then stand on the other colour's squares).
     Position image(int g, Position p) const {
-        return Position{apply(g, p.occ),
-                        swaps_colour(g) ? other(p.to_move) : p.to_move};
+        return Position{apply(g, p.occ), swaps_colour(g) ? other(p.to_move) : p.to_move};
     }
 
     /// The canonical form of p: the least image of p over the group in the order of
@@ -69,7 +69,7 @@ public:
     /// True when the group has at least one colour-swapping symmetry.
     bool has_colour_swap() const { return swap_mask_ != 0; }
 
-private:
+  private:
     Board board_;
     int size_ = 0;
     int bytes_ = 0;

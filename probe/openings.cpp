@@ -31,8 +31,9 @@ Openings compute_openings(const Tablebase& tb) {
             }
         }
         // Without a reply White loses: Black wins at once.
-        const Value for_black = best_for_white ? Value{!best_for_white->win, best_for_white->depth + 1}
-                                               : Value{true, 1};
+        const Value for_black = best_for_white
+                                    ? Value{!best_for_white->win, best_for_white->depth + 1}
+                                    : Value{true, 1};
         if (!best_for_white) choice.winner = Color::Black;
         out.choices.push_back(choice);
         if (!best_for_black || better(for_black, *best_for_black)) {

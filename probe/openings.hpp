@@ -11,8 +11,8 @@ namespace konane {
 
 /// One pair of opening removals and the value of the position after it (Black to move).
 struct OpeningLine {
-    Move black;                ///< Black's removal
-    Move white;                ///< White's reply
+    Move black;  ///< Black's removal
+    Move white;  ///< White's reply
     Color winner = Color::Black;
     int depth = 0;  ///< depth to end in plies counted from Black's first jump
 };

@@ -59,8 +59,8 @@ struct Tablebase::State {
                 v = MphfView::from_bytes(blob);
             } catch (const std::exception& e) {
                 throw format::FormatError(table->path().string() + ": layer " +
-                                          std::to_string(info.pieces) + " perfect hash: " +
-                                          e.what());
+                                          std::to_string(info.pieces) +
+                                          " perfect hash: " + e.what());
             }
             if (v.size() != info.classes) {
                 throw format::FormatError(table->path().string() + ": layer " +
@@ -92,10 +92,18 @@ Tablebase Tablebase::open(const std::filesystem::path& path, const format::Expec
     return Tablebase(std::make_shared<const State>(std::move(table), b, r));
 }
 
-const Board& Tablebase::board() const { return state_->board; }
-Ruleset Tablebase::rules() const { return state_->rules; }
-const format::Table& Tablebase::table() const { return *state_->table; }
-const SymmetryGroup& Tablebase::group() const { return state_->group; }
+const Board& Tablebase::board() const {
+    return state_->board;
+}
+Ruleset Tablebase::rules() const {
+    return state_->rules;
+}
+const format::Table& Tablebase::table() const {
+    return *state_->table;
+}
+const SymmetryGroup& Tablebase::group() const {
+    return state_->group;
+}
 
 std::optional<Value> Tablebase::lookup(Position p) const {
     const State& s = *state_;
@@ -105,9 +113,8 @@ std::optional<Value> Tablebase::lookup(Position p) const {
     if (layer < 0) return std::nullopt;
     const std::uint64_t key = s.group.canonical_key(p);
     const std::uint64_t slot = s.view(layer)(key);
-    if (s.fingerprint_bits &&
-        s.table->fingerprint(static_cast<std::size_t>(layer), slot) !=
-            fingerprint(key, s.fingerprint_bits)) {
+    if (s.fingerprint_bits && s.table->fingerprint(static_cast<std::size_t>(layer), slot) !=
+                                  fingerprint(key, s.fingerprint_bits)) {
         return std::nullopt;
     }
     return Value::from_depth(s.table->value(static_cast<std::size_t>(layer), slot));
@@ -120,9 +127,12 @@ namespace {
 bool opening_reachable(const Board& b, Ruleset r, Position p) {
     if ((p.occ & ~b.all) != 0) return false;
     switch (stage_of(b, p)) {
-        case Stage::FullBoard: return true;
-        case Stage::OneHole: return (b.all & ~p.occ & b.black_removals(r)) != 0;
-        case Stage::Play: return false;
+        case Stage::FullBoard:
+            return true;
+        case Stage::OneHole:
+            return (b.all & ~p.occ & b.black_removals(r)) != 0;
+        case Stage::Play:
+            return false;
     }
     return false;
 }
@@ -145,7 +155,7 @@ std::optional<Value> Tablebase::value(Position p) const {
 
 std::vector<MoveValue> Tablebase::moves(Position p) const {
     const bool held = stage_of(board(), p) == Stage::Play ? lookup(p).has_value()
-                                                           : opening_reachable(board(), rules(), p);
+                                                          : opening_reachable(board(), rules(), p);
     if (!held) {
         throw NotStored("position " + format_position(board(), p) + " is not stored in " +
                         table().path().string() + " (not reachable on " + board().name() +
@@ -164,7 +174,9 @@ std::vector<MoveValue> Tablebase::moves(Position p) const {
     return out;
 }
 
-std::optional<MoveValue> Tablebase::best_move(Position p) const { return pick_best(moves(p)); }
+std::optional<MoveValue> Tablebase::best_move(Position p) const {
+    return pick_best(moves(p));
+}
 
 std::vector<MoveValue> Tablebase::perfect_line(Position p) const {
     std::vector<MoveValue> line;

@@ -33,7 +33,9 @@ struct Value {
 
 /// The value of a move for the player who makes it, from the value of the child position for
 /// the opponent: WIN when the child is a LOSS, depth 1 + the child's depth.
-constexpr Value move_value(const Value& child) { return Value{!child.win, child.depth + 1}; }
+constexpr Value move_value(const Value& child) {
+    return Value{!child.win, child.depth + 1};
+}
 
 /// A legal move with the value it leads to for the player who makes it: `value.win` when the
 /// child is a LOSS for the opponent, and `value.depth` = 1 + the child's depth, counted from
@@ -80,7 +82,7 @@ std::optional<MoveValue> pick_best(const std::vector<MoveValue>& moves);
 ///   table written with 0 fingerprint bits cannot tell them apart at all: look-ups of
 ///   unreachable positions then return arbitrary values.
 class Tablebase {
-public:
+  public:
     /// Opens a table file. `expect` may require a board size and ruleset.
     /// @throws format::FormatError "<file>: <section>: <problem>" for a missing, damaged or
     ///         foreign file, or a table not matching `expect`.
@@ -122,7 +124,7 @@ public:
     /// p when value(p) is a LOSS, its opponent otherwise). @throws NotStored, FormatError.
     std::vector<MoveValue> perfect_line(Position p) const;
 
-private:
+  private:
     struct State;
     explicit Tablebase(std::shared_ptr<const State> s) : state_(std::move(s)) {}
     std::shared_ptr<const State> state_;

@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace konane {
 
 namespace {
@@ -67,7 +66,8 @@ int Searcher::depth_of(Position p) {
         // Black to move (removals) onto the full board with White to move (jump stage, no
         // move), so the two must not share a memo entry; there are few such positions.
         Accumulator acc;
-        for (const auto& mc : children(p)) acc.add(depth_of(mc.child));
+        for (const auto& mc : children(p))
+            acc.add(depth_of(mc.child));
         return acc.result();
     }
     const Position key = group_.canonical(p);
@@ -76,7 +76,8 @@ int Searcher::depth_of(Position p) {
     if (table_) d = checked_table_depth(p);
     if (!d) {
         Accumulator acc;
-        for (const auto& mc : children(p)) acc.add(depth_of(mc.child));
+        for (const auto& mc : children(p))
+            acc.add(depth_of(mc.child));
         d = acc.result();
     }
     if (options_.max_positions && memo_.size() >= options_.max_positions) {
@@ -87,7 +88,9 @@ int Searcher::depth_of(Position p) {
     return *d;
 }
 
-Value Searcher::value(Position p) { return Value::from_depth(depth_of(p)); }
+Value Searcher::value(Position p) {
+    return Value::from_depth(depth_of(p));
+}
 
 std::vector<MoveValue> Searcher::moves(Position p) {
     std::vector<MoveValue> out;
@@ -97,7 +100,9 @@ std::vector<MoveValue> Searcher::moves(Position p) {
     return out;
 }
 
-std::optional<MoveValue> Searcher::best_move(Position p) { return pick_best(moves(p)); }
+std::optional<MoveValue> Searcher::best_move(Position p) {
+    return pick_best(moves(p));
+}
 
 std::vector<MoveValue> Searcher::perfect_line(Position p) {
     std::vector<MoveValue> line;
@@ -110,10 +115,14 @@ std::vector<MoveValue> Searcher::perfect_line(Position p) {
 
 const char* outcome_name(Outcome o) {
     switch (o) {
-        case Outcome::Black: return "black";
-        case Outcome::White: return "white";
-        case Outcome::First: return "first";
-        case Outcome::Second: return "second";
+        case Outcome::Black:
+            return "black";
+        case Outcome::White:
+            return "white";
+        case Outcome::First:
+            return "first";
+        case Outcome::Second:
+            return "second";
     }
     return "?";
 }

@@ -51,7 +51,7 @@ struct SearchOptions {
 /// Not thread-safe (the memo is mutable state); use one Searcher per thread. The Tablebase is
 /// shared (copied handle), not owned exclusively.
 class Searcher {
-public:
+  public:
     /// A searcher for board b. `table`, when given, must be of the same board (checked: throws
     /// std::invalid_argument naming both sizes); when options.rules differs from the table's,
     /// the table's values are still used for the Play stage, where the ruleset does not matter.
@@ -82,11 +82,11 @@ public:
     /// Empties the memo.
     void clear() { memo_.clear(); }
 
-private:
+  private:
     struct PosHash {
         std::size_t operator()(const Position& p) const {
-            std::uint64_t h = (p.occ ^ (static_cast<std::uint64_t>(p.to_move) << 7)) *
-                              0x9E3779B97F4A7C15ull;
+            std::uint64_t h =
+                (p.occ ^ (static_cast<std::uint64_t>(p.to_move) << 7)) * 0x9E3779B97F4A7C15ull;
             return static_cast<std::size_t>(h ^ (h >> 29));
         }
     };

@@ -30,7 +30,9 @@ struct Packing {
     }
 };
 
-inline std::uint64_t swap_sides(std::uint64_t flags) { return ((flags & 1) << 1) | (flags >> 1); }
+inline std::uint64_t swap_sides(std::uint64_t flags) {
+    return ((flags & 1) << 1) | (flags >> 1);
+}
 
 // Sorts entries (radix sort) and merges equal keys, OR-ing their flags.
 void compact(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch, int bits,
@@ -52,7 +54,8 @@ void compact(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch,
 std::vector<Position> opening_positions(const Board& b, Ruleset r) {
     std::vector<Position> out;
     for (const auto& first : legal_moves(b, r, b.start())) {
-        for (const auto& second : legal_moves(b, r, first.child)) out.push_back(second.child);
+        for (const auto& second : legal_moves(b, r, first.child))
+            out.push_back(second.child);
     }
     return out;
 }
@@ -80,7 +83,7 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
 
     // Entries per thread-local buffer: sorted and deduplicated before they join the layer's.
     constexpr std::size_t kFlush = std::size_t{1} << 20;
-    constexpr int kMaxCapture = 4;                          // (8 - 1) / 2 + 1 > longest jump chain
+    constexpr int kMaxCapture = 4;  // (8 - 1) / 2 + 1 > longest jump chain
 
     for (int n = top; n >= 0; --n) {
         const auto start = std::chrono::steady_clock::now();
@@ -140,7 +143,8 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
         layer.raw = raw;
         layer.keys.resize(entries.size());
 #pragma omp parallel for num_threads(threads) if (count > 65536) schedule(static)
-        for (std::int64_t i = 0; i < count; ++i) layer.keys[i] = pk.key(entries[i]);
+        for (std::int64_t i = 0; i < count; ++i)
+            layer.keys[i] = pk.key(entries[i]);
         layer.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         layer.classes = layer.keys.size();

@@ -39,7 +39,9 @@ using LayerSink = std::function<void(EnumeratedLayer&)>;
 inline constexpr int kMaxGenerateSquares = 36;
 
 /// The piece count that a position reached after both removals has: R*C - 2.
-inline int first_layer_pieces(const Board& b) { return b.squares() - 2; }
+inline int first_layer_pieces(const Board& b) {
+    return b.squares() - 2;
+}
 
 /// The positions after both removals under ruleset r (Black to move), as raw positions,
 /// in the order Black's removal, then White's reply (both by increasing square).
@@ -55,7 +57,6 @@ std::vector<Position> opening_positions(const Board& b, Ruleset r);
 /// colour-swapping symmetry a class can be reached with both).
 /// Throws std::invalid_argument for boards of more than kMaxGenerateSquares squares.
 std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
-                                       const ProgressFn& progress = {},
-                                       const LayerSink& sink = {});
+                                       const ProgressFn& progress = {}, const LayerSink& sink = {});
 
 }  // namespace konane::solver

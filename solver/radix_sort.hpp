@@ -15,8 +15,8 @@ namespace konane::solver {
 /// Sorts `v` ascending by its low `bits` bits (all higher bits must be zero), in passes of 11
 /// bits, using `scratch` (resized to v.size()) as the second buffer. Stable. `threads` > 1
 /// splits every pass between OpenMP threads; the result is the same for any thread count.
-inline void radix_sort(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch,
-                       int bits, int threads = 1) {
+inline void radix_sort(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch, int bits,
+                       int threads = 1) {
     constexpr int kDigit = 11;
     constexpr std::size_t kBuckets = std::size_t{1} << kDigit;
     const std::size_t n = v.size();
@@ -37,10 +37,12 @@ inline void radix_sort(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>
             const int t = omp_get_thread_num();
             const int nt = omp_get_num_threads();
             const std::size_t lo = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(nt);
-            const std::size_t hi = n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt);
+            const std::size_t hi =
+                n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt);
             auto& c = count[t];
             c.fill(0);
-            for (std::size_t i = lo; i < hi; ++i) ++c[(src[i] >> shift) & (kBuckets - 1)];
+            for (std::size_t i = lo; i < hi; ++i)
+                ++c[(src[i] >> shift) & (kBuckets - 1)];
 #pragma omp barrier
 #pragma omp single
             {

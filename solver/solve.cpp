@@ -18,7 +18,9 @@ namespace konane::solver {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // Solves one layer: depth[mphf(key)] for every key, from the children's depths in `lookup`.
 // Positions go in batches of kBatch, in three passes (canonical keys and pilot prefetches,
@@ -55,10 +57,12 @@ void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
             }
             // 2: slots; prefetch the depths.
             where.resize(pending.size());
-            for (std::size_t j = 0; j < pending.size(); ++j) where[j] = lookup.finish(pending[j]);
+            for (std::size_t j = 0; j < pending.size(); ++j)
+                where[j] = lookup.finish(pending[j]);
             // 3: combine (rules.md "Values").
             DepthAccumulator acc[kBatch];
-            for (std::size_t j = 0; j < where.size(); ++j) acc[owner[j]].add(*where[j]);
+            for (std::size_t j = 0; j < where.size(); ++j)
+                acc[owner[j]].add(*where[j]);
             for (std::int64_t i = lo; i < hi; ++i) {
                 const int d = acc[i - lo].result();
                 if (d > max_depth) max_depth = d;
@@ -156,7 +160,8 @@ GenerateReport generate(const GenerateOptions& o) {
         lr.hash_seconds = layer->hash_seconds;
         lr.solve_seconds = layer->solve_seconds;
         lr.mphf_bytes = layer->mphf.size_bytes();
-        for (Depth d : layer->depth) lr.max_depth = std::max<int>(lr.max_depth, d);
+        for (Depth d : layer->depth)
+            lr.max_depth = std::max<int>(lr.max_depth, d);
 
         if (writer) {
             t = Clock::now();
@@ -169,9 +174,9 @@ GenerateReport generate(const GenerateOptions& o) {
                     fps[mph(el.keys[i])] = fingerprint(el.keys[i], o.fingerprint_bits);
                 }
             }
-            writer->add_layer(format::LayerInfo{static_cast<std::uint32_t>(el.pieces),
-                                                el.keys.size(), el.raw},
-                              layer->mphf.bytes(), fps, layer->depth);
+            writer->add_layer(
+                format::LayerInfo{static_cast<std::uint32_t>(el.pieces), el.keys.size(), el.raw},
+                layer->mphf.bytes(), fps, layer->depth);
             rep.write_seconds += since(t);
         }
         rep.classes += lr.classes;
@@ -202,7 +207,8 @@ GenerateReport generate(const GenerateOptions& o) {
         rep.file_bytes = std::filesystem::file_size(o.output);
     }
     if (o.keep_layers) {
-        for (auto& l : live) rep.solved.push_back(std::move(*l));
+        for (auto& l : live)
+            rep.solved.push_back(std::move(*l));
     }
     if (spill) rep.peak_spill_bytes = spill->peak_bytes_on_disk();
     rep.total_seconds = since(t0);

@@ -41,15 +41,15 @@ struct SolvedLayer {
     int pieces = 0;
     std::uint64_t raw = 0;
     Mphf mphf;
-    std::vector<Depth> depth;          ///< by slot: depth[mphf(key)]
-    std::vector<std::uint64_t> keys;   ///< sorted canonical keys (kept only when asked)
+    std::vector<Depth> depth;         ///< by slot: depth[mphf(key)]
+    std::vector<std::uint64_t> keys;  ///< sorted canonical keys (kept only when asked)
     double hash_seconds = 0, solve_seconds = 0;
 };
 
 /// Depth look-up of positions in already solved layers, by canonical key: per piece count a
 /// perfect hash and the depths by slot (not owned).
 class SolvedLookup {
-public:
+  public:
     explicit SolvedLookup(const Board& b) : group_(b), layers_(b.squares() + 1) {}
     /// Makes a layer's values available; `depth` must outlive the lookup or be removed first.
     void add(int pieces, MphfView mphf, const Depth* depth) { layers_[pieces] = {mphf, depth}; }
@@ -84,7 +84,7 @@ public:
     /// Depth of position p, which must be stored in an added layer (not checked).
     Depth depth_of(Position p) const { return *locate(p); }
 
-private:
+  private:
     struct Entry {
         MphfView mphf;
         const Depth* depth = nullptr;
@@ -105,7 +105,7 @@ struct GenerateOptions {
     /// solve (created, and removed with its contents at the end); only a few layers are then
     /// in memory at once. Does not change the table.
     std::filesystem::path spill_dir;
-    ProgressFn progress;             ///< optional progress reports
+    ProgressFn progress;  ///< optional progress reports
 };
 
 /// Figures of one layer of a generation.
@@ -123,12 +123,12 @@ struct GenerateReport {
     std::uint64_t classes = 0, raw = 0;
     double enumerate_seconds = 0, hash_seconds = 0, solve_seconds = 0, write_seconds = 0;
     double total_seconds = 0;
-    std::uint64_t peak_rss_bytes = 0;  ///< peak resident memory of the process (VmHWM)
+    std::uint64_t peak_rss_bytes = 0;    ///< peak resident memory of the process (VmHWM)
     std::uint64_t peak_spill_bytes = 0;  ///< most bytes held in spill files at once
-    std::uint64_t file_bytes = 0;      ///< size of the written table (0 if none)
-    std::uint64_t mphf_bytes = 0;      ///< all perfect-hash blobs together
+    std::uint64_t file_bytes = 0;        ///< size of the written table (0 if none)
+    std::uint64_t mphf_bytes = 0;        ///< all perfect-hash blobs together
     int threads = 0;
-    std::vector<SolvedLayer> solved;   ///< every layer, when GenerateOptions::keep_layers
+    std::vector<SolvedLayer> solved;  ///< every layer, when GenerateOptions::keep_layers
 };
 
 /// Enumerates, indexes and solves every position reachable after the removals of the chosen

@@ -22,7 +22,8 @@ struct FileCloser {
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
 [[noreturn]] void fail(const std::filesystem::path& p, const char* what) {
-    throw std::runtime_error("spill file " + p.string() + ": " + what + ": " + std::strerror(errno));
+    throw std::runtime_error("spill file " + p.string() + ": " + what + ": " +
+                             std::strerror(errno));
 }
 }  // namespace
 
@@ -62,7 +63,8 @@ void KeySpill::put(int pieces, std::vector<std::uint64_t>& keys) {
         }
         out.resize(ZSTD_compressBound(n * 8));
         const std::size_t c = ZSTD_compress(out.data(), out.size(), delta.data(), n * 8, 1);
-        if (ZSTD_isError(c)) throw std::runtime_error("spill: zstd: " + std::string(ZSTD_getErrorName(c)));
+        if (ZSTD_isError(c))
+            throw std::runtime_error("spill: zstd: " + std::string(ZSTD_getErrorName(c)));
         const std::uint64_t head[2] = {n, c};
         if (std::fwrite(head, 8, 2, f.get()) != 2 || std::fwrite(out.data(), 1, c, f.get()) != c) {
             const int e = errno;
@@ -86,7 +88,8 @@ void KeySpill::put(int pieces, std::vector<std::uint64_t>& keys) {
 std::vector<std::uint64_t> KeySpill::take(int pieces) {
     const auto path = dir_ / ("layer-" + std::to_string(pieces) + ".keys");
     const auto it = sizes_.find(pieces);
-    if (it == sizes_.end()) throw std::runtime_error("spill: layer " + std::to_string(pieces) + " was not stored");
+    if (it == sizes_.end())
+        throw std::runtime_error("spill: layer " + std::to_string(pieces) + " was not stored");
     File f(std::fopen(path.c_str(), "rb"));
     if (!f) fail(path, "open");
     std::vector<std::uint64_t> keys;
@@ -109,7 +112,8 @@ std::vector<std::uint64_t> KeySpill::take(int pieces) {
         if (ZSTD_isError(d) || d != head[0] * 8) {
             throw std::runtime_error("spill file " + path.string() + ": damaged chunk");
         }
-        for (std::size_t i = at; i < keys.size(); ++i) prev = keys[i] += prev;
+        for (std::size_t i = at; i < keys.size(); ++i)
+            prev = keys[i] += prev;
     }
     f.reset();
     std::error_code ec;

@@ -15,7 +15,7 @@ namespace konane::solver {
 /// DIR/konane-spill-PID-N, created on construction and removed with its files on destruction
 /// (DIR itself is created if missing and left in place). Not thread-safe.
 class KeySpill {
-public:
+  public:
     /// Creates `dir` (and parents) and a fresh subdirectory in it. Throws std::runtime_error
     /// naming the path and the system error.
     explicit KeySpill(std::filesystem::path dir);
@@ -34,7 +34,7 @@ public:
     /// Largest number of bytes on disk at once.
     std::uint64_t peak_bytes_on_disk() const { return peak_; }
 
-private:
+  private:
     std::filesystem::path dir_;
     std::map<int, std::uint64_t> sizes_;
     std::uint64_t bytes_ = 0, peak_ = 0;

@@ -8,8 +8,8 @@
 
 #include "core/fingerprint.hpp"
 #include "core/movegen.hpp"
-#include "core/notation.hpp"
 #include "core/mphf.hpp"
+#include "core/notation.hpp"
 #include "core/symmetry.hpp"
 #include "solver/solve.hpp"
 
@@ -28,7 +28,8 @@ VerifyResult verify_table(const format::Table& table, int threads, const Progres
     const std::string file = table.path().string();
     const auto sums = table.verify_checksums(threads);
     r.blocks_checked = sums.blocks_checked;
-    for (const auto& p : sums.problems) note(r, p);
+    for (const auto& p : sums.problems)
+        note(r, p);
     if (!sums.ok) return r;  // the data cannot be trusted further
 
     const auto& m = table.meta();
@@ -63,8 +64,8 @@ VerifyResult verify_table(const format::Table& table, int threads, const Progres
             ++r.layer_count_mismatches;
             note(r, where + ": stored " + std::to_string(info.classes) + " classes / " +
                         std::to_string(info.raw) + " raw with " + std::to_string(info.pieces) +
-                        " pieces, re-enumeration gives " + std::to_string(el.keys.size()) +
-                        " / " + std::to_string(el.raw) + " with " + std::to_string(el.pieces));
+                        " pieces, re-enumeration gives " + std::to_string(el.keys.size()) + " / " +
+                        std::to_string(el.raw) + " with " + std::to_string(el.pieces));
             return r;
         }
         auto layer = std::make_unique<SolvedLayer>();
@@ -91,8 +92,10 @@ VerifyResult verify_table(const format::Table& table, int threads, const Progres
 #pragma omp parallel for num_threads(threads) if (n > 8192) reduction(+ : collisions, fp_bad)
         for (std::int64_t i = 0; i < n; ++i) {
             const std::uint64_t slot = view(el.keys[i]);
-            if (slot >= static_cast<std::uint64_t>(n) || hit[slot].exchange(1) != 0) ++collisions;
-            else if (bits && fps[slot] != fingerprint(el.keys[i], bits)) ++fp_bad;
+            if (slot >= static_cast<std::uint64_t>(n) || hit[slot].exchange(1) != 0)
+                ++collisions;
+            else if (bits && fps[slot] != fingerprint(el.keys[i], bits))
+                ++fp_bad;
         }
         r.hash_collisions += collisions;
         r.fingerprint_mismatches += fp_bad;

@@ -34,9 +34,12 @@ enum class Rules { Brainking, Center, Any };
 
 inline Rules rules_of(Ruleset r) {
     switch (r) {
-        case Ruleset::Brainking: return Rules::Brainking;
-        case Ruleset::Center: return Rules::Center;
-        case Ruleset::Any: return Rules::Any;
+        case Ruleset::Brainking:
+            return Rules::Brainking;
+        case Ruleset::Center:
+            return Rules::Center;
+        case Ruleset::Any:
+            return Rules::Any;
     }
     throw std::logic_error("unknown ruleset");
 }
@@ -51,7 +54,9 @@ struct RefBoard {
         if (r < 1 || c < 1 || r > 8 || c > 8) throw std::invalid_argument("ref: bad board size");
     }
     int squares() const { return rows * cols; }
-    bool on_board(int row, int col) const { return row >= 0 && row < rows && col >= 0 && col < cols; }
+    bool on_board(int row, int col) const {
+        return row >= 0 && row < rows && col >= 0 && col < cols;
+    }
     int index(int row, int col) const { return row * cols + col; }
     /// rules.md: Black's square when (file + R - rank) is even; with row = R - rank that is
     /// (col + row) even. The top-left square a{R} is Black's.
@@ -87,15 +92,22 @@ struct RefMove {
     }
 };
 
-inline char opponent_piece(char side) { return side == 'b' ? 'o' : 'x'; }
-inline char own_piece(char side) { return side == 'b' ? 'x' : 'o'; }
-inline char other_side(char side) { return side == 'b' ? 'w' : 'b'; }
+inline char opponent_piece(char side) {
+    return side == 'b' ? 'o' : 'x';
+}
+inline char own_piece(char side) {
+    return side == 'b' ? 'x' : 'o';
+}
+inline char other_side(char side) {
+    return side == 'b' ? 'w' : 'b';
+}
 
 /// The full board, Black to move.
 inline RefPos full_board(const RefBoard& b) {
     RefPos p;
     for (int r = 0; r < b.rows; ++r)
-        for (int c = 0; c < b.cols; ++c) p.at(b, r, c) = b.piece_on(r, c);
+        for (int c = 0; c < b.cols; ++c)
+            p.at(b, r, c) = b.piece_on(r, c);
     p.side = 'b';
     return p;
 }
@@ -108,14 +120,17 @@ inline int count_pieces(const RefBoard& b, const RefPos& p) {
     return n;
 }
 
-inline int count_empty(const RefBoard& b, const RefPos& p) { return b.squares() - count_pieces(b, p); }
+inline int count_empty(const RefBoard& b, const RefPos& p) {
+    return b.squares() - count_pieces(b, p);
+}
 
 /// The text of a position in the notation of rules.md.
 inline std::string to_text(const RefBoard& b, const RefPos& p) {
     std::string s;
     for (int r = 0; r < b.rows; ++r) {
         if (r > 0) s += '/';
-        for (int c = 0; c < b.cols; ++c) s += p.at(b, r, c);
+        for (int c = 0; c < b.cols; ++c)
+            s += p.at(b, r, c);
     }
     s += ' ';
     s += p.side;
@@ -166,9 +181,15 @@ inline std::vector<RefMove> black_removals(const RefBoard& b, Rules rules, const
             if (p.at(b, r, c) != 'x') continue;
             bool ok = false;
             switch (rules) {
-                case Rules::Brainking: ok = is_corner(b, r, c) || is_central(b, r, c); break;
-                case Rules::Center: ok = is_central(b, r, c); break;
-                case Rules::Any: ok = true; break;
+                case Rules::Brainking:
+                    ok = is_corner(b, r, c) || is_central(b, r, c);
+                    break;
+                case Rules::Center:
+                    ok = is_central(b, r, c);
+                    break;
+                case Rules::Any:
+                    ok = true;
+                    break;
             }
             if (ok) out.push_back({r, c, r, c});
         }
@@ -237,9 +258,12 @@ inline Stage stage_of(const RefBoard& b, const RefPos& p) {
 /// The legal moves of a position (stage by stage_of).
 inline std::vector<RefMove> moves(const RefBoard& b, Rules rules, const RefPos& p) {
     switch (stage_of(b, p)) {
-        case Stage::BlackRemoval: return black_removals(b, rules, p);
-        case Stage::WhiteRemoval: return white_removals(b, p);
-        case Stage::Play: return jumps(b, p);
+        case Stage::BlackRemoval:
+            return black_removals(b, rules, p);
+        case Stage::WhiteRemoval:
+            return white_removals(b, p);
+        case Stage::Play:
+            return jumps(b, p);
     }
     return {};
 }
@@ -269,13 +293,16 @@ inline RefPos apply(const RefBoard& b, const RefPos& p, const RefMove& m) {
 // ---------------------------------------------------------------------------------------------
 // Perft from the full board; plies 1 and 2 are the removals (tracked by ply, not by stage).
 
-inline std::uint64_t perft_ply(const RefBoard& b, Rules rules, const RefPos& p, int depth, int ply) {
+inline std::uint64_t perft_ply(const RefBoard& b, Rules rules, const RefPos& p, int depth,
+                               int ply) {
     if (depth == 0) return 1;
-    const std::vector<RefMove> ms =
-        ply == 0 ? black_removals(b, rules, p) : ply == 1 ? white_removals(b, p) : jumps(b, p);
+    const std::vector<RefMove> ms = ply == 0   ? black_removals(b, rules, p)
+                                    : ply == 1 ? white_removals(b, p)
+                                               : jumps(b, p);
     if (depth == 1) return ms.size();
     std::uint64_t n = 0;
-    for (const RefMove& m : ms) n += perft_ply(b, rules, apply(b, p, m), depth - 1, ply + 1);
+    for (const RefMove& m : ms)
+        n += perft_ply(b, rules, apply(b, p, m), depth - 1, ply + 1);
     return n;
 }
 
@@ -298,7 +325,8 @@ struct RefKey {
 
 struct RefKeyHash {
     std::size_t operator()(const RefKey& k) const {
-        std::uint64_t h = k.occ * 0x9E3779B97F4A7C15ull + (k.side == 'w' ? 0x632BE59BD9B4E019ull : 0);
+        std::uint64_t h =
+            k.occ * 0x9E3779B97F4A7C15ull + (k.side == 'w' ? 0x632BE59BD9B4E019ull : 0);
         h ^= h >> 29;
         return static_cast<std::size_t>(h);
     }
@@ -340,14 +368,38 @@ inline std::vector<RefSymmetry> symmetries(const RefBoard& b) {
         std::pair<int, int> (*f)(int r, int c, int R, int C);
     };
     static const Geo geos[] = {
-        {"identity", false, [](int r, int c, int, int) { return std::pair{r, c}; }},
-        {"rotate180", false, [](int r, int c, int R, int C) { return std::pair{R - 1 - r, C - 1 - c}; }},
-        {"mirror-left-right", false, [](int r, int c, int, int C) { return std::pair{r, C - 1 - c}; }},
-        {"mirror-top-bottom", false, [](int r, int c, int R, int) { return std::pair{R - 1 - r, c}; }},
-        {"transpose", true, [](int r, int c, int, int) { return std::pair{c, r}; }},
-        {"anti-transpose", true, [](int r, int c, int R, int C) { return std::pair{C - 1 - c, R - 1 - r}; }},
-        {"rotate90-clockwise", true, [](int r, int c, int R, int) { return std::pair{c, R - 1 - r}; }},
-        {"rotate90-anticlockwise", true, [](int r, int c, int, int C) { return std::pair{C - 1 - c, r}; }},
+        {"identity", false,
+         [](int r, int c, int, int) {
+             return std::pair{r, c};
+         }},
+        {"rotate180", false,
+         [](int r, int c, int R, int C) {
+             return std::pair{R - 1 - r, C - 1 - c};
+         }},
+        {"mirror-left-right", false,
+         [](int r, int c, int, int C) {
+             return std::pair{r, C - 1 - c};
+         }},
+        {"mirror-top-bottom", false,
+         [](int r, int c, int R, int) {
+             return std::pair{R - 1 - r, c};
+         }},
+        {"transpose", true,
+         [](int r, int c, int, int) {
+             return std::pair{c, r};
+         }},
+        {"anti-transpose", true,
+         [](int r, int c, int R, int C) {
+             return std::pair{C - 1 - c, R - 1 - r};
+         }},
+        {"rotate90-clockwise", true,
+         [](int r, int c, int R, int) {
+             return std::pair{c, R - 1 - r};
+         }},
+        {"rotate90-anticlockwise", true,
+         [](int r, int c, int, int C) {
+             return std::pair{C - 1 - c, r};
+         }},
     };
     std::vector<RefSymmetry> out;
     for (const Geo& g : geos) {
@@ -412,7 +464,8 @@ inline int preserving_orbit_size(const RefBoard& b, const std::vector<RefSymmetr
 /// A representative of p's class: the least key of its images.
 inline RefKey class_key(const RefBoard& b, const std::vector<RefSymmetry>& syms, const RefPos& p) {
     RefKey best = key_of(b, image(b, syms[0], p));
-    for (std::size_t i = 1; i < syms.size(); ++i) best = std::min(best, key_of(b, image(b, syms[i], p)));
+    for (std::size_t i = 1; i < syms.size(); ++i)
+        best = std::min(best, key_of(b, image(b, syms[i], p)));
     return best;
 }
 
@@ -420,10 +473,10 @@ inline RefKey class_key(const RefBoard& b, const std::vector<RefSymmetry>& syms,
 // Reachable positions after both removals (Black to move first, and everything after).
 
 struct Reachable {
-    std::vector<RefKey> raw;                      ///< every distinct (squares, side) reached
-    std::size_t classes = 0;                      ///< number of distinct orbits among them
-    std::map<int, std::size_t> raw_by_pieces;     ///< piece count -> raw positions
-    std::map<int, std::size_t> classes_by_pieces; ///< piece count -> classes
+    std::vector<RefKey> raw;                       ///< every distinct (squares, side) reached
+    std::size_t classes = 0;                       ///< number of distinct orbits among them
+    std::map<int, std::size_t> raw_by_pieces;      ///< piece count -> raw positions
+    std::map<int, std::size_t> classes_by_pieces;  ///< piece count -> classes
 };
 
 inline Reachable enumerate_reachable(const RefBoard& b, Rules rules) {
@@ -518,9 +571,13 @@ inline RefValue solve(const RefBoard& b, const RefPos& p) {
 // ---------------------------------------------------------------------------------------------
 // Conversions to and from core (square index s = (rank - 1) * cols + file, rank = R - row).
 
-inline RefBoard ref_board(const Board& b) { return RefBoard(b.rows, b.cols); }
+inline RefBoard ref_board(const Board& b) {
+    return RefBoard(b.rows, b.cols);
+}
 
-inline int core_square(const RefBoard& b, int row, int col) { return (b.rows - row - 1) * b.cols + col; }
+inline int core_square(const RefBoard& b, int row, int col) {
+    return (b.rows - row - 1) * b.cols + col;
+}
 inline std::pair<int, int> ref_square(const RefBoard& b, int s) {
     return {b.rows - 1 - s / b.cols, s % b.cols};
 }

@@ -95,9 +95,11 @@ TEST_CASE("mphf: one million random keys and under 3 bits per key", "[mphf]") {
 TEST_CASE("mphf: structured keys", "[mphf]") {
     SECTION("consecutive integers") {
         std::vector<std::uint64_t> keys(200000);
-        for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            keys[i] = i;
         check_bijection(Mphf::build(keys).view(), keys);
-        for (auto& k : keys) k += 0xFFFFFFFFFFF00000ull;  // wrapping near 2^64
+        for (auto& k : keys)
+            k += 0xFFFFFFFFFFF00000ull;  // wrapping near 2^64
         check_bijection(Mphf::build(keys).view(), keys);
     }
     SECTION("keys with few bits set") {
@@ -153,7 +155,8 @@ TEST_CASE("mphf: view over copied bytes answers identically", "[mphf]") {
     REQUIRE(v.size() == f.size());
     REQUIRE(v.size_bytes() == f.size_bytes());
     REQUIRE(v.bits_per_key() == f.bits_per_key());
-    for (std::uint64_t k : keys) REQUIRE(v(k) == f(k));
+    for (std::uint64_t k : keys)
+        REQUIRE(v(k) == f(k));
     std::mt19937_64 rng(8);
     for (int i = 0; i < 10000; ++i) {
         const std::uint64_t k = rng();
@@ -162,7 +165,8 @@ TEST_CASE("mphf: view over copied bytes answers identically", "[mphf]") {
     // Copies and moves keep working.
     Mphf g = f;
     Mphf h = std::move(g);
-    for (std::size_t i = 0; i < 1000; ++i) REQUIRE(h(keys[i]) == f(keys[i]));
+    for (std::size_t i = 0; i < 1000; ++i)
+        REQUIRE(h(keys[i]) == f(keys[i]));
     g = h;
     REQUIRE(g.words() == f.words());
 }
@@ -200,7 +204,8 @@ TEST_CASE("mphf: from_bytes rejects bad blobs without crashing", "[mphf]") {
         }
         for (int i = 0; i < 200; ++i) {  // random body bytes
             AlignedBuf buf(bytes);
-            buf.data()[72 + rng() % (bytes.size() - 72)] ^= static_cast<std::uint8_t>(1 << (rng() % 8));
+            buf.data()[72 + rng() % (bytes.size() - 72)] ^=
+                static_cast<std::uint8_t>(1 << (rng() % 8));
             REQUIRE_THROWS_AS(MphfView::from_bytes(buf.span), std::runtime_error);
         }
     }
@@ -208,7 +213,8 @@ TEST_CASE("mphf: from_bytes rejects bad blobs without crashing", "[mphf]") {
         std::mt19937_64 rng(23);
         for (int i = 0; i < 300; ++i) {
             std::vector<std::uint8_t> junk(8 * (rng() % 64));
-            for (auto& b : junk) b = static_cast<std::uint8_t>(rng());
+            for (auto& b : junk)
+                b = static_cast<std::uint8_t>(rng());
             if (i % 2 == 0 && junk.size() >= 16) {  // plausible magic and version
                 std::memcpy(junk.data(), bytes.data(), 16);
             }
@@ -230,6 +236,7 @@ TEST_CASE("mphf: non-member queries stay in range", "[mphf]") {
     for (std::size_t n : {1, 2, 3, 100, 100000}) {
         const auto keys = random_keys(n, 40 + n);
         const Mphf f = Mphf::build(keys);
-        for (int i = 0; i < 200000; ++i) REQUIRE(f(rng()) < n);
+        for (int i = 0; i < 200000; ++i)
+            REQUIRE(f(rng()) < n);
     }
 }

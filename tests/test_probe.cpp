@@ -7,8 +7,8 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -156,13 +156,16 @@ CmdResult konane_cmd(const std::string& args) {
     REQUIRE(f != nullptr);
     std::array<char, 4096> buf;
     std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) r.out.append(buf.data(), n);
+    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0)
+        r.out.append(buf.data(), n);
     const int status = ::pclose(f);
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
 }
 
-std::string shq(const std::string& s) { return "'" + s + "'"; }
+std::string shq(const std::string& s) {
+    return "'" + s + "'";
+}
 
 }  // namespace
 
@@ -218,8 +221,8 @@ TEST_CASE("probe: values and depths and moves equal the reference on random posi
         CHECK(opening >= 2);  // the full board and at least one one-hole board
         if (std::getenv("KONANE_TEST_TIMES")) {
             const auto t2 = std::chrono::steady_clock::now();
-            std::fprintf(stderr, "%s: table %.2f s, reference check %.2f s\n", spec_name(spec).c_str(),
-                         std::chrono::duration<double>(t1 - t0).count(),
+            std::fprintf(stderr, "%s: table %.2f s, reference check %.2f s\n",
+                         spec_name(spec).c_str(), std::chrono::duration<double>(t1 - t0).count(),
                          std::chrono::duration<double>(t2 - t1).count());
         }
     }
@@ -306,7 +309,8 @@ TEST_CASE("probe: opening positions and positions not stored", "[probe]") {
     CHECK(unreachable > 100);
 }
 
-TEST_CASE("probe: many threads probing one table get one thread's answers", "[probe][concurrency]") {
+TEST_CASE("probe: many threads probing one table get one thread's answers",
+          "[probe][concurrency]") {
     const int rows = kTsan ? 4 : 5, cols = 5;
     const Tablebase& tb = table(rows, cols, Ruleset::Brainking);
     const ref::RefBoard rb(rows, cols);
@@ -323,12 +327,14 @@ TEST_CASE("probe: many threads probing one table get one thread's answers", "[pr
         Answer a;
         a.value = *t.value(p);
         const auto mvs = t.moves(p);
-        for (const auto& mv : mvs) a.depths.push_back(mv.value.depth);
+        for (const auto& mv : mvs)
+            a.depths.push_back(mv.value.depth);
         if (const auto best = pick_best(mvs)) a.best = best->move;
         return a;
     };
     std::vector<Answer> single;
-    for (const Position p : positions) single.push_back(answer(tb, p));
+    for (const Position p : positions)
+        single.push_back(answer(tb, p));
 
     // A fresh handle too, so the first decodes of blocks and hashes race among the threads.
     const Tablebase fresh = Tablebase::open(table_file(rows, cols, Ruleset::Brainking));
@@ -341,7 +347,8 @@ TEST_CASE("probe: many threads probing one table get one thread's answers", "[pr
             const Tablebase& use = (t % 2) ? fresh : tb;
             std::mt19937 rng(t);
             std::vector<std::size_t> order(positions.size());
-            for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+            for (std::size_t i = 0; i < order.size(); ++i)
+                order[i] = i;
             try {
                 for (int r = 0; r < rounds; ++r) {
                     std::shuffle(order.begin(), order.end(), rng);
@@ -359,7 +366,8 @@ TEST_CASE("probe: many threads probing one table get one thread's answers", "[pr
             }
         });
     }
-    for (auto& th : threads) th.join();
+    for (auto& th : threads)
+        th.join();
     CHECK(errors == 0);
     CHECK(mismatches == 0);
     CHECK(probes == static_cast<long>(kThreads * rounds * positions.size()));
@@ -377,7 +385,8 @@ TEST_CASE("search: rules.md's linear facts", "[probe]") {
     // One empty square, n alternating pieces starting with White, one empty square.
     for (int n = 2; n <= 6; ++n) {
         std::string row = ".";
-        for (int i = 0; i < n; ++i) row += (i % 2 == 0) ? 'o' : 'x';
+        for (int i = 0; i < n; ++i)
+            row += (i % 2 == 0) ? 'o' : 'x';
         row += ". b";
         INFO(row);
         const Outcome want = n % 2 == 1   ? Outcome::Black
@@ -392,7 +401,8 @@ TEST_CASE("search: rules.md's linear facts", "[probe]") {
 
 TEST_CASE("search: agrees with the reference on any position and with the tables", "[probe]") {
     // Arbitrary (mostly unreachable) positions on boards with and without tables.
-    for (const auto& [rows, cols] : {std::pair{1, 8}, std::pair{2, 5}, std::pair{3, 4}, std::pair{4, 4}}) {
+    for (const auto& [rows, cols] :
+         {std::pair{1, 8}, std::pair{2, 5}, std::pair{3, 4}, std::pair{4, 4}}) {
         INFO(rows << "x" << cols);
         const Board b = Board::make(rows, cols);
         const ref::RefBoard rb(rows, cols);
@@ -423,7 +433,8 @@ TEST_CASE("search: agrees with the reference on any position and with the tables
     }
     // On the tables' own positions (opening stage included) the search gives the table's
     // values, moves and perfect move.
-    for (const TableSpec& spec : {TableSpec{4, 4, Ruleset::Any}, TableSpec{3, 4, Ruleset::Center}}) {
+    for (const TableSpec& spec :
+         {TableSpec{4, 4, Ruleset::Any}, TableSpec{3, 4, Ruleset::Center}}) {
         const Tablebase& tb = table(spec.rows, spec.cols, spec.rules);
         SearchOptions o;
         o.rules = spec.rules;
@@ -462,7 +473,8 @@ TEST_CASE("cli: probe and analyse and solve", "[probe][cli]") {
         REQUIRE(r.code == 0);
         const auto j = nlohmann::ordered_json::parse(r.out);
         std::vector<std::string> keys;
-        for (const auto& [k, v] : j.items()) keys.push_back(k);
+        for (const auto& [k, v] : j.items())
+            keys.push_back(k);
         CHECK(keys == std::vector<std::string>{"position", "to_move", "value", "depth", "best",
                                                "moves", "line"});
         const Position p = parse_position(pos, &b).position;

@@ -30,7 +30,8 @@ Run konane_cli(const std::string& args) {
     REQUIRE(f != nullptr);
     char buf[4096];
     std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+        r.out.append(buf, n);
     const int status = pclose(f);
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
@@ -51,8 +52,9 @@ TEST_CASE("CLI: konane moves and text and JSON", "[cli]") {
     // From a game record: the 6x6 default board after a6, b6.
     const Run game = konane_cli("moves --game 'a6 b6' --json");
     CHECK(game.code == 0);
-    CHECK(game.out == "{\"position\":\"..xoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxox b\",\"to_move\":\"black\","
-                      "\"moves\":[\"a4-a6\"]}\n");
+    CHECK(game.out ==
+          "{\"position\":\"..xoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxox b\",\"to_move\":\"black\","
+          "\"moves\":[\"a4-a6\"]}\n");
 
     // The full 4x4 board: Black's removals.
     const Run removals = konane_cli("moves --board 4x4 --rules center --game ''");

@@ -22,7 +22,8 @@ using Names = std::vector<std::string>;
 Names core_moves(const std::string& text, Ruleset r = Ruleset::Brainking) {
     const ParsedPosition pp = parse_position(text);
     Names out;
-    for (const auto& mc : legal_moves(pp.board, r, pp.position)) out.push_back(format_move(pp.board, mc.move));
+    for (const auto& mc : legal_moves(pp.board, r, pp.position))
+        out.push_back(format_move(pp.board, mc.move));
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -32,7 +33,8 @@ Names ref_moves(const std::string& text, ref::Rules r = ref::Rules::Brainking) {
     const ParsedPosition pp = parse_position(text);  // only for the size
     const ref::RefBoard rb(pp.board.rows, pp.board.cols);
     Names out;
-    for (const auto& m : ref::moves(rb, r, ref::from_text(rb, text))) out.push_back(ref::move_text(rb, m));
+    for (const auto& m : ref::moves(rb, r, ref::from_text(rb, text)))
+        out.push_back(ref::move_text(rb, m));
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -144,7 +146,8 @@ TEST_CASE("Removals under each ruleset", "[rules]") {
         const ref::RefBoard rb(k.rows, k.cols);
         const ref::RefPos rp = ref::from_core(rb, p);
         Names refn;
-        for (const auto& m : ref::moves(rb, ref::rules_of(k.rules), rp)) refn.push_back(ref::move_text(rb, m));
+        for (const auto& m : ref::moves(rb, ref::rules_of(k.rules), rp))
+            refn.push_back(ref::move_text(rb, m));
         std::sort(refn.begin(), refn.end());
         CHECK(refn == k.want);
     }
@@ -159,7 +162,8 @@ TEST_CASE("legal_moves equals the reference on random reachable positions of eve
             const ref::RefBoard rb(rows, cols);
             for (Ruleset r : {Ruleset::Brainking, Ruleset::Center, Ruleset::Any}) {
                 const auto sample = ref::random_positions(
-                    rb, ref::rules_of(r), 60, 1000003u * rows + 1009u * cols + static_cast<unsigned>(r));
+                    rb, ref::rules_of(r), 60,
+                    1000003u * rows + 1009u * cols + static_cast<unsigned>(r));
                 for (const ref::RefPos& rp : sample) {
                     const Position p = ref::to_core(rb, rp);
                     REQUIRE(ref::from_core(rb, p) == rp);
@@ -170,7 +174,8 @@ TEST_CASE("legal_moves equals the reference on random reachable positions of eve
                     for (const auto& mc : core) {
                         const ref::RefMove m = ref::move_from_core(rb, mc.move);
                         got.push_back(m);
-                        if (ref::from_core(rb, mc.child) != ref::apply(rb, rp, m)) children_ok = false;
+                        if (ref::from_core(rb, mc.child) != ref::apply(rb, rp, m))
+                            children_ok = false;
                     }
                     std::sort(want.begin(), want.end());
                     std::sort(got.begin(), got.end());
@@ -199,11 +204,13 @@ TEST_CASE("Stages: full board and one hole and play", "[rules]") {
         for (int cols = 1; cols <= 8; ++cols) {
             const Board b = Board::make(rows, cols);
             const ref::RefBoard rb(rows, cols);
-            for (const ref::RefPos& rp : ref::random_positions(rb, ref::Rules::Any, 5, 7u * rows + cols)) {
+            for (const ref::RefPos& rp :
+                 ref::random_positions(rb, ref::Rules::Any, 5, 7u * rows + cols)) {
                 const Position p = ref::to_core(rb, rp);
-                const Stage want = ref::stage_of(rb, rp) == ref::Stage::BlackRemoval ? Stage::FullBoard
-                                   : ref::stage_of(rb, rp) == ref::Stage::WhiteRemoval ? Stage::OneHole
-                                                                                      : Stage::Play;
+                const Stage want =
+                    ref::stage_of(rb, rp) == ref::Stage::BlackRemoval   ? Stage::FullBoard
+                    : ref::stage_of(rb, rp) == ref::Stage::WhiteRemoval ? Stage::OneHole
+                                                                        : Stage::Play;
                 CHECK(stage_of(b, p) == want);
             }
         }

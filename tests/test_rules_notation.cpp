@@ -21,7 +21,8 @@ TEST_CASE("Notation round trips on random reachable positions", "[notation][refe
             const Board b = Board::make(rows, cols);
             const ref::RefBoard rb(rows, cols);
             for (Ruleset r : {Ruleset::Brainking, Ruleset::Any}) {
-                const auto sample = ref::random_positions(rb, ref::rules_of(r), 15, 77u * rows + cols);
+                const auto sample =
+                    ref::random_positions(rb, ref::rules_of(r), 15, 77u * rows + cols);
                 for (const ref::RefPos& rp : sample) {
                     const Position p = ref::to_core(rb, rp);
                     const std::string text = format_position(b, p);
@@ -68,15 +69,19 @@ TEST_CASE("Game records: random games replay through parse_game", "[notation][re
                 const Game g = parse_game(b, r, record);
                 REQUIRE(g.positions.size() == seen.size());
                 REQUIRE(g.moves.size() + 1 == g.positions.size());
-                for (std::size_t i = 0; i < seen.size(); ++i) CHECK(ref::from_core(rb, g.positions[i]) == seen[i]);
+                for (std::size_t i = 0; i < seen.size(); ++i)
+                    CHECK(ref::from_core(rb, g.positions[i]) == seen[i]);
                 CHECK(legal_moves(b, r, g.positions.back()).empty());
                 // Extra white space between moves is accepted.
-                CHECK(parse_game(b, r, "  " + record + " \n").positions.back() == g.positions.back());
+                CHECK(parse_game(b, r, "  " + record + " \n").positions.back() ==
+                      g.positions.back());
                 // From a given start: the tail of the record from position 2.
                 if (g.moves.size() >= 2) {
-                    const std::string tail = record.substr(record.find(' ', record.find(' ') + 1) + 1);
+                    const std::string tail =
+                        record.substr(record.find(' ', record.find(' ') + 1) + 1);
                     if (g.moves.size() > 2) {
-                        CHECK(parse_game(b, r, tail, g.positions[2]).positions.back() == g.positions.back());
+                        CHECK(parse_game(b, r, tail, g.positions[2]).positions.back() ==
+                              g.positions.back());
                     }
                 }
             }
@@ -87,8 +92,9 @@ TEST_CASE("Game records: random games replay through parse_game", "[notation][re
 TEST_CASE("Malformed positions are refused with a message naming the place", "[notation]") {
     // Unknown character, with rank and file.
     REQUIRE_THROWS_AS(parse_position("..xo/oxox/xoxz/oxox b"), NotationError);
-    REQUIRE_THROWS_WITH(parse_position("..xo/oxox/xoxz/oxox b"),
-                        Contains("unknown character 'z'") && Contains("rank 2") && Contains("file d"));
+    REQUIRE_THROWS_WITH(
+        parse_position("..xo/oxox/xoxz/oxox b"),
+        Contains("unknown character 'z'") && Contains("rank 2") && Contains("file d"));
     REQUIRE_THROWS_WITH(parse_position("..xo/o#ox/xoxo/oxox b"),
                         Contains("'#'") && Contains("rank 3") && Contains("file b"));
     // A piece on the other colour's square: a4 is Black's, b4 White's.
@@ -113,8 +119,10 @@ TEST_CASE("Malformed positions are refused with a message naming the place", "[n
     REQUIRE_THROWS_WITH(parse_position(""), Contains("empty position"));
     REQUIRE_THROWS_WITH(parse_position("   "), Contains("empty position"));
     // Too many rows, or rows too long.
-    REQUIRE_THROWS_WITH(parse_position("x/o/x/o/x/o/x/o/x b"), Contains("9 rows") && Contains("at most 8x8"));
-    REQUIRE_THROWS_WITH(parse_position("xoxoxoxox b"), Contains("1 rows of 9 squares") && Contains("at most 8x8"));
+    REQUIRE_THROWS_WITH(parse_position("x/o/x/o/x/o/x/o/x b"),
+                        Contains("9 rows") && Contains("at most 8x8"));
+    REQUIRE_THROWS_WITH(parse_position("xoxoxoxox b"),
+                        Contains("1 rows of 9 squares") && Contains("at most 8x8"));
     // Board mismatch.
     const Board b5 = Board::make(5, 5);
     REQUIRE_THROWS_WITH(parse_position("..xo/oxox/xoxo/oxox b", &b5),
@@ -141,12 +149,17 @@ TEST_CASE("Malformed squares and moves are refused", "[notation]") {
         REQUIRE_THROWS_WITH(parse_square(b, off), Contains("off the 4x4 board"));
     }
     const Position start = b.start();
-    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, start, "a3"),
-                        Contains("not a legal removal") && Contains("black") && Contains("(legal: d1 c2 b3 a4)"));
-    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, start, "a4-a2"), Contains("not a legal removal"));
-    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, start, "a4-a4"), Contains("starts and ends on one square"));
-    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, start, "a9"), Contains("off the 4x4 board"));
-    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, start, "a4-"), Contains("malformed square"));
+    REQUIRE_THROWS_WITH(
+        parse_move(b, Ruleset::Brainking, start, "a3"),
+        Contains("not a legal removal") && Contains("black") && Contains("(legal: d1 c2 b3 a4)"));
+    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, start, "a4-a2"),
+                        Contains("not a legal removal"));
+    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, start, "a4-a4"),
+                        Contains("starts and ends on one square"));
+    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, start, "a9"),
+                        Contains("off the 4x4 board"));
+    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, start, "a4-"),
+                        Contains("malformed square"));
     const Position p = parse_position("..xo/oxox/xoxo/oxox b").position;
     REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, p, "c4-a4"),
                         Contains("not a legal jump") && Contains("(legal: a2-a4)"));
@@ -154,7 +167,8 @@ TEST_CASE("Malformed squares and moves are refused", "[notation]") {
     CHECK(parse_move(b, Ruleset::Brainking, p, "a2-a4").move == Move{4, 12});
     // No legal move at all.
     const Position dead = parse_position("..../..../..../o..x b").position;
-    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, dead, "a1-c1"), Contains("(legal: none)"));
+    REQUIRE_THROWS_WITH(parse_move(b, Ruleset::Brainking, dead, "a1-c1"),
+                        Contains("(legal: none)"));
 }
 
 TEST_CASE("Game records: an illegal move is refused with its move number", "[notation]") {

@@ -83,29 +83,32 @@ TEST_CASE("perft: values agreed by core and the reference (regression anchors)",
         std::uint64_t nodes;
     };
     const Case cases[] = {
-        {4, 4, Ruleset::Brainking, 8, 2808},     {4, 4, Ruleset::Center, 8, 2340},
-        {4, 4, Ruleset::Any, 8, 4716},           {4, 5, Ruleset::Brainking, 12, 657420},
-        {5, 4, Ruleset::Any, 12, 1479254},       {5, 5, Ruleset::Brainking, 10, 698568},
-        {5, 5, Ruleset::Center, 10, 570456},     {4, 6, Ruleset::Brainking, 11, 1932022},
-        {5, 6, Ruleset::Brainking, 9, 294870},   {6, 5, Ruleset::Any, 9, 1038544},
-        {6, 6, Ruleset::Brainking, 6, 4192},     {6, 6, Ruleset::Brainking, 7, 22676},
-        {6, 6, Ruleset::Brainking, 9, 1030412},  {6, 6, Ruleset::Center, 9, 1002976},
-        {6, 6, Ruleset::Any, 9, 2823924},        {3, 7, Ruleset::Brainking, 12, 82884},
-        {3, 7, Ruleset::Center, 12, 8752},       {3, 7, Ruleset::Any, 12, 1022860},
-        {8, 8, Ruleset::Brainking, 6, 7124},     {8, 8, Ruleset::Any, 7, 277860},
+        {4, 4, Ruleset::Brainking, 8, 2808},    {4, 4, Ruleset::Center, 8, 2340},
+        {4, 4, Ruleset::Any, 8, 4716},          {4, 5, Ruleset::Brainking, 12, 657420},
+        {5, 4, Ruleset::Any, 12, 1479254},      {5, 5, Ruleset::Brainking, 10, 698568},
+        {5, 5, Ruleset::Center, 10, 570456},    {4, 6, Ruleset::Brainking, 11, 1932022},
+        {5, 6, Ruleset::Brainking, 9, 294870},  {6, 5, Ruleset::Any, 9, 1038544},
+        {6, 6, Ruleset::Brainking, 6, 4192},    {6, 6, Ruleset::Brainking, 7, 22676},
+        {6, 6, Ruleset::Brainking, 9, 1030412}, {6, 6, Ruleset::Center, 9, 1002976},
+        {6, 6, Ruleset::Any, 9, 2823924},       {3, 7, Ruleset::Brainking, 12, 82884},
+        {3, 7, Ruleset::Center, 12, 8752},      {3, 7, Ruleset::Any, 12, 1022860},
+        {8, 8, Ruleset::Brainking, 6, 7124},    {8, 8, Ruleset::Any, 7, 277860},
     };
     for (const Case& k : cases) {
         const Board b = Board::make(k.rows, k.cols);
         INFO(b.name() << " " << ruleset_name(k.rules) << " depth " << k.depth);
         CHECK(perft(b, k.rules, b.start(), k.depth) == k.nodes);
-        CHECK(ref::perft(ref::RefBoard(k.rows, k.cols), ref::rules_of(k.rules), k.depth) == k.nodes);
+        CHECK(ref::perft(ref::RefBoard(k.rows, k.cols), ref::rules_of(k.rules), k.depth) ==
+              k.nodes);
     }
 }
 
 TEST_CASE("perft equals the reference: deeper", "[perft][reference][slow]") {
-    struct Case { int rows, cols, depth; };
-    for (const Case& k : {Case{4, 5, 14}, Case{5, 5, 12}, Case{4, 6, 12}, Case{6, 6, 10}, Case{5, 6, 10},
-                          Case{3, 7, 14}}) {
+    struct Case {
+        int rows, cols, depth;
+    };
+    for (const Case& k : {Case{4, 5, 14}, Case{5, 5, 12}, Case{4, 6, 12}, Case{6, 6, 10},
+                          Case{5, 6, 10}, Case{3, 7, 14}}) {
         const Board b = Board::make(k.rows, k.cols);
         const ref::RefBoard rb(k.rows, k.cols);
         for (Ruleset r : kRulesets) {

@@ -21,15 +21,18 @@ namespace {
 /// The names of the legal moves of core, sorted.
 std::vector<std::string> core_move_names(const Board& b, Ruleset r, Position p) {
     std::vector<std::string> out;
-    for (const auto& mc : legal_moves(b, r, p)) out.push_back(format_move(b, mc.move));
+    for (const auto& mc : legal_moves(b, r, p))
+        out.push_back(format_move(b, mc.move));
     std::sort(out.begin(), out.end());
     return out;
 }
 
 /// The names of the legal moves of the reference, sorted.
-std::vector<std::string> ref_move_names(const ref::RefBoard& b, ref::Rules r, const ref::RefPos& p) {
+std::vector<std::string> ref_move_names(const ref::RefBoard& b, ref::Rules r,
+                                        const ref::RefPos& p) {
     std::vector<std::string> out;
-    for (const auto& m : ref::moves(b, r, p)) out.push_back(ref::move_text(b, m));
+    for (const auto& m : ref::moves(b, r, p))
+        out.push_back(ref::move_text(b, m));
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -105,18 +108,22 @@ TEST_CASE("4x4: '..xo/oxox/xoxo/oxox b' is the position after a4 b4", "[rules][f
     CHECK(ref::to_core(rb, p) == g.positions.back());
 }
 
-TEST_CASE("4x4 brainking: 3858 raw positions and 975 classes are reachable", "[rules][facts][reference]") {
+TEST_CASE("4x4 brainking: 3858 raw positions and 975 classes are reachable",
+          "[rules][facts][reference]") {
     const ref::RefBoard rb(4, 4);
     const ref::Reachable e = ref::enumerate_reachable(rb, ref::Rules::Brainking);
     CHECK(e.raw.size() == 3858);
     CHECK(e.classes == 975);
     // Hand count at 14 pieces: removals a4, d1 (2 replies each), b3, c2 (4 each) = 12 raw; up to
-    // symmetry the corner gaps form one class and the centre gaps two (b3 b4 ~ b3 a3, b3 c3 ~ b3 b2).
+    // symmetry the corner gaps form one class and the centre gaps two (b3 b4 ~ b3 a3, b3 c3 ~ b3
+    // b2).
     CHECK(e.raw_by_pieces.at(14) == 12);
     CHECK(e.classes_by_pieces.at(14) == 3);
     std::size_t raw = 0, classes = 0;
-    for (auto [n, c] : e.raw_by_pieces) raw += c;
-    for (auto [n, c] : e.classes_by_pieces) classes += c;
+    for (auto [n, c] : e.raw_by_pieces)
+        raw += c;
+    for (auto [n, c] : e.classes_by_pieces)
+        classes += c;
     CHECK(raw == 3858);
     CHECK(classes == 975);
     CHECK(e.raw_by_pieces.count(15) == 0);
@@ -125,10 +132,14 @@ TEST_CASE("4x4 brainking: 3858 raw positions and 975 classes are reachable", "[r
 
 TEST_CASE("Reference enumeration: classes agree with core's canonical_key on whole reachable sets",
           "[symmetry][reference]") {
-    struct Case { int r, c; Ruleset rules; };
-    const Case cases[] = {{4, 4, Ruleset::Brainking}, {4, 4, Ruleset::Center}, {4, 4, Ruleset::Any},
-                          {3, 3, Ruleset::Any},       {3, 4, Ruleset::Brainking}, {4, 5, Ruleset::Brainking},
-                          {5, 4, Ruleset::Center},    {3, 5, Ruleset::Any}, {2, 6, Ruleset::Any}};
+    struct Case {
+        int r, c;
+        Ruleset rules;
+    };
+    const Case cases[] = {
+        {4, 4, Ruleset::Brainking}, {4, 4, Ruleset::Center},    {4, 4, Ruleset::Any},
+        {3, 3, Ruleset::Any},       {3, 4, Ruleset::Brainking}, {4, 5, Ruleset::Brainking},
+        {5, 4, Ruleset::Center},    {3, 5, Ruleset::Any},       {2, 6, Ruleset::Any}};
     for (const Case& k : cases) {
         const ref::RefBoard rb(k.r, k.c);
         const Board b = Board::make(k.r, k.c);
@@ -136,7 +147,8 @@ TEST_CASE("Reference enumeration: classes agree with core's canonical_key on who
         INFO(b.name() << " " << ruleset_name(k.rules));
         const ref::Reachable e = ref::enumerate_reachable(rb, ref::rules_of(k.rules));
         std::unordered_set<std::uint64_t> keys;
-        for (const auto& key : e.raw) keys.insert(g.canonical_key(ref::to_core(rb, ref::pos_of(rb, key))));
+        for (const auto& key : e.raw)
+            keys.insert(g.canonical_key(ref::to_core(rb, ref::pos_of(rb, key))));
         CHECK(keys.size() == e.classes);
         CHECK(e.raw.size() >= e.classes);
     }
@@ -162,7 +174,8 @@ TEST_CASE("4x4 brainking: White wins", "[rules][facts][reference]") {
     }
 }
 
-TEST_CASE("Reference values: LOSS depths even and WIN depths odd and definitions hold", "[reference]") {
+TEST_CASE("Reference values: LOSS depths even and WIN depths odd and definitions hold",
+          "[reference]") {
     for (auto [r, c] : {std::pair{4, 4}, std::pair{3, 5}, std::pair{4, 5}}) {
         const ref::RefBoard rb(r, c);
         ref::RefMemo memo(rb, ref::Rules::Any);
@@ -215,7 +228,8 @@ TEST_CASE("Linear positions: the combinatorial game theory results", "[reference
     CHECK_FALSE(value(".oxoxo.", 'w'));
 }
 
-TEST_CASE("5x5 brainking: Black wins from the corner and the centre gaps", "[reference][facts][slow]") {
+TEST_CASE("5x5 brainking: Black wins from the corner and the centre gaps",
+          "[reference][facts][slow]") {
     const ref::RefBoard rb(5, 5);
     ref::RefMemo memo(rb, ref::Rules::Brainking);
     const ref::RefPos start = ref::full_board(rb);

@@ -29,7 +29,8 @@ std::vector<ref::RefPos> sample(const ref::RefBoard& rb, int games, std::uint64_
 std::vector<Position> core_orbit(const ref::RefBoard& rb, const std::vector<ref::RefSymmetry>& syms,
                                  const ref::RefPos& p) {
     std::vector<Position> out;
-    for (const auto& q : ref::orbit(rb, syms, p)) out.push_back(ref::to_core(rb, q));
+    for (const auto& q : ref::orbit(rb, syms, p))
+        out.push_back(ref::to_core(rb, q));
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -84,10 +85,12 @@ TEST_CASE("SymmetryGroup: the elements are the plain symmetries and colour swaps
         CHECK(s.swaps_colour == want);
     }
     // On odd square boards nothing swaps colours.
-    for (const auto& s : ref::symmetries(ref::RefBoard(5, 5))) CHECK_FALSE(s.swaps_colour);
+    for (const auto& s : ref::symmetries(ref::RefBoard(5, 5)))
+        CHECK_FALSE(s.swaps_colour);
 }
 
-TEST_CASE("Canonical form is the same for every image and is the least image", "[symmetry][reference]") {
+TEST_CASE("Canonical form is the same for every image and is the least image",
+          "[symmetry][reference]") {
     std::size_t checked = 0;
     for (int rows = 3; rows <= 8; ++rows) {
         for (int cols = 3; cols <= 8; ++cols) {
@@ -104,7 +107,8 @@ TEST_CASE("Canonical form is the same for every image and is the least image", "
                 CHECK(canon == orb.front());  // the least image in Position's order
                 // The images core computes are the plain images.
                 std::vector<Position> images;
-                for (int e = 0; e < g.size(); ++e) images.push_back(g.image(e, p));
+                for (int e = 0; e < g.size(); ++e)
+                    images.push_back(g.image(e, p));
                 std::sort(images.begin(), images.end());
                 images.erase(std::unique(images.begin(), images.end()), images.end());
                 CHECK(images == orb);
@@ -134,7 +138,8 @@ TEST_CASE("Canonical forms are equal exactly when positions are images of each o
         if (all.size() > 150) all.resize(150);
         // Add a random image of each, so that many pairs are equivalent.
         const std::size_t n = all.size();
-        for (std::size_t i = 0; i < n; ++i) all.push_back(ref::image(rb, syms[rng() % syms.size()], all[i]));
+        for (std::size_t i = 0; i < n; ++i)
+            all.push_back(ref::image(rb, syms[rng() % syms.size()], all[i]));
         std::vector<std::vector<ref::RefPos>> orbits;
         std::vector<Position> canon;
         for (const auto& p : all) {
@@ -147,8 +152,9 @@ TEST_CASE("Canonical forms are equal exactly when positions are images of each o
                 const bool equivalent =
                     std::find(orbits[i].begin(), orbits[i].end(), all[j]) != orbits[i].end();
                 if ((canon[i] == canon[j]) != equivalent) {
-                    FAIL_CHECK(b.name() << ": " << ref::to_text(rb, all[i]) << " vs "
-                                        << ref::to_text(rb, all[j]) << " equivalent=" << equivalent);
+                    FAIL_CHECK(b.name()
+                               << ": " << ref::to_text(rb, all[i]) << " vs "
+                               << ref::to_text(rb, all[j]) << " equivalent=" << equivalent);
                 }
                 (equivalent ? same : different) += 1;
             }

@@ -2,11 +2,11 @@
 // per layer, and every stored value and depth (issue: konane generate).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
-#include <unistd.h>
 
 #include "core/fingerprint.hpp"
 #include "format/table.hpp"
@@ -91,8 +91,8 @@ void check_against_reference(int rows, int cols, Ruleset r) {
                 ++mismatches;
                 if (mismatches < 5) {
                     FAIL_CHECK("position " << ref::to_text(rb, rp) << ": stored depth " << depth
-                                           << ", reference " << (want.win ? "WIN" : "LOSS")
-                                           << " " << want.depth);
+                                           << ", reference " << (want.win ? "WIN" : "LOSS") << " "
+                                           << want.depth);
                 }
             }
         }
@@ -103,8 +103,7 @@ void check_against_reference(int rows, int cols, Ruleset r) {
 
 }  // namespace
 
-TEST_CASE("every board of at most 20 squares: counts and values equal the reference",
-          "[solver]") {
+TEST_CASE("every board of at most 20 squares: counts and values equal the reference", "[solver]") {
     for (Ruleset r : {Ruleset::Brainking, Ruleset::Center, Ruleset::Any}) {
         for (int rows = 1; rows <= 20; ++rows) {
             for (int cols = 1; rows * cols <= 20 && cols <= 8; ++cols) {
@@ -155,7 +154,8 @@ TEST_CASE("opening verdicts of rules.md: White wins 4x4 and Black wins 5x5 from 
 
 TEST_CASE("threads 1 and 2 write identical files", "[solver][determinism]") {
     TempDir dir;
-    for (auto [rows, cols, r] : {std::tuple{4, 5, Ruleset::Any}, std::tuple{5, 5, Ruleset::Brainking}}) {
+    for (auto [rows, cols, r] :
+         {std::tuple{4, 5, Ruleset::Any}, std::tuple{5, 5, Ruleset::Brainking}}) {
         std::vector<std::vector<char>> files;
         for (int threads : {1, 2}) {
             solver::GenerateOptions o;
@@ -219,7 +219,8 @@ TEST_CASE("verify accepts a generated table and finds a wrong value", "[solver][
         for (std::size_t i = 0; i < rep.solved.size(); ++i) {
             const auto& l = rep.solved[i];
             std::vector<std::uint16_t> fps(l.keys.size());
-            for (auto k : l.keys) fps[l.mphf(k)] = fingerprint(k, 16);
+            for (auto k : l.keys)
+                fps[l.mphf(k)] = fingerprint(k, 16);
             std::vector<std::uint8_t> depth = l.depth;
             if (l.pieces == 10) depth[depth.size() / 2] ^= 1;  // WIN <-> LOSS
             w.add_layer({static_cast<std::uint32_t>(l.pieces), l.keys.size(), l.raw},

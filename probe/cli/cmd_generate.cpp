@@ -21,7 +21,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string mib(std::uint64_t bytes) { return fmt::format("{:.1f} MiB", bytes / 1048576.0); }
+std::string mib(std::uint64_t bytes) {
+    return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+}
 
 struct GenerateArgs {
     std::string board;
@@ -72,8 +74,10 @@ int run_generate(const GenerateArgs& a) {
         j["file"] = o.output.string();
         j["positions"] = {{"classes", rep.classes}, {"raw", rep.raw}};
         j["threads"] = rep.threads;
-        j["seconds"] = {{"enumerate", rep.enumerate_seconds}, {"hash", rep.hash_seconds},
-                        {"solve", rep.solve_seconds},         {"write", rep.write_seconds},
+        j["seconds"] = {{"enumerate", rep.enumerate_seconds},
+                        {"hash", rep.hash_seconds},
+                        {"solve", rep.solve_seconds},
+                        {"write", rep.write_seconds},
                         {"total", rep.total_seconds}};
         j["peak_memory_bytes"] = rep.peak_rss_bytes;
         j["peak_spill_bytes"] = rep.peak_spill_bytes;
@@ -105,22 +109,24 @@ int run_generate(const GenerateArgs& a) {
     for (auto it = rep.layers.rbegin(); it != rep.layers.rend(); ++it) {
         std::printf("%6d %12llu %12llu %9d %9.3fs %8.3fs %8.3fs\n", it->pieces,
                     static_cast<unsigned long long>(it->classes),
-                    static_cast<unsigned long long>(it->raw), it->max_depth,
-                    it->enumerate_seconds, it->hash_seconds, it->solve_seconds);
+                    static_cast<unsigned long long>(it->raw), it->max_depth, it->enumerate_seconds,
+                    it->hash_seconds, it->solve_seconds);
     }
-    std::printf("time: enumerate %.2f s, hash %.2f s, solve %.2f s, write %.2f s, total %.2f s "
-                "(%d threads)\n",
-                rep.enumerate_seconds, rep.hash_seconds, rep.solve_seconds, rep.write_seconds,
-                rep.total_seconds, rep.threads);
+    std::printf(
+        "time: enumerate %.2f s, hash %.2f s, solve %.2f s, write %.2f s, total %.2f s "
+        "(%d threads)\n",
+        rep.enumerate_seconds, rep.hash_seconds, rep.solve_seconds, rep.write_seconds,
+        rep.total_seconds, rep.threads);
     std::printf("peak memory: %s\n", mib(rep.peak_rss_bytes).c_str());
     if (!o.spill_dir.empty()) {
         std::printf("spill: at most %s of layers on disk under %s\n",
                     mib(rep.peak_spill_bytes).c_str(), o.spill_dir.c_str());
     }
-    std::printf("file: %s, %llu bytes, %.2f bits per position (perfect hash %.2f, fingerprints "
-                "%.2f, values %.2f)\n",
-                o.output.c_str(), static_cast<unsigned long long>(rep.file_bytes),
-                rep.file_bytes * per, rep.mphf_bytes * per, fp_bytes * per, value_bytes * per);
+    std::printf(
+        "file: %s, %llu bytes, %.2f bits per position (perfect hash %.2f, fingerprints "
+        "%.2f, values %.2f)\n",
+        o.output.c_str(), static_cast<unsigned long long>(rep.file_bytes), rep.file_bytes * per,
+        rep.mphf_bytes * per, fp_bytes * per, value_bytes * per);
     return kOk;
 }
 
@@ -155,9 +161,8 @@ int run_info(const FileArgs& a) {
         j["fingerprint_bits"] = m.fingerprint_bits;
         j["positions"] = {{"classes", classes}, {"raw", raw}};
         j["file_bytes"] = t->file_size();
-        j["sections"] = {{"mphf", total.mphf},
-                         {"fingerprints", total.fingerprints},
-                         {"values", total.values}};
+        j["sections"] = {
+            {"mphf", total.mphf}, {"fingerprints", total.fingerprints}, {"values", total.values}};
         j["bits_per_position"] = {{"total", t->file_size() * per},
                                   {"mphf", total.mphf * per},
                                   {"fingerprints", total.fingerprints * per},
@@ -166,13 +171,12 @@ int run_info(const FileArgs& a) {
         for (std::size_t i = 0; i < t->layers().size(); ++i) {
             const auto& l = t->layers()[i];
             const auto s = t->section_sizes(i);
-            j["layers"].push_back({{"pieces", l.pieces},
-                                   {"classes", l.classes},
-                                   {"raw", l.raw},
-                                   {"bytes",
-                                    {{"mphf", s.mphf},
-                                     {"fingerprints", s.fingerprints},
-                                     {"values", s.values}}}});
+            j["layers"].push_back(
+                {{"pieces", l.pieces},
+                 {"classes", l.classes},
+                 {"raw", l.raw},
+                 {"bytes",
+                  {{"mphf", s.mphf}, {"fingerprints", s.fingerprints}, {"values", s.values}}}});
         }
         std::printf("%s\n", j.dump().c_str());
         return kOk;
@@ -193,8 +197,7 @@ int run_info(const FileArgs& a) {
         const auto s = t->section_sizes(i);
         std::printf("%6u %12llu %12llu %12llu %12llu %12llu\n", l.pieces,
                     static_cast<unsigned long long>(l.classes),
-                    static_cast<unsigned long long>(l.raw),
-                    static_cast<unsigned long long>(s.mphf),
+                    static_cast<unsigned long long>(l.raw), static_cast<unsigned long long>(s.mphf),
                     static_cast<unsigned long long>(s.fingerprints),
                     static_cast<unsigned long long>(s.values));
     }
@@ -233,8 +236,8 @@ int run_openings(const FileArgs& a) {
         std::printf("%s\n", j.dump().c_str());
         return kOk;
     }
-    std::printf("%s %s: every opening (depth in plies from Black's first jump)\n",
-                b.name().c_str(), ruleset_name(tb.rules()));
+    std::printf("%s %s: every opening (depth in plies from Black's first jump)\n", b.name().c_str(),
+                ruleset_name(tb.rules()));
     std::printf("%-6s %-6s %-7s %5s\n", "black", "white", "winner", "depth");
     for (const auto& l : o.lines) {
         std::printf("%-6s %-6s %-7s %5d\n", format_move(b, l.black).c_str(),
@@ -246,15 +249,18 @@ int run_openings(const FileArgs& a) {
             std::printf("  %-4s -> %-4s %s wins in %d\n", format_move(b, c.black).c_str(),
                         format_move(b, *c.white).c_str(), color_name(c.winner), c.depth);
         } else {
-            std::printf("  %-4s -> White has no reply and loses\n", format_move(b, c.black).c_str());
+            std::printf("  %-4s -> White has no reply and loses\n",
+                        format_move(b, c.black).c_str());
         }
     }
     if (o.best) {
         std::printf("\nBlack's best removal: %s", format_move(b, o.best->black).c_str());
-        if (o.best->white) std::printf(" (White's best reply %s)", format_move(b, *o.best->white).c_str());
-        std::printf("\nverdict: %s wins with perfect play; perfect opening depth %d plies from "
-                    "Black's first jump\n",
-                    color_name(o.winner), o.best->depth);
+        if (o.best->white)
+            std::printf(" (White's best reply %s)", format_move(b, *o.best->white).c_str());
+        std::printf(
+            "\nverdict: %s wins with perfect play; perfect opening depth %d plies from "
+            "Black's first jump\n",
+            color_name(o.winner), o.best->depth);
     } else {
         std::printf("verdict: Black has no removal and loses\n");
     }
@@ -285,7 +291,8 @@ int run_verify(const FileArgs& a) {
         std::printf("  %llu blocks checksummed, %llu positions recomputed from their children\n",
                     static_cast<unsigned long long>(r.blocks_checked),
                     static_cast<unsigned long long>(r.positions_checked));
-        for (const auto& p : r.problems) std::printf("  problem: %s\n", p.c_str());
+        for (const auto& p : r.problems)
+            std::printf("  problem: %s\n", p.c_str());
     }
     return r.ok ? kOk : kFailed;
 }
@@ -301,7 +308,8 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         ->capture_default_str();
     gen->add_option("-j,--threads", g->threads, "Threads (default: all cores)");
     gen->add_option("-o,--output", g->output, "Table file (default konane-RxC-RULES.kbt)");
-    gen->add_option("--fingerprint-bits", g->fingerprint_bits, "Fingerprint bits per position: 0, 8 or 16")
+    gen->add_option("--fingerprint-bits", g->fingerprint_bits,
+                    "Fingerprint bits per position: 0, 8 or 16")
         ->capture_default_str();
     gen->add_option("--spill", g->spill,
                     "Hold finished layers on disk under DIR between enumeration and solve "
@@ -311,7 +319,8 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     out.push_back({gen, [g] { return run_generate(*g); }});
 
     auto i = std::make_shared<FileArgs>();
-    auto* info = app.add_subcommand("info", "Board, ruleset, counts per layer and section sizes of a table");
+    auto* info =
+        app.add_subcommand("info", "Board, ruleset, counts per layer and section sizes of a table");
     info->add_option("FILE", i->file, "Table file")->required();
     info->add_flag("--json", i->json, "JSON output");
     out.push_back({info, [i] { return run_info(*i); }});

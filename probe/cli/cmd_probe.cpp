@@ -19,7 +19,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-const char* value_word(const Value& v) { return v.win ? "win" : "loss"; }
+const char* value_word(const Value& v) {
+    return v.win ? "win" : "loss";
+}
 
 /// "win in 7 plies", "loss in 6 plies", "loss (no move)".
 std::string describe(const Value& v) {
@@ -27,7 +29,9 @@ std::string describe(const Value& v) {
     return fmt::format("{} in {} pl{}", value_word(v), v.depth, v.depth == 1 ? "y" : "ies");
 }
 
-json value_json(const Value& v) { return json{{"value", value_word(v)}, {"depth", v.depth}}; }
+json value_json(const Value& v) {
+    return json{{"value", value_word(v)}, {"depth", v.depth}};
+}
 
 /// The answer for one position: value, perfect move, every move and the perfect line.
 struct Answer {
@@ -47,11 +51,13 @@ json answer_json(const Board& b, const Answer& a) {
     j["best"] = best ? json(format_move(b, best->move)) : json(nullptr);
     j["moves"] = json::array();
     for (const auto& mv : a.moves) {
-        j["moves"].push_back(
-            {{"move", format_move(b, mv.move)}, {"value", value_word(mv.value)}, {"depth", mv.value.depth}});
+        j["moves"].push_back({{"move", format_move(b, mv.move)},
+                              {"value", value_word(mv.value)},
+                              {"depth", mv.value.depth}});
     }
     j["line"] = json::array();
-    for (const auto& mv : a.line) j["line"].push_back(format_move(b, mv.move));
+    for (const auto& mv : a.line)
+        j["line"].push_back(format_move(b, mv.move));
     return j;
 }
 
@@ -124,12 +130,12 @@ int run_probe(const ProbeArgs& a) {
     try {
         const auto v = tb.value(p);
         if (!v) {
-            return not_stored("probe",
-                              fmt::format("position {} is not stored in {} (not reachable on {} "
-                                          "under ruleset {})",
-                                          format_position(b, p), a.file, b.name(),
-                                          ruleset_name(tb.rules())),
-                              b, p);
+            return not_stored(
+                "probe",
+                fmt::format("position {} is not stored in {} (not reachable on {} "
+                            "under ruleset {})",
+                            format_position(b, p), a.file, b.name(), ruleset_name(tb.rules())),
+                b, p);
         }
         ans.value = *v;
         ans.moves = tb.moves(p);
@@ -240,11 +246,12 @@ int run_analyse(const AnalyseArgs& a) {
         std::printf("%s\n", j.dump().c_str());
         return kOk;
     }
-    std::printf("game on %s (ruleset %s), %zu plies; at the start %s wins with perfect play "
-                "(%s for %s)\n",
-                b.name().c_str(), ruleset_name(tb.rules()), plies.size(),
-                winner_name(game.positions.front(), values.front()),
-                describe(values.front()).c_str(), color_name(game.positions.front().to_move));
+    std::printf(
+        "game on %s (ruleset %s), %zu plies; at the start %s wins with perfect play "
+        "(%s for %s)\n",
+        b.name().c_str(), ruleset_name(tb.rules()), plies.size(),
+        winner_name(game.positions.front(), values.front()), describe(values.front()).c_str(),
+        color_name(game.positions.front().to_move));
     std::printf("'before': value for the mover; 'after': value for the opponent, now to move\n");
     std::printf("%4s %-6s %-8s %-16s %-16s %-8s %s\n", "ply", "mover", "move", "before", "after",
                 "perfect", "");
@@ -271,7 +278,8 @@ int run_analyse(const AnalyseArgs& a) {
         any = true;
         std::printf("\n  ply %zu, %s %s: %s now wins (%s won before)", i + 1,
                     color_name(p.before.to_move), format_move(b, p.played.move).c_str(),
-                    winner_name(p.played.child, p.value_after), winner_name(p.before, p.value_before));
+                    winner_name(p.played.child, p.value_after),
+                    winner_name(p.before, p.value_before));
     }
     std::printf("%s\n", any ? "" : " none (the winner at the start kept the win)");
     if (over) {
@@ -316,8 +324,9 @@ int run_solve(const SolveArgs& a) {
     if (!a.table.empty()) {
         tb = Tablebase::open(a.table);
         if (!(tb->board() == b)) {
-            throw UsageError(fmt::format("the position is for a {} board, the table {} for a {} board",
-                                         b.name(), a.table, tb->board().name()));
+            throw UsageError(
+                fmt::format("the position is for a {} board, the table {} for a {} board", b.name(),
+                            a.table, tb->board().name()));
         }
         if (a.rules_given && tb->rules() != opt.rules) {
             throw UsageError(fmt::format("--rules {} differs from the table's ruleset {}", a.rules,
@@ -380,7 +389,8 @@ int run_solve(const SolveArgs& a) {
 void add_probe_commands(CLI::App& app, Commands& out) {
     auto p = std::make_shared<ProbeArgs>();
     auto* probe = app.add_subcommand(
-        "probe", "Value, depth and perfect move of a position from a table, then every move's value");
+        "probe",
+        "Value, depth and perfect move of a position from a table, then every move's value");
     probe->add_option("FILE", p->file, "Table file")->required();
     probe->add_option("POSITION", p->position,
                       "Position, e.g. '..xo/oxox/xoxo/oxox b' (default: the full board)");
@@ -390,7 +400,8 @@ void add_probe_commands(CLI::App& app, Commands& out) {
 
     auto an = std::make_shared<AnalyseArgs>();
     auto* analyse = app.add_subcommand(
-        "analyse", "Each move of a game with the value before and after it; mistakes and turning points");
+        "analyse",
+        "Each move of a game with the value before and after it; mistakes and turning points");
     analyse->add_option("FILE", an->file, "Table file")->required();
     analyse->add_option("RECORD", an->record, "Game record from the full board, e.g. 'a4 b4 c4-a4'")
         ->required();
@@ -404,15 +415,16 @@ void add_probe_commands(CLI::App& app, Commands& out) {
         ->required();
     solve->add_option("--board", so->board, "Board size RxC the position must have");
     solve->add_option("--table", so->table, "Table of the same board whose values the search uses");
-    auto* rules_opt = solve->add_option("--rules", so->rules,
-                                        "Opening ruleset (for full and one-hole boards)")
-                          ->capture_default_str();
+    auto* rules_opt =
+        solve->add_option("--rules", so->rules, "Opening ruleset (for full and one-hole boards)")
+            ->capture_default_str();
     solve->add_flag("--both", so->both,
                     "Also the outcome class: who wins when Black starts and when White starts");
     solve->add_flag("--jumps-only", so->jumps_only,
                     "No opening removals: full and one-hole boards are played with jumps too");
-    solve->add_option("--max-positions", so->max_positions,
-                      "Most positions the search may keep (0: no limit)")
+    solve
+        ->add_option("--max-positions", so->max_positions,
+                     "Most positions the search may keep (0: no limit)")
         ->capture_default_str();
     solve->add_flag("--json", so->json, "JSON output");
     out.push_back({solve, [so, rules_opt] {

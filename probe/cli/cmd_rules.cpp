@@ -50,7 +50,8 @@ int run_moves(const MovesOptions& o) {
         j["position"] = format_position(*board, pos);
         j["to_move"] = color_name(pos.to_move);
         j["moves"] = nlohmann::ordered_json::array();
-        for (const auto& mc : moves) j["moves"].push_back(format_move(*board, mc.move));
+        for (const auto& mc : moves)
+            j["moves"].push_back(format_move(*board, mc.move));
         std::printf("%s\n", j.dump().c_str());
         return kOk;
     }
@@ -59,7 +60,8 @@ int run_moves(const MovesOptions& o) {
     std::printf("%zu legal %s%s\n", moves.size(),
                 stage_of(*board, pos) == Stage::Play ? "jump" : "removal",
                 moves.size() == 1 ? "" : "s");
-    for (const auto& mc : moves) std::printf("%s\n", format_move(*board, mc.move).c_str());
+    for (const auto& mc : moves)
+        std::printf("%s\n", format_move(*board, mc.move).c_str());
     return kOk;
 }
 
@@ -69,8 +71,10 @@ int run_perft(const PerftOptions& o) {
     if (o.depth < 0) throw UsageError("DEPTH must be 0 or more");
     const std::uint64_t nodes = perft(board, rules, board.start(), o.depth);
     if (o.json) {
-        nlohmann::ordered_json j{{"board", board.name()}, {"rules", ruleset_name(rules)},
-                         {"depth", o.depth}, {"nodes", nodes}};
+        nlohmann::ordered_json j{{"board", board.name()},
+                                 {"rules", ruleset_name(rules)},
+                                 {"depth", o.depth},
+                                 {"nodes", nodes}};
         std::printf("%s\n", j.dump().c_str());
     } else {
         std::printf("%llu\n", static_cast<unsigned long long>(nodes));

@@ -14,7 +14,7 @@ namespace konane::cli {
 /// second; on a terminal the line is rewritten in place, elsewhere a line is printed every
 /// five seconds. Silent when disabled.
 class ProgressLine {
-public:
+  public:
     explicit ProgressLine(bool enabled)
         : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), last_(Clock::now()) {}
     ~ProgressLine() { finish(); }
@@ -35,7 +35,8 @@ public:
         const double rate = el > 0 ? static_cast<double>(done) / el : 0;
         char eta[64] = "";
         if (total > done && rate > 0) {
-            std::snprintf(eta, sizeof eta, ", %.0f s left", static_cast<double>(total - done) / rate);
+            std::snprintf(eta, sizeof eta, ", %.0f s left",
+                          static_cast<double>(total - done) / rate);
         }
         std::fprintf(stderr, "%s[%s] layer %d: %llu/%llu positions, %.2f M/s%s%s", tty_ ? "\r" : "",
                      phase, pieces, static_cast<unsigned long long>(done),
@@ -51,7 +52,7 @@ public:
         dirty_ = false;
     }
 
-private:
+  private:
     using Clock = std::chrono::steady_clock;
     bool enabled_;
     bool tty_;
