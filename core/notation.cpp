@@ -64,7 +64,16 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
     }
     const int R = static_cast<int>(rows.size());
     const int C = static_cast<int>(rows[0].size());
-    if (R > 8 || C > 8 || C < 1 || R * C > 64) {
+    // Row lengths first: a stray '/' reads as an empty row, not as a board size.
+    for (int row = 0; row < R; ++row) {
+        if (rows[row].empty() || static_cast<int>(rows[row].size()) != C) {
+            throw NotationError("rank " + std::to_string(R - row) + " (row " +
+                                std::to_string(row + 1) + " from the top) has " +
+                                std::to_string(rows[row].size()) + " squares, expected " +
+                                (row == 0 ? std::string("at least 1") : std::to_string(C)));
+        }
+    }
+    if (R > 8 || C > 8 || R * C > 64) {
         throw NotationError("position has " + std::to_string(R) + " rows of " + std::to_string(C) +
                             " squares: boards are at most 8x8");
     }

@@ -26,6 +26,12 @@ struct FormatError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// An input/output failure of the file system while writing (no space, no permission, a
+/// missing directory): the work failed, the input was fine.
+struct IoError : FormatError {
+    using FormatError::FormatError;
+};
+
 /// The version of the layout this library writes and the only one it reads.
 inline constexpr std::uint32_t kFormatVersion = 1;
 

@@ -14,6 +14,7 @@
 #include <random>
 #include <system_error>
 
+#include "format/cleanup.hpp"
 #include "format/detail.hpp"
 #include "format/table.hpp"
 
@@ -68,6 +69,7 @@ struct TableWriter::Impl {
     std::optional<std::uint32_t> last_pieces;
     std::size_t layer_count = 0;
     std::vector<std::unique_ptr<ZSTD_CCtx, CCtxDeleter>> cctx;
+    int cleanup_handle = -1;  // registration for removal on SIGINT/SIGTERM (format/cleanup.hpp)
 
     ~Impl() { discard(); }
 
@@ -83,12 +85,14 @@ struct TableWriter::Impl {
         }
         if (state == State::open && !tmp_path.empty()) ::unlink(tmp_path.c_str());
         if (state == State::open) state = State::failed;
+        unregister_temporary(cleanup_handle);
+        cleanup_handle = -1;
     }
 
     [[noreturn]] void fail(const std::string& what, int err) {
         discard();
-        throw FormatError(final_path.string() + ": " + what + ": " + std::strerror(err) +
-                          " (temporary file " + tmp_path.string() + " removed)");
+        throw IoError(final_path.string() + ": " + what + ": " + std::strerror(err) +
+                      " (temporary file " + tmp_path.string() + " removed)");
     }
 
     void raw_write(const std::uint8_t* p, std::size_t n) {
@@ -218,6 +222,10 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
     struct stat st {};
     if (::stat(final_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
         throw FormatError(final_path.string() + ": create: the target is a directory");
+    if (::lstat(final_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw FormatError(final_path.string() +
+                          ": create: the target exists and is not a regular file (a device, "
+                          "a link, a pipe); it would be replaced");
 
     for (int attempt = 0;; ++attempt) {
         fs::path tmp = final_path;
@@ -226,12 +234,13 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
         if (fd >= 0) {
             w.fd = fd;
             w.tmp_path = tmp;
+            w.cleanup_handle = register_temporary(tmp);
             break;
         }
         const int err = errno;
         if (err == EEXIST && attempt < 8) continue;
-        throw FormatError(final_path.string() + ": create temporary file " + tmp.string() + ": " +
-                          std::strerror(err));
+        throw IoError(final_path.string() + ": create temporary file " + tmp.string() + ": " +
+                      std::strerror(err));
     }
 
     std::array<std::uint8_t, kHeaderSize> h{};
@@ -381,6 +390,8 @@ void TableWriter::commit() {
     if (::close(fd) != 0) w.fail("close", errno);
     if (::rename(w.tmp_path.c_str(), w.final_path.c_str()) != 0) w.fail("rename", errno);
     w.state = Impl::State::committed;
+    unregister_temporary(w.cleanup_handle);
+    w.cleanup_handle = -1;
 
     // Make the rename durable. The complete table is already under its final name here.
     fs::path dir = w.final_path.parent_path();
@@ -391,9 +402,9 @@ void TableWriter::commit() {
         const int err = errno;
         ::close(dfd);
         if (r != 0 && err != EINVAL && err != EROFS)
-            throw FormatError(w.final_path.string() + ": fsync directory " + dir.string() + ": " +
-                              std::strerror(err) +
-                              " (the table is complete but the rename may not be durable)");
+            throw IoError(w.final_path.string() + ": fsync directory " + dir.string() + ": " +
+                          std::strerror(err) +
+                          " (the table is complete but the rename may not be durable)");
     }
 }
 

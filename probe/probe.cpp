@@ -85,6 +85,12 @@ Tablebase Tablebase::open(const std::filesystem::path& path, const format::Expec
     } catch (const std::invalid_argument& e) {
         throw format::FormatError(path.string() + ": header: " + e.what());
     }
+    if (m.fingerprint_bits == 0) {
+        throw format::FormatError(path.string() +
+                                  ": header: the table has no fingerprints (written with "
+                                  "0 fingerprint bits), so a probe could not tell a stored "
+                                  "position from another; regenerate it with 8 or 16 bits");
+    }
     if (b.squares() > 63) {
         throw format::FormatError(path.string() + ": header: board " + b.name() +
                                   " has more than 63 squares, which no table can key");

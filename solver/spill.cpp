@@ -1,5 +1,7 @@
 #include "solver/spill.hpp"
 
+#include "format/cleanup.hpp"
+
 #include <unistd.h>
 #include <zstd.h>
 
@@ -34,7 +36,10 @@ KeySpill::KeySpill(std::filesystem::path dir) {
     // A directory of our own inside it, so that nothing of the user's is ever removed.
     for (unsigned i = 0;; ++i) {
         dir_ = dir / ("konane-spill-" + std::to_string(::getpid()) + "-" + std::to_string(i));
-        if (std::filesystem::create_directory(dir_, ec)) break;
+        if (std::filesystem::create_directory(dir_, ec)) {
+            dir_handle_ = format::register_temporary(dir_, true);
+            break;
+        }
         if (ec || i > 1000) {
             throw std::runtime_error("spill directory " + dir_.string() + ": " +
                                      (ec ? ec.message() : std::string("cannot create")));
@@ -45,12 +50,16 @@ KeySpill::KeySpill(std::filesystem::path dir) {
 KeySpill::~KeySpill() {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
+    for (const auto& [pieces, handle] : handles_)
+        format::unregister_temporary(handle);
+    format::unregister_temporary(dir_handle_);
 }
 
 void KeySpill::put(int pieces, std::vector<std::uint64_t>& keys) {
     const auto path = dir_ / ("layer-" + std::to_string(pieces) + ".keys");
     File f(std::fopen(path.c_str(), "wb"));
     if (!f) fail(path, "create");
+    handles_[pieces] = format::register_temporary(path);
     std::vector<std::uint64_t> delta;
     std::vector<char> out;
     std::uint64_t prev = 0, written = 0;
@@ -120,6 +129,8 @@ std::vector<std::uint64_t> KeySpill::take(int pieces) {
     bytes_ -= std::min<std::uint64_t>(bytes_, std::filesystem::file_size(path, ec));
     std::filesystem::remove(path, ec);
     sizes_.erase(it);
+    format::unregister_temporary(handles_[pieces]);
+    handles_.erase(pieces);
     return keys;
 }
 

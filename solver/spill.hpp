@@ -37,6 +37,8 @@ class KeySpill {
   private:
     std::filesystem::path dir_;
     std::map<int, std::uint64_t> sizes_;
+    std::map<int, int> handles_;  ///< format::register_temporary handles of the layer files
+    int dir_handle_ = -1;
     std::uint64_t bytes_ = 0, peak_ = 0;
 };
 

@@ -46,8 +46,8 @@ int run_generate(const GenerateArgs& a) {
                                      solver::kMaxGenerateSquares));
     }
     if (a.threads < 0) throw UsageError("-j THREADS must be 1 or more (0: all cores)");
-    if (a.fingerprint_bits != 0 && a.fingerprint_bits != 8 && a.fingerprint_bits != 16) {
-        throw UsageError("--fingerprint-bits must be 0, 8 or 16");
+    if (a.fingerprint_bits != 8 && a.fingerprint_bits != 16) {
+        throw UsageError("--fingerprint-bits must be 8 or 16");
     }
     o.threads = a.threads;
     o.fingerprint_bits = a.fingerprint_bits;
@@ -306,14 +306,18 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     gen->add_option("BOARD", g->board, "Board size RxC, at most 36 squares (e.g. 5x5)")->required();
     gen->add_option("--rules", g->rules, "Opening ruleset: brainking, center or any")
         ->capture_default_str();
-    gen->add_option("-j,--threads", g->threads, "Threads (default: all cores)");
-    gen->add_option("-o,--output", g->output, "Table file (default konane-RxC-RULES.kbt)");
+    gen->add_option("-j,--threads", g->threads, "Threads, 1..1024 (default 0: all cores)")
+        ->check(CLI::Range(0, 1024));
+    gen->add_option("-o,--output", g->output, "Table file (default konane-RxC-RULES.kbt)")
+        ->check(non_empty());
     gen->add_option("--fingerprint-bits", g->fingerprint_bits,
-                    "Fingerprint bits per position: 0, 8 or 16")
+                    "Fingerprint bits per position: 8 or 16")
         ->capture_default_str();
     gen->add_option("--spill", g->spill,
-                    "Hold finished layers on disk under DIR between enumeration and solve "
-                    "(created, removed at the end); for boards whose layers do not fit in memory");
+                    "Hold finished layers on disk in a new subdirectory of DIR between "
+                    "enumeration and solve (removed at the end; DIR is created if missing); "
+                    "for boards whose layers do not fit in memory")
+        ->check(non_empty());
     gen->add_flag("--json", g->json, "JSON summary on stdout");
     gen->add_flag("-q,--quiet", g->quiet, "No progress line on stderr");
     out.push_back({gen, [g] { return run_generate(*g); }});
@@ -336,7 +340,8 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     auto* verify = app.add_subcommand(
         "verify", "Check every checksum, the perfect hashes, and every value against its children");
     verify->add_option("FILE", v->file, "Table file")->required();
-    verify->add_option("-j,--threads", v->threads, "Threads (default: all cores)");
+    verify->add_option("-j,--threads", v->threads, "Threads, 1..1024 (default 0: all cores)")
+        ->check(CLI::Range(0, 1024));
     verify->add_flag("--json", v->json, "JSON output");
     verify->add_flag("-q,--quiet", v->quiet, "No progress line on stderr");
     out.push_back({verify, [v] { return run_verify(*v); }});

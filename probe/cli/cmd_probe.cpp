@@ -392,9 +392,12 @@ void add_probe_commands(CLI::App& app, Commands& out) {
         "probe",
         "Value, depth and perfect move of a position from a table, then every move's value");
     probe->add_option("FILE", p->file, "Table file")->required();
-    probe->add_option("POSITION", p->position,
-                      "Position, e.g. '..xo/oxox/xoxo/oxox b' (default: the full board)");
-    probe->add_option("--game", p->game, "Game record from the full board, e.g. 'a4 b4 c4-a4'");
+    probe
+        ->add_option("POSITION", p->position,
+                     "Position, e.g. '..xo/oxox/xoxo/oxox b' (default: the full board)")
+        ->check(non_empty());
+    probe->add_option("--game", p->game,
+                      "Game record from the full board, e.g. 'a4 b4 a2-a4' on 4x4");
     probe->add_flag("--json", p->json, "JSON output");
     out.push_back({probe, [p] { return run_probe(*p); }});
 
@@ -403,7 +406,9 @@ void add_probe_commands(CLI::App& app, Commands& out) {
         "analyse",
         "Each move of a game with the value before and after it; mistakes and turning points");
     analyse->add_option("FILE", an->file, "Table file")->required();
-    analyse->add_option("RECORD", an->record, "Game record from the full board, e.g. 'a4 b4 c4-a4'")
+    analyse
+        ->add_option("RECORD", an->record,
+                     "Game record from the full board, e.g. 'a4 b4 a2-a4' on 4x4")
         ->required();
     analyse->add_flag("--json", an->json, "JSON output");
     out.push_back({analyse, [an] { return run_analyse(*an); }});
@@ -412,6 +417,7 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     auto* solve = app.add_subcommand(
         "solve", "Value, depth and perfect move of any position on a board up to 8x8, by search");
     solve->add_option("POSITION", so->position, "Position, e.g. '.oxox. b' (a 1x6 board)")
+        ->check(non_empty())
         ->required();
     solve->add_option("--board", so->board, "Board size RxC the position must have");
     solve->add_option("--table", so->table, "Table of the same board whose values the search uses");

@@ -88,12 +88,15 @@ void add_rules_commands(CLI::App& app, Commands& out) {
     auto mo = std::make_shared<MovesOptions>();
     auto* moves = app.add_subcommand(
         "moves", "Show a position and its legal moves (removals in the opening, then jumps)");
-    moves->add_option("POSITION", mo->position,
-                      "Position, e.g. '..xo/oxox/xoxo/oxox b' (default: the full board)");
+    moves
+        ->add_option("POSITION", mo->position,
+                     "Position, e.g. '..xo/oxox/xoxo/oxox b' (default: the full board)")
+        ->check(non_empty());
     moves->add_option("--board", mo->board, "Board size RxC (default 6x6, or the position's)");
     moves->add_option("--rules", mo->rules, "Opening ruleset: brainking, center or any")
         ->capture_default_str();
-    moves->add_option("--game", mo->game, "Game record from the full board, e.g. 'a6 b6 c6-a6'");
+    moves->add_option("--game", mo->game,
+                      "Game record from the full board, e.g. 'a6 b6 a4-a6' on 6x6");
     moves->add_flag("--json", mo->json, "JSON output");
     out.push_back({moves, [mo] { return run_moves(*mo); }});
 

@@ -30,6 +30,14 @@ struct Command {
 };
 using Commands = std::vector<Command>;
 
+/// A CLI11 check refusing an empty value ("must not be empty"), for arguments where an empty
+/// string would otherwise read as "not given".
+inline CLI::Validator non_empty() {
+    return CLI::Validator(
+        [](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); },
+        "NON-EMPTY");
+}
+
 /// Registration functions, one per source file.
 void add_rules_commands(CLI::App& app, Commands& out);     // moves, perft
 void add_generate_commands(CLI::App& app, Commands& out);  // generate, info, openings, verify

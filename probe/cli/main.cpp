@@ -6,10 +6,8 @@
 #include "core/notation.hpp"
 #include "probe/cli/common.hpp"
 
-#if __has_include("format/table.hpp")
+#include "format/cleanup.hpp"
 #include "format/table.hpp"
-#define KONANE_HAVE_FORMAT 1
-#endif
 
 using namespace konane::cli;
 
@@ -21,12 +19,21 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "konane 0.1.0");
     Commands commands;
     add_rules_commands(app, commands);
-#ifdef KONANE_HAVE_GENERATE
     add_generate_commands(app, commands);
-#endif
-#ifdef KONANE_HAVE_PROBE
     add_probe_commands(app, commands);
-#endif
+    // An interrupted generation removes its temporary files (format/cleanup.hpp).
+    konane::format::install_interrupt_cleanup();
+    // A first word that is neither an option nor a subcommand: say which.
+    if (argc > 1 && argv[1][0] != '-') {
+        bool known = false;
+        for (const auto& c : commands)
+            known = known || c.app->get_name() == argv[1];
+        if (!known) {
+            std::fprintf(stderr, "konane: error: unknown command '%s' (see konane --help)\n",
+                         argv[1]);
+            return kBadInput;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -36,7 +43,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        app.exit(e);
+        std::fprintf(stderr, "konane: error: %s\nRun with --help for more information.\n",
+                     e.what());
         return kBadInput;
     }
     for (const auto& c : commands) {
@@ -49,11 +57,12 @@ int main(int argc, char** argv) {
         } catch (const std::invalid_argument& e) {
             std::fprintf(stderr, "konane %s: error: %s\n", c.app->get_name().c_str(), e.what());
             return kBadInput;
-#ifdef KONANE_HAVE_FORMAT
+        } catch (const konane::format::IoError& e) {
+            std::fprintf(stderr, "konane %s: error: %s\n", c.app->get_name().c_str(), e.what());
+            return kFailed;
         } catch (const konane::format::FormatError& e) {
             std::fprintf(stderr, "konane %s: error: %s\n", c.app->get_name().c_str(), e.what());
             return kBadInput;
-#endif
         } catch (const std::bad_alloc&) {
             std::fprintf(stderr, "konane %s: error: out of memory\n", c.app->get_name().c_str());
             return kFailed;
