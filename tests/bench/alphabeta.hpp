@@ -32,8 +32,8 @@
 namespace konane::bench {
 
 class AlphaBeta {
-public:
-    static constexpr int kS = 100;    ///< score of a WIN at depth 0 (never happens: WIN >= 1)
+  public:
+    static constexpr int kS = 100;  ///< score of a WIN at depth 0 (never happens: WIN >= 1)
     static constexpr int kInf = 1000;
 
     /// A searcher for board b with a table of 2^tt_log2 entries (16 bytes each).
@@ -100,7 +100,7 @@ public:
         return win ? win : first;
     }
 
-private:
+  private:
     struct Entry {
         std::uint64_t key = 0;  // canonical key; 0 (the empty board) never occurs
         std::int16_t lo = -kInf, hi = kInf;
@@ -138,8 +138,12 @@ private:
             e = &b[1];
         }
         static_assert(sizeof(Entry) == 16);
-        *e = Entry{key, static_cast<std::int16_t>(lo), static_cast<std::int16_t>(hi),
-                   static_cast<std::uint8_t>(best), static_cast<std::uint8_t>(pieces), gen_};
+        *e = Entry{key,
+                   static_cast<std::int16_t>(lo),
+                   static_cast<std::int16_t>(hi),
+                   static_cast<std::uint8_t>(best),
+                   static_cast<std::uint8_t>(pieces),
+                   gen_};
     }
     static std::uint64_t hash(std::uint64_t k) {
         k ^= k >> 31;
@@ -154,9 +158,9 @@ private:
         int n = 0;
         for (int d = 0; d < 4; ++d) {
             const int s = board_.step[d];
-            const std::uint64_t j = board_.can_jump[d] &
-                                    (s > 0 ? (opp >> s) & (empty >> (2 * s))
-                                           : (opp << -s) & (empty << (-2 * s)));
+            const std::uint64_t j =
+                board_.can_jump[d] &
+                (s > 0 ? (opp >> s) & (empty >> (2 * s)) : (opp << -s) & (empty << (-2 * s)));
             n += std::popcount(mine & j);
         }
         return n;

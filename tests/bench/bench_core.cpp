@@ -35,7 +35,9 @@ const Board& board_of(int which) {
     static const Board b56 = Board::make(5, 6), b66 = Board::make(6, 6);
     return which == 0 ? b56 : b66;
 }
-const char* board_name(int which) { return which == 0 ? "5x6" : "6x6"; }
+const char* board_name(int which) {
+    return which == 0 ? "5x6" : "6x6";
+}
 
 const std::vector<Position>& positions_of(int which) {
     static std::map<int, std::vector<Position>> cache;
@@ -74,7 +76,11 @@ void BM_ForEachJump(benchmark::State& state) {
     std::uint64_t moves = 0;
     for (auto _ : state) {
         std::uint64_t acc = 0;
-        for (const auto& p : pos) for_each_jump(b, p, [&](Move, Position c) { acc += c.occ; ++moves; });
+        for (const auto& p : pos)
+            for_each_jump(b, p, [&](Move, Position c) {
+                acc += c.occ;
+                ++moves;
+            });
         benchmark::DoNotOptimize(acc);
     }
     per_item(state, pos.size());
@@ -91,7 +97,8 @@ void BM_LegalMoves(benchmark::State& state) {
     const auto& pos = positions_of(which);
     for (auto _ : state) {
         std::size_t acc = 0;
-        for (const auto& p : pos) acc += legal_moves(b, Ruleset::Brainking, p).size();
+        for (const auto& p : pos)
+            acc += legal_moves(b, Ruleset::Brainking, p).size();
         benchmark::DoNotOptimize(acc);
     }
     per_item(state, pos.size());
@@ -106,7 +113,8 @@ void BM_HasJump(benchmark::State& state) {
     const auto& pos = positions_of(which);
     for (auto _ : state) {
         std::size_t acc = 0;
-        for (const auto& p : pos) acc += has_jump(b, p);
+        for (const auto& p : pos)
+            acc += has_jump(b, p);
         benchmark::DoNotOptimize(acc);
     }
     per_item(state, pos.size());
@@ -123,11 +131,13 @@ void BM_CanonicalKey(benchmark::State& state) {
     const auto& pos = positions_of(which);
     for (auto _ : state) {
         std::uint64_t acc = 0;
-        for (const auto& p : pos) acc ^= g.canonical_key(p);
+        for (const auto& p : pos)
+            acc ^= g.canonical_key(p);
         benchmark::DoNotOptimize(acc);
     }
     per_item(state, pos.size());
-    state.SetLabel(std::string(board_name(which)) + ", " + std::to_string(g.size()) + " symmetries");
+    state.SetLabel(std::string(board_name(which)) + ", " + std::to_string(g.size()) +
+                   " symmetries");
 }
 BENCHMARK(BM_CanonicalKey)->Arg(0)->Arg(1);
 
@@ -163,10 +173,12 @@ const RealKeys& real_keys() {
 void BM_MphfQueryRealKeys(benchmark::State& state) {
     const auto& rk = real_keys();
     std::vector<MphfView> views;
-    for (const auto& m : rk.mphf) views.push_back(m.view());
+    for (const auto& m : rk.mphf)
+        views.push_back(m.view());
     for (auto _ : state) {
         std::uint64_t acc = 0;
-        for (const auto& [l, k] : rk.queries) acc += views[l](k);
+        for (const auto& [l, k] : rk.queries)
+            acc += views[l](k);
         benchmark::DoNotOptimize(acc);
     }
     per_item(state, rk.queries.size());
@@ -187,10 +199,12 @@ void BM_CanonicalKeyAndQuery(benchmark::State& state) {
         layer.push_back(rk.queries[i].first);
     }
     std::vector<MphfView> views;
-    for (const auto& m : rk.mphf) views.push_back(m.view());
+    for (const auto& m : rk.mphf)
+        views.push_back(m.view());
     for (auto _ : state) {
         std::uint64_t acc = 0;
-        for (std::size_t i = 0; i < pos.size(); ++i) acc += views[layer[i]](g.canonical_key(pos[i]));
+        for (std::size_t i = 0; i < pos.size(); ++i)
+            acc += views[layer[i]](g.canonical_key(pos[i]));
         benchmark::DoNotOptimize(acc);
     }
     per_item(state, pos.size());
@@ -225,10 +239,12 @@ void block_cycle(benchmark::State& state, bool values) {
         values ? t->meta().value_block_slots : t->meta().fingerprint_block_slots;
     std::vector<std::pair<std::size_t, std::uint64_t>> slots;
     for (std::size_t l = 0; l < t->layers().size(); ++l)
-        for (std::uint64_t s = 0; s < t->layers()[l].classes; s += per) slots.emplace_back(l, s);
+        for (std::uint64_t s = 0; s < t->layers()[l].classes; s += per)
+            slots.emplace_back(l, s);
     std::uint64_t acc = 0;
     for (auto _ : state) {
-        for (const auto& [l, s] : slots) acc += values ? t->value(l, s) : t->fingerprint(l, s);
+        for (const auto& [l, s] : slots)
+            acc += values ? t->value(l, s) : t->fingerprint(l, s);
     }
     benchmark::DoNotOptimize(acc);
     per_item(state, slots.size());
@@ -238,8 +254,12 @@ void block_cycle(benchmark::State& state, bool values) {
     state.SetLabel(table_path().filename().string() + ", " + std::to_string(slots.size()) +
                    " blocks" + (slots.size() < 256 ? " (few: partly cached)" : ""));
 }
-void BM_ValueBlockDecode(benchmark::State& state) { block_cycle(state, true); }
-void BM_FingerprintBlockDecode(benchmark::State& state) { block_cycle(state, false); }
+void BM_ValueBlockDecode(benchmark::State& state) {
+    block_cycle(state, true);
+}
+void BM_FingerprintBlockDecode(benchmark::State& state) {
+    block_cycle(state, false);
+}
 BENCHMARK(BM_ValueBlockDecode)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FingerprintBlockDecode)->Unit(benchmark::kMicrosecond);
 
@@ -279,10 +299,12 @@ void BM_LookupWarm(benchmark::State& state) {
         }
         if (!line.empty()) pos.push_back(line[line.size() / 2]);
     }
-    for (const auto& p : pos) benchmark::DoNotOptimize(tb.lookup(p));
+    for (const auto& p : pos)
+        benchmark::DoNotOptimize(tb.lookup(p));
     for (auto _ : state) {
         int acc = 0;
-        for (const auto& p : pos) acc += tb.lookup(p)->depth;
+        for (const auto& p : pos)
+            acc += tb.lookup(p)->depth;
         benchmark::DoNotOptimize(acc);
     }
     per_item(state, pos.size());

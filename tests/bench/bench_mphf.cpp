@@ -50,7 +50,8 @@ std::vector<std::uint64_t> queries_for(std::size_t n) {
     const auto& keys = keys_for(n);
     std::mt19937_64 rng(n + 1);
     std::vector<std::uint64_t> q(std::size_t{1} << 22);
-    for (auto& x : q) x = keys[rng() % keys.size()];
+    for (auto& x : q)
+        x = keys[rng() % keys.size()];
     return q;
 }
 
@@ -74,8 +75,8 @@ BBHash& bbhash_for(std::size_t n, double gamma) {
 
 /// Sets items/s and "time_per_query" (seconds per query; printed with an SI suffix, e.g. 17n).
 void query_counters(benchmark::State& state, std::size_t queries) {
-    const auto total = static_cast<std::int64_t>(state.iterations()) *
-                       static_cast<std::int64_t>(queries);
+    const auto total =
+        static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(queries);
     state.SetItemsProcessed(total);
     state.counters["time_per_query"] = benchmark::Counter(
         static_cast<double>(total), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
@@ -112,7 +113,8 @@ void BM_MphfQuery(benchmark::State& state) {
     const auto q = queries_for(n);
     for (auto _ : state) {
         std::uint64_t acc = 0;
-        for (std::uint64_t k : q) acc += f(k);
+        for (std::uint64_t k : q)
+            acc += f(k);
         benchmark::DoNotOptimize(acc);
     }
     query_counters(state, q.size());
@@ -127,7 +129,8 @@ void BM_MphfQueryLatency(benchmark::State& state) {
     const auto q = queries_for(n);
     for (auto _ : state) {
         std::uint64_t prev = 0;
-        for (std::uint64_t k : q) prev = f(k ^ (prev >> 63));  // prev < n: a fake dependency
+        for (std::uint64_t k : q)
+            prev = f(k ^ (prev >> 63));  // prev < n: a fake dependency
         benchmark::DoNotOptimize(prev);
     }
     query_counters(state, q.size());
@@ -162,12 +165,12 @@ void BM_BBHashQuery(benchmark::State& state) {
     const auto q = queries_for(n);
     for (auto _ : state) {
         std::uint64_t acc = 0;
-        for (std::uint64_t k : q) acc += f.lookup(k);
+        for (std::uint64_t k : q)
+            acc += f.lookup(k);
         benchmark::DoNotOptimize(acc);
     }
     query_counters(state, q.size());
-    state.counters["bits_per_key"] =
-        static_cast<double>(f.totalBitSize()) / static_cast<double>(n);
+    state.counters["bits_per_key"] = static_cast<double>(f.totalBitSize()) / static_cast<double>(n);
 }
 BENCHMARK(BM_BBHashQuery)
     ->ArgsProduct({{1000000, 10000000}, {1, 2}})
@@ -179,7 +182,8 @@ void BM_BBHashQueryLatency(benchmark::State& state) {
     const auto q = queries_for(n);
     for (auto _ : state) {
         std::uint64_t prev = 0;
-        for (std::uint64_t k : q) prev = f.lookup(k ^ (prev >> 63));
+        for (std::uint64_t k : q)
+            prev = f.lookup(k ^ (prev >> 63));
         benchmark::DoNotOptimize(prev);
     }
     query_counters(state, q.size());

@@ -76,7 +76,9 @@ double quantile(std::vector<double> v, double q) {
     const auto i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
     return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
 }
-double median(const std::vector<double>& v) { return quantile(v, 0.5); }
+double median(const std::vector<double>& v) {
+    return quantile(v, 0.5);
+}
 
 json summary_ns(const std::vector<double>& ns) {
     return {{"count", ns.size()},
@@ -102,11 +104,13 @@ json query_times(const std::vector<std::uint64_t>& queries, std::size_t batch, i
             const auto t0 = Clock::now();
             if (chained) {
                 std::uint64_t prev = 0;
-                for (std::size_t i = at; i < at + batch; ++i) prev = f(queries[i] ^ (prev >> 63));
+                for (std::size_t i = at; i < at + batch; ++i)
+                    prev = f(queries[i] ^ (prev >> 63));
                 sink += prev;
             } else {
                 std::uint64_t acc = 0;
-                for (std::size_t i = at; i < at + batch; ++i) acc += f(queries[i]);
+                for (std::size_t i = at; i < at + batch; ++i)
+                    acc += f(queries[i]);
                 sink += acc;
             }
             per_query.push_back(ns_between(t0, Clock::now()) / static_cast<double>(batch));
@@ -142,7 +146,8 @@ json bench_key_set(const std::string& name, const std::vector<std::uint64_t>& ke
     // Query keys: 2^22 member keys in random order (far more than any cache holds).
     std::mt19937_64 rng(12345);
     std::vector<std::uint64_t> queries(std::size_t{1} << 22);
-    for (auto& q : queries) q = keys[rng() % keys.size()];
+    for (auto& q : queries)
+        q = keys[rng() % keys.size()];
     const std::size_t batch = 1 << 14;
     const int rounds = 3;
 
@@ -156,9 +161,10 @@ json bench_key_set(const std::string& name, const std::vector<std::uint64_t>& ke
             secs.push_back(seconds_since(t0));
             if (!built) built = std::move(f);
         }
-        ours.push_back({{"threads", t},
-                        {"build_seconds_median", median(secs)},
-                        {"build_keys_per_second", static_cast<double>(keys.size()) / median(secs)}});
+        ours.push_back(
+            {{"threads", t},
+             {"build_seconds_median", median(secs)},
+             {"build_keys_per_second", static_cast<double>(keys.size()) / median(secs)}});
     }
     {
         // Check: a bijection onto [0, n).
@@ -184,9 +190,9 @@ json bench_key_set(const std::string& name, const std::vector<std::uint64_t>& ke
             std::vector<double> secs;
             for (int r = 0; r < reps; ++r) {
                 const auto t0 = Clock::now();
-                auto f = std::make_unique<BBHash>(keys.size(),
-                                                  boomphf::range(keys.begin(), keys.end()), t,
-                                                  gamma, false, false, 0.03f);
+                auto f =
+                    std::make_unique<BBHash>(keys.size(), boomphf::range(keys.begin(), keys.end()),
+                                             t, gamma, false, false, 0.03f);
                 secs.push_back(seconds_since(t0));
                 if (!keep) keep = std::move(f);
             }
@@ -224,7 +230,8 @@ int run_mphf(const std::string& board, const std::string& rules, int reps,
     std::vector<std::uint64_t> random;
     random.reserve(real.size() + 1000);
     while (random.size() < real.size()) {
-        while (random.size() < real.size()) random.push_back(rng());
+        while (random.size() < real.size())
+            random.push_back(rng());
         std::sort(random.begin(), random.end());
         random.erase(std::unique(random.begin(), random.end()), random.end());
     }
@@ -282,7 +289,8 @@ double drop_page_cache(const std::filesystem::path& path) {
         std::vector<unsigned char> vec((len + page - 1) / page);
         if (::mincore(m, len, vec.data()) == 0) {
             std::size_t in = 0;
-            for (auto c : vec) in += c & 1;
+            for (auto c : vec)
+                in += c & 1;
             resident = static_cast<double>(in) / static_cast<double>(vec.size());
         }
         ::munmap(m, len);
@@ -445,8 +453,10 @@ int run_size(const std::string& file) {
         const auto s = t->section_sizes(i);
         t->read_values(i, values);
         std::map<int, std::uint64_t> hist;
-        for (auto v : values) ++hist[v];
-        for (const auto& [v, c] : hist) all[v] += c;
+        for (auto v : values)
+            ++hist[v];
+        for (const auto& [v, c] : hist)
+            all[v] += c;
         const double h = entropy_bits(hist, l.classes);
         entropy_sum_bits += h * static_cast<double>(l.classes);
         n_all += l.classes;
@@ -454,27 +464,25 @@ int run_size(const std::string& file) {
         fp += s.fingerprints;
         val += s.values;
         const double per = 8.0 / static_cast<double>(l.classes);
-        j["layers"].push_back({{"pieces", l.pieces},
-                               {"classes", l.classes},
-                               {"distinct_values", hist.size()},
-                               {"entropy_bits", h},
-                               {"bytes", {{"mphf", s.mphf}, {"fingerprints", s.fingerprints},
-                                          {"values", s.values}}},
-                               {"bits_per_position",
-                                {{"mphf", s.mphf * per},
-                                 {"fingerprints", s.fingerprints * per},
-                                 {"values", s.values * per}}}});
+        j["layers"].push_back(
+            {{"pieces", l.pieces},
+             {"classes", l.classes},
+             {"distinct_values", hist.size()},
+             {"entropy_bits", h},
+             {"bytes", {{"mphf", s.mphf}, {"fingerprints", s.fingerprints}, {"values", s.values}}},
+             {"bits_per_position",
+              {{"mphf", s.mphf * per},
+               {"fingerprints", s.fingerprints * per},
+               {"values", s.values * per}}}});
     }
     const double per = 8.0 / static_cast<double>(n_all);
     const std::uint64_t other = t->file_size() - mphf - fp - val;
     j["classes"] = n_all;
     j["bytes"] = {{"mphf", mphf}, {"fingerprints", fp}, {"values", val}, {"other", other}};
-    j["bits_per_position"] = {{"total", t->file_size() * per},
-                              {"mphf", mphf * per},
-                              {"fingerprints", fp * per},
-                              {"values", val * per},
-                              {"other", other * per},
-                              {"without_fingerprints", (t->file_size() - fp) * per}};
+    j["bits_per_position"] = {
+        {"total", t->file_size() * per}, {"mphf", mphf * per},
+        {"fingerprints", fp * per},      {"values", val * per},
+        {"other", other * per},          {"without_fingerprints", (t->file_size() - fp) * per}};
     j["entropy"] = {{"per_layer_weighted_bits", entropy_sum_bits / static_cast<double>(n_all)},
                     {"global_bits", entropy_bits(all, n_all)}};
     std::printf("%s\n", j.dump().c_str());
@@ -509,9 +517,9 @@ int run_baseline(const std::string& file, std::size_t positions, std::uint64_t s
             table_secs.push_back(seconds_since(t0));
         }
         auto pos_of = [&](const OpeningLine& l) {
-            return Position{b.all & ~(std::uint64_t{1} << l.black.from) &
-                                ~(std::uint64_t{1} << l.white.from),
-                            Color::Black};
+            return Position{
+                b.all & ~(std::uint64_t{1} << l.black.from) & ~(std::uint64_t{1} << l.white.from),
+                Color::Black};
         };
         std::vector<double> wdl_secs, exact_secs;
         std::uint64_t wdl_nodes = 0, exact_nodes = 0;
@@ -568,8 +576,7 @@ int run_baseline(const std::string& file, std::size_t positions, std::uint64_t s
             const auto pm = ab.perfect_move(p);
             exact_ns.push_back(ns_between(t1, Clock::now()));
             exact_nodes.push_back(static_cast<double>(ab.nodes()));
-            if (!pm || !best || !(pm->first == best->move) ||
-                (pm->second > 0) != best->value.win ||
+            if (!pm || !best || !(pm->first == best->move) || (pm->second > 0) != best->value.win ||
                 bench::AlphaBeta::depth_of_score(pm->second) != best->value.depth)
                 ++move_mismatch;
 
@@ -608,7 +615,8 @@ int run_refsolve(const std::string& board, const std::string& rules, int reps) {
         const ref::Reachable reach = ref::enumerate_reachable(rb, rr);
         const auto t1 = Clock::now();
         ref::RefMemo m(rb, rr);
-        for (const auto& k : reach.raw) (void)ref::solve(ref::pos_of(rb, k), m);
+        for (const auto& k : reach.raw)
+            (void)ref::solve(ref::pos_of(rb, k), m);
         const auto t2 = Clock::now();
         cpu_s.push_back(static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
         enum_s.push_back(std::chrono::duration<double>(t1 - t0).count());
