@@ -2,24 +2,9 @@
 
 #include <string>
 
-namespace konane {
+#include "core/depth.hpp"
 
-namespace {
-/// Depth accumulation of rules.md "Values" (same as solver::DepthAccumulator; kept here so the
-/// probe library does not depend on the solver).
-struct Accumulator {
-    int least_loss = 1 << 30;
-    int greatest = -1;
-    void add(int d) {
-        if ((d & 1) == 0 && d < least_loss) least_loss = d;
-        if (d > greatest) greatest = d;
-    }
-    int result() const {
-        if (greatest < 0) return 0;
-        return least_loss < (1 << 30) ? least_loss + 1 : greatest + 1;
-    }
-};
-}  // namespace
+namespace konane {
 
 Searcher::Searcher(const Board& b, const SearchOptions& options, std::optional<Tablebase> table)
     : board_(b), options_(options), group_(b), table_(std::move(table)) {
@@ -41,7 +26,7 @@ std::optional<int> Searcher::checked_table_depth(Position p) {
     // lookup() answers Play-stage positions only; the jump stage means the same in both modes.
     const auto v = table_->lookup(p);
     if (!v) return std::nullopt;
-    Accumulator acc;
+    DepthAccumulator acc;
     bool all_stored = true;
     for_each_jump(board_, p, [&](Move, Position c) {
         if (!all_stored) return;
@@ -65,7 +50,7 @@ int Searcher::depth_of(Position p) {
         // Opening stage: not memoised. A colour-swapping symmetry can map the full board with
         // Black to move (removals) onto the full board with White to move (jump stage, no
         // move), so the two must not share a memo entry; there are few such positions.
-        Accumulator acc;
+        DepthAccumulator acc;
         for (const auto& mc : children(p))
             acc.add(depth_of(mc.child));
         return acc.result();
@@ -75,7 +60,7 @@ int Searcher::depth_of(Position p) {
     std::optional<int> d;
     if (table_) d = checked_table_depth(p);
     if (!d) {
-        Accumulator acc;
+        DepthAccumulator acc;
         for (const auto& mc : children(p))
             acc.add(depth_of(mc.child));
         d = acc.result();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/board.hpp"
+#include "core/depth.hpp"
 #include "core/mphf.hpp"
 #include "core/symmetry.hpp"
 #include "solver/enumerate.hpp"
@@ -20,21 +21,8 @@ namespace konane::solver {
 /// the loser delays). Even = LOSS for the side to move, odd = WIN; 0 = no move (rules.md).
 using Depth = std::uint8_t;
 
-/// Value of a position from the depths of its children (rules.md "Values"): no child: 0
-/// (LOSS); some LOSS (even) child: 1 + the least even child depth (WIN); else 1 + the greatest
-/// child depth (LOSS).
-struct DepthAccumulator {
-    int least_loss = 1 << 30;
-    int greatest = -1;
-    void add(int child_depth) {
-        if ((child_depth & 1) == 0 && child_depth < least_loss) least_loss = child_depth;
-        if (child_depth > greatest) greatest = child_depth;
-    }
-    int result() const {
-        if (greatest < 0) return 0;
-        return least_loss < (1 << 30) ? least_loss + 1 : greatest + 1;
-    }
-};
+/// The rule combining children's depths: konane::DepthAccumulator (core/depth.hpp).
+using konane::DepthAccumulator;
 
 /// One solved layer: the perfect hash of its keys and the depth of each slot.
 struct SolvedLayer {
