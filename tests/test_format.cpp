@@ -295,7 +295,7 @@ TEST_CASE("format: output is identical for any thread count", "[format]") {
     REQUIRE(a == read_bytes(dir / "c.kbt"));
 }
 
-TEST_CASE("format: concurrent probes through the block cache", "[format]") {
+TEST_CASE("format: concurrent probes through the block cache", "[format][concurrency]") {
     TempDir dir;
     TableMeta meta = base_meta(16);
     meta.value_block_slots = 256;  // many blocks: the cache evicts constantly
