@@ -10,23 +10,11 @@
 #include <random>
 #include <vector>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wall"
-#pragma GCC diagnostic ignored "-Wextra"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-variable"
-#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
-#pragma GCC diagnostic ignored "-Wreorder"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <BooPHF.h>
-#pragma GCC diagnostic pop
+#include "tests/bench/bbhash.hpp"
 
 #include "core/mphf.hpp"
 
 namespace {
-
-using BBHash = boomphf::mphf<std::uint64_t, boomphf::SingleHashFunctor<std::uint64_t>>;
 
 const std::vector<std::uint64_t>& keys_for(std::size_t n) {
     static std::map<std::size_t, std::vector<std::uint64_t>> cache;

@@ -32,17 +32,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wall"
-#pragma GCC diagnostic ignored "-Wextra"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-variable"
-#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
-#pragma GCC diagnostic ignored "-Wreorder"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <BooPHF.h>
-#pragma GCC diagnostic pop
+#include "tests/bench/bbhash.hpp"
 
 #include "core/board.hpp"
 #include "core/movegen.hpp"
@@ -89,8 +79,6 @@ json summary_ns(const std::vector<double>& ns) {
 }
 
 // ---- mphf ------------------------------------------------------------------------------------
-
-using BBHash = boomphf::mphf<std::uint64_t, boomphf::SingleHashFunctor<std::uint64_t>>;
 
 /// Per-query time (ns) of `f` over `queries`, in batches of `batch` queries; the median and
 /// spread over the batches. Independent queries (throughput) or a dependency chain (latency).
