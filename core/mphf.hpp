@@ -211,6 +211,10 @@ class Mphf {
     static Mphf build(std::span<const std::uint64_t> keys, int threads = 0,
                       std::uint64_t seed = kDefaultSeed);
 
+    /// An MPHF from its serialized words (as words() returned them), validated as
+    /// MphfView::from_bytes() does. Throws std::runtime_error naming the first problem.
+    static Mphf from_words(std::vector<std::uint64_t> words) { return Mphf(std::move(words)); }
+
     Mphf(const Mphf& other);
     Mphf& operator=(const Mphf& other);
     Mphf(Mphf&& other) noexcept;

@@ -2,12 +2,20 @@
 
 #include <omp.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <memory>
+#include <queue>
 #include <stdexcept>
 
 #include "core/movegen.hpp"
+#include "format/cleanup.hpp"
+#include "solver/keyfile.hpp"
 #include "solver/radix_sort.hpp"
+#include "solver/workdir.hpp"
 
 namespace konane::solver {
 
@@ -60,99 +68,251 @@ std::vector<Position> opening_positions(const Board& b, Ruleset r) {
     return out;
 }
 
-std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
-                                       const ProgressFn& progress, const LayerSink& sink) {
+namespace {
+
+// Merges sorted runs of packed entries into distinct entries, OR-ing the flags of equal keys.
+class RunMerger {
+  public:
+    explicit RunMerger(const std::vector<std::filesystem::path>& runs) {
+        for (const auto& p : runs) {
+            readers_.push_back(std::make_unique<KeyFileReader>(p));
+            total_ += readers_.back()->words();
+        }
+        bufs_.resize(readers_.size());
+        pos_.assign(readers_.size(), 0);
+        for (std::size_t i = 0; i < readers_.size(); ++i)
+            refill(i);
+    }
+    /// Words in all runs (duplicates included).
+    std::uint64_t total() const { return total_; }
+    std::uint64_t consumed() const { return consumed_; }
+
+    /// Appends up to `max` distinct entries to `out` (cleared first); false when none is left.
+    bool next(std::vector<std::uint64_t>& out, std::size_t max) {
+        out.clear();
+        while (out.size() < max && !heap_.empty()) {
+            const auto [e, i] = heap_.top();
+            heap_.pop();
+            ++consumed_;
+            if (have_last_ && (last_ & ~kFlagMask) == (e & ~kFlagMask)) {
+                last_ |= e & kFlagMask;
+            } else {
+                if (have_last_) out.push_back(last_);
+                last_ = e;
+                have_last_ = true;
+            }
+            if (++pos_[i] == bufs_[i].size()) {
+                refill(i);
+            } else {
+                heap_.push({bufs_[i][pos_[i]], i});
+            }
+        }
+        if (heap_.empty() && have_last_ && out.size() < max) {
+            out.push_back(last_);
+            have_last_ = false;
+        }
+        return !out.empty();
+    }
+
+  private:
+    void refill(std::size_t i) {
+        pos_[i] = 0;
+        if (readers_[i]->next(bufs_[i])) heap_.push({bufs_[i][0], i});
+    }
+    using Item = std::pair<std::uint64_t, std::size_t>;
+    std::vector<std::unique_ptr<KeyFileReader>> readers_;
+    std::vector<std::vector<std::uint64_t>> bufs_;
+    std::vector<std::size_t> pos_;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
+    std::uint64_t total_ = 0, consumed_ = 0;
+    std::uint64_t last_ = 0;
+    bool have_last_ = false;
+};
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const EnumerateOptions& o) {
     if (b.squares() > kMaxGenerateSquares) {
         throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
                                     " squares: tablebases are generated for at most " +
                                     std::to_string(kMaxGenerateSquares));
     }
-    if (threads <= 0) threads = omp_get_max_threads();
+    if (wd.enumeration_complete()) return 0;
+    std::uint64_t runs = 0;
+    const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
     const SymmetryGroup group(b);
     const int top = first_layer_pieces(b);
-    std::vector<EnumeratedLayer> layers;
-    if (top < 0) return layers;
-
-    // pending[n]: entries of layer n found so far, not yet compacted.
-    std::vector<std::vector<std::uint64_t>> pending(static_cast<std::size_t>(top) + 1);
     const Packing pk{b.squares()};
-    for (const Position& p : opening_positions(b, r)) {
-        pending[top].push_back(pk.pack(group.canonical_key(p), 1u << static_cast<int>(p.to_move)));
+    // Longest jump chain: a piece crosses at most (max(R, C) - 1) / 2 opponents in one move.
+    const int max_capture = std::max(1, (std::max(b.rows, b.cols) - 1) / 2);
+
+    // Memory. The children waiting to be sorted share one arena of fixed capacity, each entry
+    // tagged with its layer (bits `bits` and up), so that one radix sort groups them by layer;
+    // the sort's scratch is as large again: 16 bytes per arena slot, 60% of the budget. The
+    // rest: the threads' local buffers, the chunk being expanded, the merge's readers.
+    const int bits = pk.bits() + 3;
+    // (Small boards: after a sort, at most 2^(S+1) keys per layer wait, so no more is needed.)
+    const std::size_t capacity = std::clamp<std::size_t>(
+        o.memory_bytes / 10 * 6 / 16, std::size_t{1} << 16,
+        std::max<std::size_t>(std::size_t{1} << 16,
+                              std::size_t{1} << std::min(62, b.squares() + 4)));
+    const std::size_t chunk = std::clamp<std::size_t>(capacity / 32, 4096, std::size_t{1} << 20);
+    const std::size_t flush_at = std::clamp<std::size_t>(
+        capacity / 128 / static_cast<std::size_t>(threads), 4096, std::size_t{1} << 20);
+
+    int start = std::min(wd.lowest_enumerated() - 1, top);
+    if (start == top) {
+        // The positions after both removals: the run of the first layer.
+        std::vector<std::uint64_t> first, scratch;
+        for (const Position& p : opening_positions(b, r))
+            first.push_back(pk.pack(group.canonical_key(p), 1u << static_cast<int>(p.to_move)));
+        compact(first, scratch, pk.bits(), 1);
+        write_key_file(wd.run(top, top + 1, 0), first);
+        kill_point();
     }
-    std::vector<std::uint64_t> scratch;
 
-    // Entries per thread-local buffer: sorted and deduplicated before they join the layer's.
-    constexpr std::size_t kFlush = std::size_t{1} << 20;
-    constexpr int kMaxCapture = 4;  // (8 - 1) / 2 + 1 > longest jump chain
+    std::vector<std::uint64_t> pending, entries, scratch;
+    pending.reserve(capacity);
+    for (int n = start; n >= 0; --n) {
+        const auto t0 = Clock::now();
+        RunMerger merger(wd.runs_of(n));
+        KeyFileWriter keys_out(wd.layer_keys(n), threads);
+        std::vector<int> run_index(static_cast<std::size_t>(max_capture) + 1, 0);
+        std::uint64_t raw = 0, classes = 0;
+        std::size_t most_children = 16;  // per position, seen so far (for the arena's headroom)
 
-    for (int n = top; n >= 0; --n) {
-        const auto start = std::chrono::steady_clock::now();
-        std::vector<std::uint64_t> entries = std::move(pending[n]);
-        pending[n] = {};
-        compact(entries, scratch, pk.bits(), threads);
-        scratch = {};
-        if (entries.empty()) continue;
+        // Sorts and deduplicates the waiting children; writes them as one run per layer when
+        // `all` or when they still fill half the arena.
+        auto spill = [&](bool all) {
+            compact(pending, scratch, bits, threads);
+            scratch = {};
+            if (pending.capacity() < capacity) pending.reserve(capacity);  // swapped by the sort
+            if (!all && pending.size() <= capacity / 2) return;
+            std::size_t at = 0;
+            while (at < pending.size()) {
+                const std::uint64_t tag = pending[at] >> pk.bits();
+                std::size_t end = at;
+                while (end < pending.size() && (pending[end] >> pk.bits()) == tag)
+                    ++end;
+                const int cap = static_cast<int>(tag);
+                const std::uint64_t mask = (std::uint64_t{1} << pk.bits()) - 1;
+                for (std::size_t i = at; i < end; ++i)
+                    pending[i] &= mask;
+                write_key_file(wd.run(n - cap, n, run_index[cap]++),
+                               std::span(pending).subspan(at, end - at), threads);
+                ++runs;
+                kill_point();
+                at = end;
+            }
+            pending.clear();
+        };
 
-        EnumeratedLayer layer;
-        layer.pieces = n;
-        const auto count = static_cast<std::int64_t>(entries.size());
-        std::uint64_t raw = 0;
-        std::uint64_t done = 0;
-
-#pragma omp parallel num_threads(threads) if (count > 8192) reduction(+ : raw)
-        {
-            std::vector<std::uint64_t> local[kMaxCapture + 1];
-            std::vector<std::uint64_t> local_scratch;
-            auto flush = [&](int cap) {
-                compact(local[cap], local_scratch, pk.bits(), 1);
+        while (merger.next(entries, chunk)) {
+            const auto count = static_cast<std::int64_t>(entries.size());
+            std::vector<std::uint64_t> keys(entries.size());
+            std::uint64_t chunk_raw = 0;
+            std::size_t chunk_most = 0;
+#pragma omp parallel num_threads(threads) if (count > 8192) reduction(+ : chunk_raw) reduction(max : chunk_most)
+            {
+                std::vector<std::uint64_t> local;
+                std::vector<std::uint64_t> local_scratch;
+                auto flush = [&] {
+                    compact(local, local_scratch, bits, 1);
 #pragma omp critical(konane_enumerate_pending)
-                {
-                    auto& dst = pending[n - cap];
-                    dst.insert(dst.end(), local[cap].begin(), local[cap].end());
-                }
-                local[cap].clear();
-            };
-#pragma omp for schedule(dynamic, 4096)
-            for (std::int64_t i = 0; i < count; ++i) {
-                const std::uint64_t e = entries[i];
-                const std::uint64_t flags = e & kFlagMask;
-                const Position p = position_of_key(pk.key(e));
-                raw += static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
-                       static_cast<std::uint64_t>(std::popcount(flags));
-                const std::uint64_t child_flags = swap_sides(flags);
-                for_each_jump(b, p, [&](Move, Position c) {
-                    const int cap = n - std::popcount(c.occ);
-                    local[cap].push_back(pk.pack(group.canonical_key(c), child_flags));
-                    if (local[cap].size() >= kFlush) flush(cap);
-                });
-                if ((i & 0xffff) == 0 && progress) {
-#pragma omp critical(konane_enumerate_progress)
                     {
-                        done += 0x10000;
-                        if (omp_get_thread_num() == 0) {
-                            progress("enumerate", n, std::min<std::uint64_t>(done, count), count);
-                        }
+                        if (pending.size() + local.size() > pending.capacity()) spill(false);
+                        if (pending.size() + local.size() > pending.capacity()) spill(true);
+                        pending.insert(pending.end(), local.begin(), local.end());
                     }
+                    local.clear();
+                };
+#pragma omp for schedule(dynamic, 1024)
+                for (std::int64_t i = 0; i < count; ++i) {
+                    const std::uint64_t e = entries[i];
+                    const std::uint64_t flags = e & kFlagMask;
+                    keys[i] = pk.key(e);
+                    const Position p = position_of_key(keys[i]);
+                    chunk_raw += static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
+                                 static_cast<std::uint64_t>(std::popcount(flags));
+                    const std::uint64_t child_flags = swap_sides(flags);
+                    std::size_t children = 0;
+                    for_each_jump(b, p, [&](Move, Position c) {
+                        const auto cap = static_cast<std::uint64_t>(n - std::popcount(c.occ));
+                        local.push_back((cap << pk.bits()) |
+                                        pk.pack(group.canonical_key(c), child_flags));
+                        ++children;
+                    });
+                    chunk_most = std::max(chunk_most, children);
+                    if (local.size() >= flush_at) flush();
                 }
+                if (!local.empty()) flush();
             }
-            for (int cap = 1; cap <= kMaxCapture; ++cap) {
-                if (!local[cap].empty()) flush(cap);
-            }
+            raw += chunk_raw;
+            classes += entries.size();
+            keys_out.append(keys);
+            most_children = std::max(most_children, chunk_most);
+            // Room for the next chunk's children, or sort and spill now.
+            if (pending.size() + chunk * most_children > capacity) spill(false);
+            if (o.progress) o.progress("enumerate", n, merger.consumed(), merger.total());
         }
+        spill(true);
+        keys_out.finish();
+        kill_point();
+        const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        wd.record_enumerated(n, classes, raw, seconds);
+        for (const auto& p : wd.runs_of(n))
+            std::filesystem::remove(p);
+    }
+    wd.record_enumeration_complete();
+    return runs;
+}
 
-        layer.raw = raw;
-        layer.keys.resize(entries.size());
-#pragma omp parallel for num_threads(threads) if (count > 65536) schedule(static)
-        for (std::int64_t i = 0; i < count; ++i)
-            layer.keys[i] = pk.key(entries[i]);
-        layer.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        layer.classes = layer.keys.size();
-        if (progress) progress("enumerate", n, layer.classes, layer.classes);
-        if (sink) sink(layer);
-        layers.push_back(std::move(layer));
+std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
+                                       const ProgressFn& progress) {
+    TempDir tmp("konane-enumerate");
+    WorkDir wd(tmp.path() / "work", b, r);
+    EnumerateOptions o;
+    o.threads = threads;
+    o.progress = progress;
+    enumerate_to(wd, b, r, o);
+    std::vector<EnumeratedLayer> layers;
+    for (int n = first_layer_pieces(b); n >= 0; --n) {
+        const LayerRecord& rec = wd.layer(n);
+        if (rec.classes == 0) continue;
+        EnumeratedLayer l;
+        l.pieces = n;
+        l.keys = read_key_file(wd.layer_keys(n));
+        l.classes = rec.classes;
+        l.raw = rec.raw;
+        l.seconds = rec.enumerate_seconds;
+        layers.push_back(std::move(l));
     }
     return layers;
+}
+
+TempDir::TempDir(const char* prefix) {
+    std::error_code ec;
+    const auto base = std::filesystem::temp_directory_path(ec);
+    if (ec) throw std::runtime_error("temporary directory: " + ec.message());
+    static std::atomic<unsigned> counter{0};
+    for (int tries = 0;; ++tries) {
+        path_ = base / (std::string(prefix) + "-" + std::to_string(::getpid()) + "-" +
+                        std::to_string(counter++));
+        if (std::filesystem::create_directory(path_, ec)) break;
+        if (ec || tries > 1000) {
+            throw std::runtime_error("temporary directory " + path_.string() + ": " +
+                                     (ec ? ec.message() : std::string("cannot create")));
+        }
+    }
+    handle_ = format::register_temporary(path_, true);
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    format::unregister_temporary(handle_);
 }
 
 }  // namespace konane::solver

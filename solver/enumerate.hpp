@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,10 +31,6 @@ struct EnumeratedLayer {
 using ProgressFn =
     std::function<void(const char* phase, int pieces, std::uint64_t done, std::uint64_t total)>;
 
-/// Called with each finished layer, in decreasing piece count; it may move the keys away
-/// (e.g. to disk) so that only a few layers are held in memory.
-using LayerSink = std::function<void(EnumeratedLayer&)>;
-
 /// The largest board the generator handles, in squares: keys are packed with two flag bits
 /// during enumeration (bits 0..1 flags, 2..61 occupancy, 63 side), and 6x6 is the goal.
 inline constexpr int kMaxGenerateSquares = 36;
@@ -47,16 +44,55 @@ inline int first_layer_pieces(const Board& b) {
 /// in the order Black's removal, then White's reply (both by increasing square).
 std::vector<Position> opening_positions(const Board& b, Ruleset r);
 
-/// Enumerates every position reachable after both removals of ruleset r, deduplicated by
-/// canonical key, in parallel (OpenMP, `threads` <= 0: all). Returns the non-empty layers in
-/// decreasing piece count. Children of a position with n pieces have n-1 .. n-k pieces
-/// (k = longest possible jump chain), so layer n is complete once every larger layer has been
-/// expanded. Raw counts: a class reached with side s to move holds
-/// preserving_orbit_size(p) raw positions with s to move; a child is reached with the other
-/// side, so each class carries the set of sides it was reached with (on boards with a
-/// colour-swapping symmetry a class can be reached with both).
-/// Throws std::invalid_argument for boards of more than kMaxGenerateSquares squares.
+/// Options of enumerate_to().
+struct EnumerateOptions {
+    int threads = 0;  ///< OpenMP threads; <= 0: all
+    /// Memory for the children waiting to be sorted, in bytes: when they need more, they are
+    /// sorted, deduplicated and written to disk as a sorted run (16 bytes per waiting child:
+    /// the entry and the radix sort's scratch). The enumeration's whole working set stays
+    /// within about twice this figure.
+    std::uint64_t memory_bytes = std::uint64_t{1} << 30;
+    ProgressFn progress;  ///< optional progress reports ("enumerate", layer, done, total)
+};
+
+/// Enumerates every position reachable after both removals of ruleset r into the work
+/// directory `wd`, layer by layer in decreasing piece count, in bounded memory, resuming after
+/// the last finished layer. Layer n is complete once every larger layer has been expanded
+/// (children of a position with n pieces have n-1 .. n-k pieces, k = longest jump chain), so
+/// each step (1) merges the sorted runs of layer n found so far into its distinct canonical
+/// keys, OR-ing the sides to move each class was reached with, (2) writes them to
+/// wd.layer_keys(n) while (3) expanding them in parallel (OpenMP) into the children of layers
+/// n-1 .. n-k, sorted runs on disk when memory runs short, and (4) records the layer in the
+/// manifest. Raw counts: a class reached with side s to move holds preserving_orbit_size(p)
+/// raw positions with s to move; a child is reached with the other side, so each class carries
+/// the set of sides it was reached with (on boards with a colour-swapping symmetry a class can
+/// be reached with both). The keys files are the same, byte for byte, for any thread count and
+/// memory budget. Throws std::invalid_argument for boards of more than kMaxGenerateSquares
+/// squares, std::runtime_error (KeyFileError) for I/O failures or damaged work files.
+/// Returns the number of sorted runs written to disk by this call (and so read back).
+std::uint64_t enumerate_to(class WorkDir& wd, const Board& b, Ruleset r,
+                           const EnumerateOptions& options);
+
+/// Enumerates in a temporary work directory (removed at the end) and returns every non-empty
+/// layer in memory, in decreasing piece count: for tests and small boards.
+/// Throws as enumerate_to().
 std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
-                                       const ProgressFn& progress = {}, const LayerSink& sink = {});
+                                       const ProgressFn& progress = {});
+
+/// A fresh directory for temporary work under the system's temporary directory
+/// ($TMPDIR or /tmp), removed with its contents on destruction and on SIGINT/SIGTERM/SIGHUP.
+class TempDir {
+  public:
+    /// Throws std::runtime_error when it cannot be created.
+    explicit TempDir(const char* prefix = "konane");
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::filesystem::path& path() const { return path_; }
+
+  private:
+    std::filesystem::path path_;
+    int handle_ = -1;
+};
 
 }  // namespace konane::solver

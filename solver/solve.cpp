@@ -2,7 +2,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
@@ -11,7 +13,8 @@
 #include "core/fingerprint.hpp"
 #include "core/movegen.hpp"
 #include "format/table.hpp"
-#include "solver/spill.hpp"
+#include "solver/keyfile.hpp"
+#include "solver/workdir.hpp"
 
 namespace konane::solver {
 
@@ -93,31 +96,143 @@ std::uint64_t peak_rss_bytes() {
     return 0;
 }
 
+std::uint64_t default_memory_budget() {
+    std::ifstream in("/proc/meminfo");
+    std::string line;
+    std::uint64_t total = 0;
+    while (std::getline(in, line)) {
+        if (line.rfind("MemTotal:", 0) == 0) total = std::stoull(line.substr(9)) * 1024;
+    }
+    const std::uint64_t gib = std::uint64_t{1} << 30;
+    return std::clamp<std::uint64_t>(total / 10 * 6, gib / 4, 16 * gib);
+}
+
+std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window) {
+    return classes * 19 + window * 3 / 2 + (std::uint64_t{8} << 20);
+}
+
 std::string default_table_name(const Board& b, Ruleset r) {
     return "konane-" + b.name() + "-" + ruleset_name(r) + ".kbt";
 }
+
+namespace {
+
+// rchar and wchar of /proc/self/io: bytes through read and write system calls.
+std::pair<std::uint64_t, std::uint64_t> io_bytes() {
+    std::ifstream in("/proc/self/io");
+    std::string key;
+    std::uint64_t value = 0, r = 0, w = 0;
+    while (in >> key >> value) {
+        if (key == "rchar:") r = value;
+        if (key == "wchar:") w = value;
+    }
+    return {r, w};
+}
+
+// Measures a phase: time, I/O and peak resident memory (VmHWM is reset at the start where the
+// kernel allows it, through /proc/self/clear_refs).
+class PhaseMeter {
+  public:
+    PhaseMeter() : t_(Clock::now()), io_(io_bytes()) {
+        std::ofstream("/proc/self/clear_refs") << "5";
+    }
+    PhaseReport done() const {
+        const auto io = io_bytes();
+        return PhaseReport{since(t_), io.first - io_.first, io.second - io_.second,
+                           peak_rss_bytes()};
+    }
+
+  private:
+    Clock::time_point t_;
+    std::pair<std::uint64_t, std::uint64_t> io_;
+};
+
+std::string gib(std::uint64_t bytes) {
+    char buf[32];
+    if (bytes < (std::uint64_t{1} << 30))
+        std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1u << 20));
+    else
+        std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1u << 30));
+    return buf;
+}
+
+}  // namespace
 
 GenerateReport generate(const GenerateOptions& o) {
     const auto t0 = Clock::now();
     GenerateReport rep;
     rep.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+    rep.memory_bytes = o.memory_bytes ? o.memory_bytes : default_memory_budget();
     const int threads = rep.threads;
     const Board& b = o.board;
+    if (b.squares() > kMaxGenerateSquares) {
+        throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
+                                    " squares: tablebases are generated for at most " +
+                                    std::to_string(kMaxGenerateSquares));
+    }
 
-    auto t = Clock::now();
-    std::unique_ptr<KeySpill> spill;
-    if (!o.spill_dir.empty()) spill = std::make_unique<KeySpill>(o.spill_dir);
-    LayerSink sink;
-    if (spill) sink = [&](EnumeratedLayer& l) { spill->put(l.pieces, l.keys); };
-    std::vector<EnumeratedLayer> layers = enumerate(b, o.rules, threads, o.progress, sink);
-    rep.enumerate_seconds = since(t);
+    std::unique_ptr<TempDir> tmp;
+    std::filesystem::path work = o.work_dir;
+    if (work.empty() && !o.output.empty()) {
+        work = o.output;
+        work += ".work";
+    } else if (work.empty()) {
+        tmp = std::make_unique<TempDir>("konane-generate");
+        work = tmp->path() / "work";
+    }
+    WorkDir wd(work, b, o.rules);
+    rep.resumed = wd.resumed();
+    std::uint64_t peak_work = 0;
+    auto note_disk = [&] { peak_work = std::max(peak_work, wd.bytes_on_disk()); };
 
-    std::unique_ptr<format::TableWriter> writer;
-    if (!o.output.empty() && layers.empty()) {
+    // Enumeration, in bounded memory and resumable.
+    {
+        PhaseMeter meter;
+        EnumerateOptions eo;
+        eo.threads = threads;
+        eo.memory_bytes = rep.memory_bytes;
+        eo.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
+            if (done == total) note_disk();
+            if (o.progress) o.progress(phase, pieces, done, total);
+        };
+        rep.runs_written = enumerate_to(wd, b, o.rules, eo);
+        note_disk();
+        rep.enumerate_phase = meter.done();
+    }
+    std::vector<int> order;  // non-empty layers, ascending
+    for (int n = 0; n <= first_layer_pieces(b); ++n) {
+        if (wd.layer(n).classes) order.push_back(n);
+    }
+    for (int n : order)
+        rep.enumerate_seconds += wd.layer(n).enumerate_seconds;
+    if (!o.output.empty() && order.empty()) {
         throw std::invalid_argument(std::string("no position is reachable after the removals on ") +
                                     b.name() + " under ruleset " + ruleset_name(o.rules) +
                                     ": there is no table to write");
     }
+
+    // Longest jump chain: a piece crosses at most (max(R, C) - 1) / 2 opponents in one move,
+    // so layer n only needs the solved layers n-1 .. n-max_capture.
+    const int max_capture = std::max(1, (std::max(b.rows, b.cols) - 1) / 2);
+    auto window_of = [&](int n) {
+        std::uint64_t w = 0;
+        for (int k = 1; k <= max_capture && n - k >= 0; ++k)
+            w += wd.layer(n - k).classes;
+        return w;
+    };
+    for (int n : order) {
+        const std::uint64_t need = solve_memory_bytes(wd.layer(n).classes, window_of(n));
+        if (need > rep.memory_bytes && !o.keep_layers) {
+            throw std::invalid_argument(
+                "memory budget " + gib(rep.memory_bytes) + " cannot hold the solve of layer " +
+                std::to_string(n) + " (" + std::to_string(wd.layer(n).classes) +
+                " positions): it needs about " + gib(need) + "; rerun with --memory " +
+                std::to_string((need >> 20) + 1) + "M or more to resume from the work directory " +
+                wd.path().string());
+        }
+    }
+
+    std::unique_ptr<format::TableWriter> writer;
     if (!o.output.empty()) {
         format::TableMeta meta;
         meta.rows = static_cast<unsigned>(b.rows);
@@ -128,54 +243,73 @@ GenerateReport generate(const GenerateOptions& o) {
         writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
     }
 
-    // Longest jump chain: a piece crosses at most (max(R, C) - 1) / 2 opponents in one move,
-    // so layer n only needs the solved layers n-1 .. n-kMaxCapture.
-    const int max_capture = (std::max(b.rows, b.cols) - 1) / 2;
+    PhaseMeter meter;
     SolvedLookup lookup(b);
     std::vector<std::unique_ptr<SolvedLayer>> live;  // layers the lookup still refers to
-
-    for (auto it = layers.rbegin(); it != layers.rend(); ++it) {
-        EnumeratedLayer& el = *it;
-        if (spill) el.keys = spill->take(el.pieces);
+    for (int n : order) {
+        const LayerRecord rec = wd.layer(n);
+        std::vector<std::uint64_t> keys = read_key_file(wd.layer_keys(n));
+        if (keys.size() != rec.classes) {
+            throw std::runtime_error("work file " + wd.layer_keys(n).string() + ": " +
+                                     std::to_string(keys.size()) + " keys, the manifest says " +
+                                     std::to_string(rec.classes));
+        }
         auto layer = std::make_unique<SolvedLayer>();
-        layer->pieces = el.pieces;
-        layer->raw = el.raw;
-
-        t = Clock::now();
-        if (o.progress) o.progress("hash", el.pieces, 0, el.keys.size());
-        layer->mphf = Mphf::build(el.keys, threads);
-        layer->hash_seconds = since(t);
-        rep.hash_seconds += layer->hash_seconds;
-
-        t = Clock::now();
-        solve_layer(b, lookup, *layer, el.keys, threads, o.progress);
-        layer->solve_seconds = since(t);
-        rep.solve_seconds += layer->solve_seconds;
-
+        layer->pieces = n;
+        layer->raw = rec.raw;
         LayerReport lr;
-        lr.pieces = el.pieces;
-        lr.classes = el.keys.size();
-        lr.raw = el.raw;
-        lr.enumerate_seconds = el.seconds;
+        lr.pieces = n;
+        lr.classes = rec.classes;
+        lr.raw = rec.raw;
+        lr.enumerate_seconds = rec.enumerate_seconds;
+        if (rec.solved) {
+            // Solved before an interruption: read back the hash and the depths.
+            layer->mphf = Mphf::from_words(read_key_file(wd.solved_mphf(n)));
+            layer->depth = read_byte_file(wd.solved_depth(n), keys.size());
+            if (layer->mphf.size() != keys.size()) {
+                throw std::runtime_error("work file " + wd.solved_mphf(n).string() +
+                                         ": perfect hash of the wrong size");
+            }
+            layer->hash_seconds = rec.hash_seconds;
+            layer->solve_seconds = rec.solve_seconds;
+            lr.max_depth = rec.max_depth;
+        } else {
+            auto t = Clock::now();
+            if (o.progress) o.progress("hash", n, 0, keys.size());
+            layer->mphf = Mphf::build(keys, threads);
+            layer->hash_seconds = since(t);
+            t = Clock::now();
+            solve_layer(b, lookup, *layer, keys, threads, o.progress);
+            layer->solve_seconds = since(t);
+            for (Depth d : layer->depth)
+                lr.max_depth = std::max<int>(lr.max_depth, d);
+            write_key_file(wd.solved_mphf(n), layer->mphf.words(), threads, false);
+            kill_point();
+            write_byte_file(wd.solved_depth(n), layer->depth, threads);
+            kill_point();
+            wd.record_solved(n, lr.max_depth, layer->hash_seconds, layer->solve_seconds);
+            note_disk();
+        }
         lr.hash_seconds = layer->hash_seconds;
         lr.solve_seconds = layer->solve_seconds;
         lr.mphf_bytes = layer->mphf.size_bytes();
-        for (Depth d : layer->depth)
-            lr.max_depth = std::max<int>(lr.max_depth, d);
+        rep.hash_seconds += lr.hash_seconds;
+        rep.solve_seconds += lr.solve_seconds;
 
         if (writer) {
-            t = Clock::now();
+            const auto t = Clock::now();
+            if (o.progress) o.progress("write", n, 0, keys.size());
             const MphfView mph = layer->mphf.view();
-            std::vector<std::uint16_t> fps(o.fingerprint_bits ? el.keys.size() : 0);
+            std::vector<std::uint16_t> fps(o.fingerprint_bits ? keys.size() : 0);
             if (o.fingerprint_bits) {
-                const auto n = static_cast<std::int64_t>(el.keys.size());
-#pragma omp parallel for num_threads(threads) if (n > 65536) schedule(static)
-                for (std::int64_t i = 0; i < n; ++i) {
-                    fps[mph(el.keys[i])] = fingerprint(el.keys[i], o.fingerprint_bits);
+                const auto count = static_cast<std::int64_t>(keys.size());
+#pragma omp parallel for num_threads(threads) if (count > 65536) schedule(static)
+                for (std::int64_t i = 0; i < count; ++i) {
+                    fps[mph(keys[i])] = fingerprint(keys[i], o.fingerprint_bits);
                 }
             }
             writer->add_layer(
-                format::LayerInfo{static_cast<std::uint32_t>(el.pieces), el.keys.size(), el.raw},
+                format::LayerInfo{static_cast<std::uint32_t>(n), keys.size(), rec.raw},
                 layer->mphf.bytes(), fps, layer->depth);
             rep.write_seconds += since(t);
         }
@@ -184,35 +318,35 @@ GenerateReport generate(const GenerateOptions& o) {
         rep.mphf_bytes += lr.mphf_bytes;
         rep.layers.push_back(lr);
 
-        if (o.keep_layers) {
-            layer->keys = std::move(el.keys);
-        }
-        el.keys = {};
-        el.keys.shrink_to_fit();
+        if (o.keep_layers) layer->keys = std::move(keys);
+        keys = {};
         lookup.add(*layer);
         live.push_back(std::move(layer));
         // Drop layers no later layer can reach.
-        const int oldest_needed = el.pieces + 1 - max_capture;
         for (auto& l : live) {
-            if (l && l->pieces < oldest_needed && !o.keep_layers) {
+            if (l && l->pieces <= n - max_capture && !o.keep_layers) {
                 lookup.remove(l->pieces);
                 l.reset();
             }
         }
     }
     if (writer) {
-        t = Clock::now();
+        const auto t = Clock::now();
         writer->commit();
         rep.write_seconds += since(t);
         rep.file_bytes = std::filesystem::file_size(o.output);
     }
+    rep.solve_phase = meter.done();
     if (o.keep_layers) {
         for (auto& l : live)
             rep.solved.push_back(std::move(*l));
     }
-    if (spill) rep.peak_spill_bytes = spill->peak_bytes_on_disk();
+    note_disk();
+    rep.peak_work_bytes = peak_work;
+    if (!o.keep_work || tmp) wd.remove_all();
     rep.total_seconds = since(t0);
-    rep.peak_rss_bytes = peak_rss_bytes();
+    rep.peak_rss_bytes =
+        std::max(rep.enumerate_phase.peak_rss_bytes, rep.solve_phase.peak_rss_bytes);
     return rep;
 }
 

@@ -89,11 +89,26 @@ struct GenerateOptions {
     std::filesystem::path output;    ///< table file to write; empty: write none
     unsigned fingerprint_bits = 16;  ///< 0, 8 or 16
     bool keep_layers = false;        ///< keep every SolvedLayer (with keys) in the result
-    /// When set, finished layers wait on disk under this directory between enumeration and
-    /// solve (created, and removed with its contents at the end); only a few layers are then
-    /// in memory at once. Does not change the table.
-    std::filesystem::path spill_dir;
+    /// Memory budget in bytes (0: default_memory_budget()). The enumeration sorts and spills
+    /// children to disk to stay within it; the solve refuses (std::invalid_argument, before
+    /// solving) when a layer's working set does not fit (solve_memory_bytes()).
+    std::uint64_t memory_bytes = 0;
+    /// Work directory holding the state of the run (layers, sorted runs, solved layers and a
+    /// manifest of the finished steps); a rerun with the same directory resumes after the last
+    /// finished step. Empty: OUTPUT.work beside the output, or a temporary directory when there
+    /// is no output. Removed when the table is complete.
+    std::filesystem::path work_dir;
+    /// Keep the work directory once the table is written (its layers and solved values then
+    /// let a later run rewrite the table, e.g. in a newer format, without solving again).
+    bool keep_work = false;
     ProgressFn progress;  ///< optional progress reports
+};
+
+/// Figures of one phase of a generation (from /proc/self: rchar, wchar, VmHWM).
+struct PhaseReport {
+    double seconds = 0;
+    std::uint64_t bytes_read = 0, bytes_written = 0;  ///< through read/write system calls
+    std::uint64_t peak_rss_bytes = 0;                 ///< peak resident memory in the phase
 };
 
 /// Figures of one layer of a generation.
@@ -111,23 +126,39 @@ struct GenerateReport {
     std::uint64_t classes = 0, raw = 0;
     double enumerate_seconds = 0, hash_seconds = 0, solve_seconds = 0, write_seconds = 0;
     double total_seconds = 0;
-    std::uint64_t peak_rss_bytes = 0;    ///< peak resident memory of the process (VmHWM)
-    std::uint64_t peak_spill_bytes = 0;  ///< most bytes held in spill files at once
-    std::uint64_t file_bytes = 0;        ///< size of the written table (0 if none)
-    std::uint64_t mphf_bytes = 0;        ///< all perfect-hash blobs together
+    std::uint64_t peak_rss_bytes = 0;          ///< peak resident memory of the process (VmHWM)
+    std::uint64_t peak_work_bytes = 0;         ///< most bytes held in the work directory at once
+    std::uint64_t memory_bytes = 0;            ///< the memory budget the run had
+    PhaseReport enumerate_phase, solve_phase;  ///< solve_phase: hash, solve and write
+    bool resumed = false;                      ///< the run continued an earlier one
+    std::uint64_t runs_written = 0;  ///< sorted runs of children written by the enumeration
+    std::uint64_t file_bytes = 0;    ///< size of the written table (0 if none)
+    std::uint64_t mphf_bytes = 0;    ///< all perfect-hash blobs together
     int threads = 0;
     std::vector<SolvedLayer> solved;  ///< every layer, when GenerateOptions::keep_layers
 };
 
 /// Enumerates, indexes and solves every position reachable after the removals of the chosen
 /// board and ruleset, and writes the table to options.output (temporary name, renamed when
-/// complete). Deterministic: the same board and ruleset give the same file for any thread
-/// count. Throws std::invalid_argument for a board that is too large and
-/// konane::format::FormatError for I/O failures (no file is left under the final name).
+/// complete), in bounded memory (options.memory_bytes) and resumably (options.work_dir).
+/// Deterministic: the same board and ruleset give the same file for any thread count, memory
+/// budget, and any number of interruptions and resumptions. Throws std::invalid_argument for a
+/// board that is too large or a budget that cannot hold a layer, konane::format::FormatError
+/// for I/O failures of the table (no file is left under the final name) and
+/// std::runtime_error for the work directory's.
 GenerateReport generate(const GenerateOptions& options);
 
 /// Peak resident set size of this process in bytes (VmHWM from /proc/self/status; 0 if unknown).
 std::uint64_t peak_rss_bytes();
+
+/// The default memory budget: 60% of the machine's memory (MemTotal), at most 16 GiB, at
+/// least 256 MiB.
+std::uint64_t default_memory_budget();
+
+/// Bytes the solve of a layer of `classes` positions needs, with `window` positions in the
+/// lower layers its jumps reach: keys (8 bytes), the perfect hash's build (8), depths (1) and
+/// the table writer's buffers (2) per position, 1.5 bytes per window position, 8 MiB more.
+std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window);
 
 /// Default table file name for a board and ruleset: "konane-RxC-RULES.kbt".
 std::string default_table_name(const Board& b, Ruleset r);

@@ -11,7 +11,9 @@
 #include "core/mphf.hpp"
 #include "core/notation.hpp"
 #include "core/symmetry.hpp"
+#include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
+#include "solver/workdir.hpp"
 
 namespace konane::solver {
 
@@ -22,9 +24,10 @@ void note(VerifyResult& r, const std::string& what) {
 }
 }  // namespace
 
-VerifyResult verify_table(const format::Table& table, int threads, const ProgressFn& progress) {
+VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
     VerifyResult r;
-    if (threads <= 0) threads = omp_get_max_threads();
+    const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+    const ProgressFn& progress = o.progress;
     const std::string file = table.path().string();
     const auto sums = table.verify_checksums(threads);
     r.blocks_checked = sums.blocks_checked;
@@ -42,21 +45,42 @@ VerifyResult verify_table(const format::Table& table, int threads, const Progres
         note(r, file + ": header: " + e.what());
         return r;
     }
-    std::vector<EnumeratedLayer> layers = enumerate(b, rules, threads, progress);
+    std::filesystem::path work = o.work_dir;
+    if (work.empty()) {
+        work = table.path();
+        work += ".verify-work";
+    }
+    WorkDir wd(work, b, rules);
+    struct RemoveAtEnd {
+        WorkDir& wd;
+        ~RemoveAtEnd() { wd.remove_all(); }
+    } remove_at_end{wd};
+    EnumerateOptions eo;
+    eo.threads = threads;
+    eo.memory_bytes = o.memory_bytes ? o.memory_bytes : default_memory_budget();
+    eo.progress = progress;
+    enumerate_to(wd, b, rules, eo);
+    std::vector<int> order;  // non-empty layers, ascending, as stored
+    for (int n = 0; n <= first_layer_pieces(b); ++n) {
+        if (wd.layer(n).classes) order.push_back(n);
+    }
     const auto& stored = table.layers();
-    if (layers.size() != stored.size()) {
+    if (order.size() != stored.size()) {
         note(r, file + ": layer table: " + std::to_string(stored.size()) + " layers stored, " +
-                    std::to_string(layers.size()) + " reachable");
+                    std::to_string(order.size()) + " reachable");
         ++r.layer_count_mismatches;
         return r;
     }
-    std::reverse(layers.begin(), layers.end());  // ascending pieces, as stored
+    const int max_capture = std::max(1, (std::max(b.rows, b.cols) - 1) / 2);
 
     // Holds each layer's hash and values as a SolvedLayer so SolvedLookup can read children.
     SolvedLookup lookup(b);
     std::vector<std::unique_ptr<SolvedLayer>> solved;
-    for (std::size_t li = 0; li < layers.size(); ++li) {
-        const EnumeratedLayer& el = layers[li];
+    for (std::size_t li = 0; li < order.size(); ++li) {
+        EnumeratedLayer el;
+        el.pieces = order[li];
+        el.raw = wd.layer(el.pieces).raw;
+        el.keys = read_key_file(wd.layer_keys(el.pieces));
         const auto& info = stored[li];
         const std::string where = file + ": layer " + std::to_string(info.pieces);
         if (static_cast<int>(info.pieces) != el.pieces || info.classes != el.keys.size() ||
@@ -130,6 +154,13 @@ VerifyResult verify_table(const format::Table& table, int threads, const Progres
         }
         lookup.add(el.pieces, view, layer->depth.data());
         solved.push_back(std::move(layer));
+        // Drop layers no later layer can reach.
+        for (auto& l : solved) {
+            if (l && l->pieces <= el.pieces - max_capture) {
+                lookup.remove(l->pieces);
+                l.reset();
+            }
+        }
     }
     return r;
 }

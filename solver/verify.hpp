@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,23 @@ struct VerifyResult {
     std::uint64_t layer_count_mismatches = 0;  ///< layers whose class or raw count differs
 };
 
+/// Options of verify_table().
+struct VerifyOptions {
+    int threads = 0;                 ///< OpenMP threads; <= 0: all
+    std::uint64_t memory_bytes = 0;  ///< memory budget (0: default_memory_budget())
+    /// Where the re-enumeration keeps its layers (resumed if verify is run again after an
+    /// interruption; removed at the end). Empty: FILE.verify-work beside the table.
+    std::filesystem::path work_dir;
+    ProgressFn progress;
+};
+
 /// Verifies a table: (1) every checksum (format::Table::verify_checksums); (2) re-enumerates
-/// the positions of the table's board and ruleset and checks each layer's class and raw
-/// counts, that its keys hash to distinct slots, and that every slot's fingerprint matches its
-/// key; (3) recomputes every stored depth from the stored depths of its children (rules.md
-/// "Values"), in parallel. Never throws for a damaged table: reports it.
-VerifyResult verify_table(const format::Table& table, int threads, const ProgressFn& progress = {});
+/// the positions of the table's board and ruleset (enumerate_to(), in bounded memory, on
+/// disk) and checks each layer's class and raw counts, that its keys hash to distinct slots,
+/// and that every slot's fingerprint matches its key; (3) recomputes every stored depth from
+/// the stored depths of its children (rules.md "Values"), in parallel, holding only the layers
+/// a jump can reach. Never throws for a damaged table: reports it. Throws std::runtime_error
+/// when the work directory cannot be used.
+VerifyResult verify_table(const format::Table& table, const VerifyOptions& options = {});
 
 }  // namespace konane::solver

@@ -36,8 +36,21 @@ struct Run {
     std::string output;
 };
 
-Run run(const std::string& args) {
-    const std::string cmd = std::string(KONANE_BINARY) + " " + args + " 2>&1";
+std::string slurp(const fs::path& p) {
+    std::FILE* f = std::fopen(p.c_str(), "rb");
+    REQUIRE(f != nullptr);
+    std::string out;
+    char buf[65536];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, f))
+        out.append(buf, n);
+    std::fclose(f);
+    return out;
+}
+
+// Runs `konane ARGS` through the shell, with an environment assignment before it if given.
+Run run(const std::string& args, const std::string& env = "") {
+    const std::string cmd =
+        (env.empty() ? "" : "env " + env + " ") + std::string(KONANE_BINARY) + " " + args + " 2>&1";
     FILE* p = ::popen(cmd.c_str(), "r");
     REQUIRE(p != nullptr);
     std::string out;
@@ -53,8 +66,10 @@ Run run(const std::string& args) {
 TEST_CASE("cli: generate refuses bad arguments with exit code 2", "[cli][generate]") {
     Dir d;
     const std::string out = (d.path / "t.kbt").string();
-    for (const char* bad : {"9x9", "6x7", "0x4", "abc", "4x4 --rules nope", "4x4 -j 5000",
-                            "4x4 -j -1", "4x4 --fingerprint-bits 0", "4x4 --spill ''"}) {
+    for (const char* bad :
+         {"9x9", "6x7", "0x4", "abc", "4x4 --rules nope", "4x4 -j 5000", "4x4 -j -1",
+          "4x4 --fingerprint-bits 0", "4x4 --work ''", "4x4 --memory ''", "4x4 --memory 12X",
+          "4x4 --memory 1M", "4x4 --memory -5G", "4x4 --memory 0x10M"}) {
         INFO(bad);
         const Run r = run(std::string("generate ") + bad + " -q -o " + out);
         CHECK(r.code == 2);
@@ -91,16 +106,19 @@ TEST_CASE("probe refuses a table without fingerprints", "[probe][generate]") {
     CHECK_THROWS_WITH(konane::Tablebase::open(o.output), Catch::Contains("has no fingerprints"));
 }
 
-TEST_CASE("an interrupted generate leaves neither the table nor temporary files",
-          "[cli][generate]") {
+TEST_CASE("an interrupted generate leaves no table, and its rerun resumes to the same file",
+          "[cli][generate][resume]") {
     Dir d;
+    const fs::path ref = d.path / "ref.kbt";
+    REQUIRE(run("generate 4x6 -q -j 1 -o " + ref.string()).code == 0);
+    CHECK_FALSE(fs::exists(d.path / "ref.kbt.work"));
     const fs::path table = d.path / "t.kbt";
-    const fs::path spill = d.path / "spill";
+    const fs::path work = d.path / "work";
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
-        ::execl(KONANE_BINARY, KONANE_BINARY, "generate", "4x6", "-j", "1", "-q", "--spill",
-                spill.c_str(), "-o", table.c_str(), static_cast<char*>(nullptr));
+        ::execl(KONANE_BINARY, KONANE_BINARY, "generate", "4x6", "-j", "1", "-q", "--work",
+                work.c_str(), "-o", table.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }
     // Wait until the temporary table exists (the solve has started), then interrupt.
@@ -121,7 +139,60 @@ TEST_CASE("an interrupted generate leaves neither the table nor temporary files"
     CHECK_FALSE(fs::exists(table));
     for (const auto& e : fs::directory_iterator(d.path)) {
         INFO(e.path());
-        CHECK(e.path() == spill);  // only the (empty) directory the user named is left
+        CHECK((e.path() == work || e.path() == ref));  // no temporary table is left
     }
-    CHECK(fs::is_empty(spill));
+    CHECK(fs::exists(work / "manifest"));  // the finished steps are kept for the rerun
+    const Run again =
+        run("generate 4x6 -q -j 2 --memory 16M --work " + work.string() + " -o " + table.string());
+    CHECK(again.code == 0);
+    CHECK(slurp(table) == slurp(ref));
+    CHECK_FALSE(fs::exists(work));
+}
+
+TEST_CASE("a generate killed at any step resumes to the same file", "[cli][generate][resume]") {
+    Dir d;
+    const fs::path ref = d.path / "ref.kbt";
+    REQUIRE(run("generate 5x5 -q -j 1 -o " + ref.string()).code == 0);
+    const std::string want = slurp(ref);
+    const fs::path table = d.path / "t.kbt";
+    const fs::path work = d.path / "t.kbt.work";
+    // KONANE_KILL_AT=N: SIGKILL at the N-th file or manifest written (a power cut); the 16 MiB
+    // budget makes the enumeration write several sorted runs per layer, so some kills land
+    // between runs of one step.
+    int killed = 0;
+    for (int at : {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144}) {
+        INFO("KONANE_KILL_AT=" << at);
+        const Run k = run("generate 5x5 -q -j 2 --memory 16M -o " + table.string(),
+                          "KONANE_KILL_AT=" + std::to_string(at));
+        if (k.code != 0) {
+            ++killed;
+            CHECK_FALSE(fs::exists(table));
+            CHECK(fs::exists(work));
+            // Resumed with other threads and another budget.
+            const Run r = run("generate 5x5 -q -j 1 --memory 64M -o " + table.string());
+            CHECK(r.code == 0);
+        }
+        CHECK(slurp(table) == want);
+        CHECK_FALSE(fs::exists(work));
+        fs::remove(table);
+    }
+    CHECK(killed >= 8);
+}
+
+TEST_CASE("a work directory of another board or in use is refused", "[cli][generate][resume]") {
+    Dir d;
+    const fs::path work = d.path / "work";
+    const Run k =
+        run("generate 4x5 -q --work " + work.string() + " -o " + (d.path / "a.kbt").string(),
+            "KONANE_KILL_AT=5");
+    REQUIRE(k.code != 0);
+    const Run other =
+        run("generate 5x4 -q --work " + work.string() + " -o " + (d.path / "b.kbt").string());
+    CHECK(other.code != 0);
+    CHECK(other.output.find("holds a generation of board 4x5, not 5x4") != std::string::npos);
+    CHECK_FALSE(fs::exists(d.path / "b.kbt"));
+    const Run bad = run("generate 4x5 -q --work " + (d.path / "a.kbt.none" / "x").string() +
+                        " -o " + (d.path / "missing" / "a.kbt").string());
+    CHECK(bad.code == 1);
+    CHECK(bad.output.find("no such directory") != std::string::npos);
 }

@@ -13,8 +13,10 @@
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "reference.hpp"
+#include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
+#include "solver/workdir.hpp"
 
 using namespace konane;
 
@@ -171,24 +173,96 @@ TEST_CASE("threads 1 and 2 write identical files", "[solver][determinism]") {
     }
 }
 
-TEST_CASE("layers spilled to disk give the same file", "[solver][spill]") {
+TEST_CASE("a small memory budget spills sorted runs and gives the same layers", "[solver][spill]") {
+    TempDir dir;
+    for (const auto& [board, rules] : {std::pair{Board::make(4, 5), Ruleset::Any},
+                                       std::pair{Board::make(5, 5), Ruleset::Brainking}}) {
+        INFO(board.name());
+        std::vector<std::vector<std::vector<std::uint64_t>>> layers;
+        std::vector<std::vector<std::uint64_t>> raws;
+        std::vector<std::uint64_t> runs;
+        // 1 MiB: the arena of waiting children holds 2^16 entries, so the children of every
+        // large layer are sorted and written to disk in several runs, then merged.
+        for (std::uint64_t memory : {std::uint64_t{1} << 30, std::uint64_t{1} << 20}) {
+            for (int threads : {1, 2}) {
+                const auto path =
+                    dir.path / ("w" + std::to_string(memory) + std::to_string(threads));
+                solver::WorkDir wd(path, board, rules);
+                solver::EnumerateOptions eo;
+                eo.threads = threads;
+                eo.memory_bytes = memory;
+                runs.push_back(solver::enumerate_to(wd, board, rules, eo));
+                CHECK(wd.enumeration_complete());
+                layers.emplace_back();
+                raws.emplace_back();
+                for (int n = solver::first_layer_pieces(board); n >= 0; --n) {
+                    layers.back().push_back(solver::read_key_file(wd.layer_keys(n)));
+                    CHECK(layers.back().back().size() == wd.layer(n).classes);
+                    raws.back().push_back(wd.layer(n).raw);
+                }
+                wd.remove_all();
+            }
+        }
+        // The reference engine's plain enumeration agrees on every layer's count.
+        const ref::RefBoard rb{board.rows, board.cols};
+        const auto reach = ref::enumerate_reachable(rb, ref::rules_of(rules));
+        REQUIRE(reach.classes > 10000);
+        for (int n = solver::first_layer_pieces(board), i = 0; n >= 0; --n, ++i) {
+            const auto it = reach.classes_by_pieces.find(n);
+            CHECK(layers[1][i].size() == (it == reach.classes_by_pieces.end() ? 0 : it->second));
+        }
+        for (std::size_t i = 1; i < layers.size(); ++i) {
+            CHECK(layers[i] == layers[0]);
+            CHECK(raws[i] == raws[0]);
+        }
+        CHECK(runs[2] >= runs[0]);
+        if (board.squares() == 25) {
+            CHECK(runs[2] > runs[0]);  // 5x5: more than one run for some layers
+        }
+    }
+}
+
+TEST_CASE("generate gives the same file under any budget and thread count", "[solver][spill]") {
     TempDir dir;
     std::vector<std::vector<char>> files;
-    for (bool spill : {false, true}) {
-        solver::GenerateOptions o;
-        o.board = Board::make(4, 5);
-        o.rules = Ruleset::Any;
-        o.output = dir.path / (spill ? "spill.kbt" : "plain.kbt");
-        if (spill) o.spill_dir = dir.path / "work";
-        const auto rep = solver::generate(o);
-        if (spill) {
-            CHECK(rep.peak_spill_bytes > 0);
-            CHECK(std::filesystem::is_empty(o.spill_dir));  // our subdirectory is gone
+    for (std::uint64_t memory : {std::uint64_t{1} << 30, std::uint64_t{16} << 20}) {
+        for (int threads : {1, 2}) {
+            solver::GenerateOptions o;
+            o.board = Board::make(4, 5);
+            o.rules = Ruleset::Any;
+            o.threads = threads;
+            o.memory_bytes = memory;
+            o.output =
+                dir.path / ("m" + std::to_string(memory) + "j" + std::to_string(threads) + ".kbt");
+            o.work_dir = dir.path / "work";
+            const auto rep = solver::generate(o);
+            CHECK_FALSE(std::filesystem::exists(o.work_dir));  // removed once complete
+            CHECK(rep.peak_work_bytes > 0);
+            files.push_back(read_file(o.output));
         }
-        files.push_back(read_file(o.output));
     }
     REQUIRE(files[0].size() > 100);
-    CHECK(files[0] == files[1]);
+    for (const auto& f : files)
+        CHECK(f == files[0]);
+}
+
+TEST_CASE("generate refuses a budget that cannot hold a layer's solve", "[solver][spill]") {
+    TempDir dir;
+    solver::GenerateOptions o;
+    o.board = Board::make(5, 5);
+    o.memory_bytes = std::uint64_t{1} << 20;
+    o.output = dir.path / "t.kbt";
+    o.work_dir = dir.path / "work";
+    CHECK_THROWS_WITH(solver::generate(o), Catch::Contains("cannot hold the solve of layer") &&
+                                               Catch::Contains("to resume"));
+    CHECK_FALSE(std::filesystem::exists(o.output));
+    // The enumeration is kept: a larger budget resumes and completes.
+    CHECK(std::filesystem::exists(o.work_dir / "manifest"));
+    o.memory_bytes = std::uint64_t{256} << 20;
+    const auto rep = solver::generate(o);
+    CHECK(rep.resumed);
+    CHECK(rep.classes == 270689);
+    CHECK_FALSE(std::filesystem::exists(o.work_dir));
 }
 
 TEST_CASE("verify accepts a generated table and finds a wrong value", "[solver][verify]") {
@@ -200,7 +274,9 @@ TEST_CASE("verify accepts a generated table and finds a wrong value", "[solver][
     const auto rep = solver::generate(o);
     {
         const auto t = format::Table::open(o.output);
-        const auto r = solver::verify_table(*t, 2);
+        solver::VerifyOptions vo;
+        vo.threads = 2;
+        const auto r = solver::verify_table(*t, vo);
         CHECK(r.ok);
         CHECK(r.problems.empty());
         CHECK(r.positions_checked == rep.classes);
@@ -229,7 +305,9 @@ TEST_CASE("verify accepts a generated table and finds a wrong value", "[solver][
         w.commit();
     }
     const auto t = format::Table::open(bad);
-    const auto r = solver::verify_table(*t, 2);
+    solver::VerifyOptions vo;
+    vo.threads = 2;
+    const auto r = solver::verify_table(*t, vo);
     CHECK_FALSE(r.ok);
     // The changed position, and possibly parents whose values depend on it.
     CHECK(r.wrong_values >= 1);

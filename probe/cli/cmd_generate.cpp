@@ -1,5 +1,9 @@
 // `konane generate`, `konane info`, `konane openings`, `konane verify`.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 
@@ -25,13 +29,92 @@ std::string mib(std::uint64_t bytes) {
     return fmt::format("{:.1f} MiB", bytes / 1048576.0);
 }
 
+/// The least free disk space a generation starts with.
+constexpr std::uint64_t kMinDisk = std::uint64_t{64} << 20;
+
+/// The nearest existing directory at or above `p` ("." when none).
+std::filesystem::path existing_parent(std::filesystem::path p) {
+    std::error_code ec;
+    while (!p.empty() && !std::filesystem::exists(p, ec))
+        p = p.parent_path();
+    return p.empty() ? std::filesystem::path(".") : p;
+}
+
+/// The smallest memory budget accepted: below it the fixed buffers alone would not fit.
+constexpr std::uint64_t kMinBudget = std::uint64_t{16} << 20;
+
+/// Parses a size: decimal digits with an optional suffix K, M, G or T (powers of 1024; "B"
+/// after it allowed). Throws UsageError naming the option for anything else.
+std::uint64_t parse_size(const std::string& text, const char* option) {
+    std::size_t i = 0;
+    std::uint64_t v = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+        if (v > (std::uint64_t{1} << 50))
+            throw UsageError(fmt::format("{} {}: too large", option, text));
+        v = v * 10 + static_cast<std::uint64_t>(text[i++] - '0');
+    }
+    int shift = 0;
+    if (i < text.size()) {
+        switch (text[i] | 0x20) {
+            case 'k':
+                shift = 10;
+                break;
+            case 'm':
+                shift = 20;
+                break;
+            case 'g':
+                shift = 30;
+                break;
+            case 't':
+                shift = 40;
+                break;
+            default:
+                shift = -1;
+        }
+        ++i;
+        if (i < text.size() && (text[i] | 0x20) == 'b') ++i;
+    }
+    if (i == 0 || i != text.size() || shift < 0) {
+        throw UsageError(fmt::format("{} {}: expected a size such as 500M or 12G", option, text));
+    }
+    if (v > (std::uint64_t{1} << (62 - shift)))
+        throw UsageError(fmt::format("{} {}: too large", option, text));
+    return v << shift;
+}
+
+/// Checks, before any work, that the table can be created in its directory and that the work
+/// directory can be created and written. Throws UsageError for a path of the wrong kind,
+/// format::IoError for a missing or unwritable directory, each naming the location.
+void check_locations(const std::filesystem::path& output, const std::filesystem::path& work) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(output, ec) && !fs::is_regular_file(output, ec)) {
+        throw UsageError(output.string() + ": exists and is not a regular file");
+    }
+    const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
+    if (!fs::is_directory(dir, ec)) throw format::IoError(dir.string() + ": no such directory");
+    if (::access(dir.c_str(), W_OK) != 0) {
+        throw format::IoError(dir.string() + ": not writable (" + std::strerror(errno) + ")");
+    }
+    if (fs::exists(work, ec) && !fs::is_directory(work, ec)) {
+        throw UsageError("--work " + work.string() + ": exists and is not a directory");
+    }
+    const fs::path probe = existing_parent(work);
+    if (::access(probe.c_str(), W_OK) != 0) {
+        throw format::IoError("--work " + work.string() + ": " + probe.string() +
+                              " is not writable (" + std::strerror(errno) + ")");
+    }
+}
+
 struct GenerateArgs {
     std::string board;
     std::string rules = "brainking";
     int threads = 0;
     std::string output;
     unsigned fingerprint_bits = 16;
-    std::string spill;
+    std::string work;
+    std::string memory;
+    bool keep_work = false;
     bool json = false;
     bool quiet = false;
 };
@@ -51,12 +134,34 @@ int run_generate(const GenerateArgs& a) {
     }
     o.threads = a.threads;
     o.fingerprint_bits = a.fingerprint_bits;
-    o.spill_dir = a.spill;
+    o.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
     o.output = a.output.empty() ? solver::default_table_name(o.board, o.rules) : a.output;
+    o.work_dir = a.work;
+    o.keep_work = a.keep_work;
+    if (o.work_dir.empty()) {
+        o.work_dir = o.output;
+        o.work_dir += ".work";
+    }
+    check_locations(o.output, o.work_dir);
+    const std::uint64_t budget = o.memory_bytes ? o.memory_bytes : solver::default_memory_budget();
+    if (budget < kMinBudget) {
+        throw UsageError(
+            fmt::format("--memory {}: at least {} is needed", mib(budget), mib(kMinBudget)));
+    }
     ProgressLine progress(!a.quiet);
-    o.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
-        progress(phase, pieces, done, total);
-    };
+    progress.watch_directory(o.work_dir);
+    std::error_code ec;
+    const auto space = std::filesystem::space(existing_parent(o.work_dir), ec);
+    if (!ec && space.available < kMinDisk) {
+        throw UsageError(fmt::format("work directory {}: only {} free on its file system",
+                                     o.work_dir.string(), mib(space.available)));
+    }
+    if (!a.quiet) {
+        std::fprintf(stderr, "%s %s: memory budget %s, work directory %s (%s free)%s\n",
+                     o.board.name().c_str(), ruleset_name(o.rules), mib(budget).c_str(),
+                     o.work_dir.c_str(), ec ? "?" : mib(space.available).c_str(),
+                     std::filesystem::exists(o.work_dir / "manifest") ? ", resuming" : "");
+    }
     const auto rep = solver::generate(o);
     progress.finish();
     const auto table = format::Table::open(o.output);
@@ -80,7 +185,18 @@ int run_generate(const GenerateArgs& a) {
                         {"write", rep.write_seconds},
                         {"total", rep.total_seconds}};
         j["peak_memory_bytes"] = rep.peak_rss_bytes;
-        j["peak_spill_bytes"] = rep.peak_spill_bytes;
+        j["memory_budget_bytes"] = rep.memory_bytes;
+        j["peak_work_bytes"] = rep.peak_work_bytes;
+        j["resumed"] = rep.resumed;
+        j["runs_written"] = rep.runs_written;
+        auto phase = [](const solver::PhaseReport& p) {
+            return json{{"seconds", p.seconds},
+                        {"bytes_read", p.bytes_read},
+                        {"bytes_written", p.bytes_written},
+                        {"peak_memory_bytes", p.peak_rss_bytes}};
+        };
+        j["phases"] = {{"enumerate", phase(rep.enumerate_phase)},
+                       {"solve", phase(rep.solve_phase)}};
         j["file_bytes"] = rep.file_bytes;
         j["bits_per_position"] = {{"total", rep.file_bytes * per},
                                   {"mphf", rep.mphf_bytes * per},
@@ -117,10 +233,15 @@ int run_generate(const GenerateArgs& a) {
         "(%d threads)\n",
         rep.enumerate_seconds, rep.hash_seconds, rep.solve_seconds, rep.write_seconds,
         rep.total_seconds, rep.threads);
-    std::printf("peak memory: %s\n", mib(rep.peak_rss_bytes).c_str());
-    if (!o.spill_dir.empty()) {
-        std::printf("spill: at most %s of layers on disk under %s\n",
-                    mib(rep.peak_spill_bytes).c_str(), o.spill_dir.c_str());
+    std::printf("peak memory: %s (budget %s); work directory: at most %s on disk%s\n",
+                mib(rep.peak_rss_bytes).c_str(), mib(rep.memory_bytes).c_str(),
+                mib(rep.peak_work_bytes).c_str(), rep.resumed ? " (resumed run)" : "");
+    for (const auto& [name, p] :
+         {std::pair{"enumerate", rep.enumerate_phase}, std::pair{"solve+write", rep.solve_phase}}) {
+        std::printf("  %-11s %8.2f s, %8.2f M positions/s, peak %s, read %s, written %s\n", name,
+                    p.seconds, p.seconds > 0 ? rep.classes / p.seconds / 1e6 : 0.0,
+                    mib(p.peak_rss_bytes).c_str(), mib(p.bytes_read).c_str(),
+                    mib(p.bytes_written).c_str());
     }
     std::printf(
         "file: %s, %llu bytes, %.2f bits per position (perfect hash %.2f, fingerprints "
@@ -135,6 +256,8 @@ struct FileArgs {
     bool json = false;
     int threads = 0;
     bool quiet = false;
+    std::string memory;
+    std::string work;
 };
 
 int run_info(const FileArgs& a) {
@@ -270,10 +393,19 @@ int run_openings(const FileArgs& a) {
 int run_verify(const FileArgs& a) {
     const auto t = format::Table::open(a.file);
     ProgressLine progress(!a.quiet && !a.json);
-    const auto r = solver::verify_table(
-        *t, a.threads, [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
-            progress(phase, pieces, done, total);
-        });
+    solver::VerifyOptions vo;
+    vo.threads = a.threads;
+    vo.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
+    vo.work_dir = a.work;
+    if (vo.work_dir.empty()) {
+        vo.work_dir = a.file;
+        vo.work_dir += ".verify-work";
+    }
+    progress.watch_directory(vo.work_dir);
+    vo.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
+        progress(phase, pieces, done, total);
+    };
+    const auto r = solver::verify_table(*t, vo);
     progress.finish();
     if (a.json) {
         json j;
@@ -313,11 +445,18 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     gen->add_option("--fingerprint-bits", g->fingerprint_bits,
                     "Fingerprint bits per position: 8 or 16")
         ->capture_default_str();
-    gen->add_option("--spill", g->spill,
-                    "Hold finished layers on disk in a new subdirectory of DIR between "
-                    "enumeration and solve (removed at the end; DIR is created if missing); "
-                    "for boards whose layers do not fit in memory")
+    gen->add_option("--memory", g->memory,
+                    "Memory budget, e.g. 500M, 12G (default: 60% of the machine's memory, at "
+                    "most 16G); children are sorted and spilled to disk to stay within it")
         ->check(non_empty());
+    gen->add_option("--work", g->work,
+                    "Work directory holding the run's state (default FILE.work beside the table); "
+                    "rerunning the same command resumes after the last finished step; removed "
+                    "when the table is complete")
+        ->check(non_empty());
+    gen->add_flag("--keep-work", g->keep_work,
+                  "Keep the work directory after the table is written (a rerun then rewrites "
+                  "the table from it without solving again)");
     gen->add_flag("--json", g->json, "JSON summary on stdout");
     gen->add_flag("-q,--quiet", g->quiet, "No progress line on stderr");
     out.push_back({gen, [g] { return run_generate(*g); }});
@@ -342,6 +481,14 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     verify->add_option("FILE", v->file, "Table file")->required();
     verify->add_option("-j,--threads", v->threads, "Threads, 1..1024 (default 0: all cores)")
         ->check(CLI::Range(0, 1024));
+    verify
+        ->add_option("--memory", v->memory,
+                     "Memory budget of the re-enumeration, e.g. 500M, 12G (default as generate)")
+        ->check(non_empty());
+    verify
+        ->add_option("--work", v->work,
+                     "Work directory of the re-enumeration (default FILE.verify-work)")
+        ->check(non_empty());
     verify->add_flag("--json", v->json, "JSON output");
     verify->add_flag("-q,--quiet", v->quiet, "No progress line on stderr");
     out.push_back({verify, [v] { return run_verify(*v); }});

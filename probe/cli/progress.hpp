@@ -6,18 +6,23 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 namespace konane::cli {
 
-/// Prints "[phase] layer N: done/total positions, R/s, T s left" on stderr, at most four times a
-/// second; on a terminal the line is rewritten in place, elsewhere a line is printed every
-/// five seconds. Silent when disabled.
+/// Prints "[phase] layer N: done/total positions, R/s, T s left, memory M, disk D" on stderr, at
+/// most four times a second; on a terminal the line is rewritten in place, elsewhere a line is
+/// printed every five seconds. Memory is this process's resident set; disk the bytes in the
+/// watched directory (if any). Silent when disabled.
 class ProgressLine {
   public:
     explicit ProgressLine(bool enabled)
         : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), last_(Clock::now()) {}
     ~ProgressLine() { finish(); }
+
+    /// Reports the bytes held in `dir` (a work directory) on each line.
+    void watch_directory(std::filesystem::path dir) { dir_ = std::move(dir); }
 
     void operator()(const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
         if (!enabled_) return;
@@ -38,9 +43,11 @@ class ProgressLine {
             std::snprintf(eta, sizeof eta, ", %.0f s left",
                           static_cast<double>(total - done) / rate);
         }
-        std::fprintf(stderr, "%s[%s] layer %d: %llu/%llu positions, %.2f M/s%s%s", tty_ ? "\r" : "",
-                     phase, pieces, static_cast<unsigned long long>(done),
+        std::fprintf(stderr,
+                     "%s[%s] layer %d: %llu/%llu positions, %.2f M/s%s, memory %.0f MiB%s%s",
+                     tty_ ? "\r" : "", phase, pieces, static_cast<unsigned long long>(done),
                      static_cast<unsigned long long>(total), rate / 1e6, eta,
+                     static_cast<double>(resident_bytes()) / 1048576.0, disk().c_str(),
                      tty_ ? "\x1b[K" : "\n");
         std::fflush(stderr);
         dirty_ = tty_;
@@ -53,6 +60,27 @@ class ProgressLine {
     }
 
   private:
+    static std::uint64_t resident_bytes() {
+        std::FILE* f = std::fopen("/proc/self/statm", "r");
+        unsigned long long pages = 0, resident = 0;
+        if (f) {
+            if (std::fscanf(f, "%llu %llu", &pages, &resident) != 2) resident = 0;
+            std::fclose(f);
+        }
+        return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    }
+    std::string disk() const {
+        if (dir_.empty()) return "";
+        std::error_code ec;
+        std::uint64_t sum = 0;
+        for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
+            if (e.is_regular_file(ec)) sum += e.file_size(ec);
+        }
+        char buf[48];
+        std::snprintf(buf, sizeof buf, ", disk %.0f MiB", static_cast<double>(sum) / 1048576.0);
+        return buf;
+    }
+    std::filesystem::path dir_;
     using Clock = std::chrono::steady_clock;
     bool enabled_;
     bool tty_;

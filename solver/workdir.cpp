@@ -1,0 +1,268 @@
+#include "solver/workdir.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "format/cleanup.hpp"
+
+namespace konane::solver {
+
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& dir, const std::string& what) {
+    throw std::runtime_error("work directory " + dir.string() + ": " + what);
+}
+
+std::string hex64(std::uint64_t x) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+    return buf;
+}
+
+}  // namespace
+
+void kill_point() {
+    static const long limit = [] {
+        const char* s = std::getenv("KONANE_KILL_AT");
+        return s ? std::strtol(s, nullptr, 10) : 0L;
+    }();
+    static std::atomic<long> count{0};
+    if (limit > 0 && ++count == limit) ::kill(::getpid(), SIGKILL);
+}
+
+WorkDir::WorkDir(std::filesystem::path dir, const Board& b, Ruleset r)
+    : dir_(std::move(dir)), board_(b.name()), rules_(ruleset_name(r)) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec) fail(dir_, "cannot create: " + ec.message());
+    if (!std::filesystem::is_directory(dir_)) fail(dir_, "not a directory");
+    const auto lock = dir_ / "lock";
+    lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd_ < 0) fail(dir_, std::string("not writable: ") + std::strerror(errno));
+    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+        ::close(lock_fd_);
+        lock_fd_ = -1;
+        fail(dir_, "in use by another konane process");
+    }
+
+    const auto manifest = dir_ / "manifest";
+    std::ifstream in(manifest);
+    if (in) {
+        resumed_ = true;
+        std::stringstream ss;
+        ss << in.rdbuf();
+        const std::string text = ss.str();
+        const auto cut = text.rfind("xxh3 ");
+        if (cut == std::string::npos ||
+            text.substr(cut + 5, 16) != hex64(XXH3_64bits(text.data(), cut))) {
+            fail(dir_, "damaged manifest (checksum mismatch); remove the directory to start over");
+        }
+        std::istringstream lines(text.substr(0, cut));
+        std::string line;
+        int at = 0;
+        while (std::getline(lines, line)) {
+            std::istringstream w(line);
+            std::string kind;
+            w >> kind;
+            if (at == 0 && line != "konane-work 1") fail(dir_, "not a konane work directory");
+            if (kind == "board" && w >> kind && kind != board_) {
+                fail(dir_, "holds a generation of board " + kind + ", not " + board_ +
+                               "; use another --work directory or remove it");
+            }
+            if (kind == "rules" && w >> kind && kind != rules_) {
+                fail(dir_, "holds a generation under ruleset " + kind + ", not " + rules_ +
+                               "; use another --work directory or remove it");
+            }
+            if (kind == "enumerated") {
+                int n;
+                LayerRecord rec;
+                w >> n >> rec.classes >> rec.raw >> rec.enumerate_seconds;
+                rec.enumerated = true;
+                layers_[n] = rec;
+            } else if (kind == "solved") {
+                int n = 0;
+                w >> n;
+                auto& rec = layers_[n];
+                w >> rec.max_depth >> rec.hash_seconds >> rec.solve_seconds;
+                rec.solved = true;
+            } else if (kind == "complete") {
+                complete_ = true;
+            }
+            if (!w && kind != "konane-work") fail(dir_, "damaged manifest line: " + line);
+            ++at;
+        }
+    }
+    handle_ = format::register_temporary(manifest.string() + ".tmp");
+    clean_unfinished();
+    if (!resumed_) save();
+}
+
+WorkDir::~WorkDir() {
+    format::unregister_temporary(handle_);
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+std::filesystem::path WorkDir::layer_keys(int pieces) const {
+    return dir_ / ("layer-" + std::to_string(pieces) + ".keys");
+}
+std::filesystem::path WorkDir::run(int target, int from, int index) const {
+    return dir_ / ("run-" + std::to_string(target) + "-from-" + std::to_string(from) + "-" +
+                   std::to_string(index) + ".keys");
+}
+std::filesystem::path WorkDir::solved_mphf(int pieces) const {
+    return dir_ / ("solved-" + std::to_string(pieces) + ".mphf");
+}
+std::filesystem::path WorkDir::solved_depth(int pieces) const {
+    return dir_ / ("solved-" + std::to_string(pieces) + ".depth");
+}
+
+std::vector<std::filesystem::path> WorkDir::runs_of(int target) const {
+    struct Found {
+        int from, index;
+        std::filesystem::path path;
+    };
+    std::vector<Found> found;
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+        int t, s, i;
+        char tail[8] = "";
+        if (std::sscanf(e.path().filename().c_str(), "run-%d-from-%d-%d.%7s", &t, &s, &i, tail) ==
+                4 &&
+            t == target && std::strcmp(tail, "keys") == 0) {
+            found.push_back({s, i, e.path()});
+        }
+    }
+    std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+        return a.from != b.from ? a.from > b.from : a.index < b.index;
+    });
+    std::vector<std::filesystem::path> out;
+    for (auto& f : found)
+        out.push_back(std::move(f.path));
+    return out;
+}
+
+const LayerRecord& WorkDir::layer(int pieces) const {
+    static const LayerRecord none;
+    const auto it = layers_.find(pieces);
+    return it == layers_.end() ? none : it->second;
+}
+
+int WorkDir::lowest_enumerated() const {
+    int low = INT_MAX;
+    for (const auto& [n, rec] : layers_) {
+        if (rec.enumerated) low = std::min(low, n);
+    }
+    return low;
+}
+
+void WorkDir::clean_unfinished() {
+    const int low = lowest_enumerated();
+    std::vector<std::filesystem::path> drop;
+    for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+        const std::string name = e.path().filename().string();
+        int t, s, i;
+        char tail[8] = "";
+        bool remove = name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0;
+        if (std::sscanf(name.c_str(), "run-%d-from-%d-%d.%7s", &t, &s, &i, tail) == 4) {
+            // A run from a step that did not finish, or of a layer already merged.
+            remove = remove || s < low || t >= low || complete_;
+        } else if (std::sscanf(name.c_str(), "layer-%d.%7s", &t, tail) == 2) {
+            remove = remove || !layer(t).enumerated;
+        } else if (std::sscanf(name.c_str(), "solved-%d.%7s", &t, tail) == 2) {
+            remove = remove || !layer(t).solved;
+        }
+        if (remove) drop.push_back(e.path());
+    }
+    for (const auto& p : drop)
+        std::filesystem::remove(p);
+}
+
+void WorkDir::save() {
+    std::ostringstream o;
+    o << "konane-work 1\nboard " << board_ << "\nrules " << rules_ << "\n";
+    for (const auto& [n, rec] : layers_) {
+        if (rec.enumerated) {
+            o << "enumerated " << n << " " << rec.classes << " " << rec.raw << " "
+              << rec.enumerate_seconds << "\n";
+        }
+    }
+    if (complete_) o << "complete\n";
+    for (const auto& [n, rec] : layers_) {
+        if (rec.solved) {
+            o << "solved " << n << " " << rec.max_depth << " " << rec.hash_seconds << " "
+              << rec.solve_seconds << "\n";
+        }
+    }
+    std::string text = o.str();
+    text += "xxh3 " + hex64(XXH3_64bits(text.data(), text.size())) + "\n";
+    const auto path = dir_ / "manifest";
+    const auto tmp = dir_ / "manifest.tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fail(dir_, std::string("manifest: ") + std::strerror(errno));
+    const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                    ::fsync(fd) == 0;
+    const int err = errno;
+    ::close(fd);
+    if (!ok) fail(dir_, std::string("manifest: write: ") + std::strerror(err));
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) fail(dir_, "manifest: rename: " + ec.message());
+    kill_point();
+}
+
+void WorkDir::record_enumerated(int pieces, std::uint64_t classes, std::uint64_t raw,
+                                double seconds) {
+    auto& rec = layers_[pieces];
+    rec.enumerated = true;
+    rec.classes = classes;
+    rec.raw = raw;
+    rec.enumerate_seconds = seconds;
+    save();
+}
+
+void WorkDir::record_enumeration_complete() {
+    complete_ = true;
+    save();
+}
+
+void WorkDir::record_solved(int pieces, int max_depth, double hash_seconds, double solve_seconds) {
+    auto& rec = layers_[pieces];
+    rec.solved = true;
+    rec.max_depth = max_depth;
+    rec.hash_seconds = hash_seconds;
+    rec.solve_seconds = solve_seconds;
+    save();
+}
+
+std::uint64_t WorkDir::bytes_on_disk() const {
+    std::uint64_t sum = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
+        if (e.is_regular_file(ec)) sum += e.file_size(ec);
+    }
+    return sum;
+}
+
+void WorkDir::remove_all() {
+    if (lock_fd_ >= 0) {
+        ::close(lock_fd_);
+        lock_fd_ = -1;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+}
+
+}  // namespace konane::solver

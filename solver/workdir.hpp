@@ -1,0 +1,94 @@
+// The work directory of a resumable generation: the finished steps (a checksummed manifest),
+// the layers' keys, the sorted runs waiting to be merged, and the solved layers.
+// Source: shared/docs/design.md ("Layers", "Failure").
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/board.hpp"
+
+namespace konane::solver {
+
+/// What the manifest records of one layer.
+struct LayerRecord {
+    bool enumerated = false;  ///< keys file written and the layer expanded into its children
+    std::uint64_t classes = 0, raw = 0;
+    double enumerate_seconds = 0;
+    bool solved = false;  ///< solved file written
+    int max_depth = 0;
+    double hash_seconds = 0, solve_seconds = 0;
+};
+
+/// A work directory for one board and ruleset. Files:
+///  - `manifest`: text lines "konane-work 1", "board RxC", "rules R", one "enumerated N C R S"
+///    and "solved N D H S" line per finished step, and "xxh3 HEX" of everything before it;
+///    replaced atomically (temporary name, fsync, rename) at every step;
+///  - `layer-N.keys`: the sorted canonical keys of layer N (KeyFileWriter layout);
+///  - `run-T-from-S-I.keys`: the I-th sorted run of packed entries of layer T found while
+///    expanding layer S;
+///  - `solved-N.mphf`, `solved-N.depth`: the perfect hash and the depths by slot of layer N.
+/// A lock (flock on `lock`) keeps two processes from using one directory. Not thread-safe.
+class WorkDir {
+  public:
+    /// Opens DIR, creating it (and parents) if missing. An existing manifest must name the same
+    /// board and ruleset; files of unfinished steps (temporaries, runs from a layer whose step
+    /// did not complete, layers not recorded) are removed. Throws std::runtime_error naming the
+    /// directory: not creatable or writable, locked by another process, a manifest for another
+    /// board or ruleset, or a damaged manifest.
+    WorkDir(std::filesystem::path dir, const Board& b, Ruleset r);
+    ~WorkDir();
+    WorkDir(const WorkDir&) = delete;
+    WorkDir& operator=(const WorkDir&) = delete;
+
+    const std::filesystem::path& path() const { return dir_; }
+    /// True when the manifest existed already (a resumed run).
+    bool resumed() const { return resumed_; }
+
+    std::filesystem::path layer_keys(int pieces) const;
+    std::filesystem::path run(int target, int from, int index) const;
+    std::filesystem::path solved_mphf(int pieces) const;
+    std::filesystem::path solved_depth(int pieces) const;
+    /// Every run file of layer `target`, in a fixed order.
+    std::vector<std::filesystem::path> runs_of(int target) const;
+
+    /// The record of a layer (a default one when nothing is recorded).
+    const LayerRecord& layer(int pieces) const;
+    /// The lowest layer whose enumeration step finished; INT32_MAX when none.
+    int lowest_enumerated() const;
+    /// Whether the enumeration of every layer finished.
+    bool enumeration_complete() const { return complete_; }
+
+    /// Records a finished step and rewrites the manifest (atomically, fsynced).
+    /// Throws std::runtime_error on an I/O failure.
+    void record_enumerated(int pieces, std::uint64_t classes, std::uint64_t raw, double seconds);
+    void record_enumeration_complete();
+    void record_solved(int pieces, int max_depth, double hash_seconds, double solve_seconds);
+
+    /// Bytes of all files in the directory now.
+    std::uint64_t bytes_on_disk() const;
+    /// Removes the directory and everything in it (the table is complete).
+    void remove_all();
+
+  private:
+    void save();
+    void clean_unfinished();
+    std::filesystem::path dir_;
+    std::string board_, rules_;
+    std::map<int, LayerRecord> layers_;
+    bool complete_ = false;
+    bool resumed_ = false;
+    int lock_fd_ = -1;
+    int handle_ = -1;
+};
+
+/// Test hook: when the environment variable KONANE_KILL_AT is a number N, the N-th call of
+/// kill_point() in this process ends it at once with SIGKILL (as a power cut or `kill -9`
+/// would). Called after every file and manifest write of a generation.
+void kill_point();
+
+}  // namespace konane::solver
