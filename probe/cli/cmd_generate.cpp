@@ -150,6 +150,9 @@ int run_generate(const GenerateArgs& a) {
     }
     ProgressLine progress(!a.quiet);
     progress.watch_directory(o.work_dir);
+    o.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
+        progress(phase, pieces, done, total);
+    };
     std::error_code ec;
     const auto space = std::filesystem::space(existing_parent(o.work_dir), ec);
     if (!ec && space.available < kMinDisk) {
