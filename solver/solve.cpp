@@ -342,11 +342,13 @@ GenerateReport generate(const GenerateOptions& o) {
             rep.solved.push_back(std::move(*l));
     }
     note_disk();
-    rep.peak_work_bytes = peak_work;
+    const std::uint64_t recorded_rss = wd.recorded_peak_rss();
+    rep.peak_work_bytes = std::max(peak_work, wd.recorded_peak_disk());
     if (!o.keep_work || tmp) wd.remove_all();
     rep.total_seconds = since(t0);
-    rep.peak_rss_bytes =
-        std::max(rep.enumerate_phase.peak_rss_bytes, rep.solve_phase.peak_rss_bytes);
+    // The peak of every run that worked on this table (a resumed run's own is lower).
+    rep.peak_rss_bytes = std::max(
+        {rep.enumerate_phase.peak_rss_bytes, rep.solve_phase.peak_rss_bytes, recorded_rss});
     return rep;
 }
 

@@ -27,6 +27,25 @@ namespace {
     throw std::runtime_error("work directory " + dir.string() + ": " + what);
 }
 
+// Reads the optional " rss B disk B" at the end of a manifest line, leaving the stream failed
+// only if the fields before it were missing.
+void read_extra(std::istringstream& w, std::uint64_t& rss, std::uint64_t& disk) {
+    if (!w) return;
+    std::string key;
+    if (w >> key && key == "rss") w >> rss >> key >> disk;
+    w.clear();
+}
+
+// VmHWM of /proc/self/status in bytes (0 if unknown).
+std::uint64_t process_peak_rss() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    }
+    return 0;
+}
+
 std::string hex64(std::uint64_t x) {
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
@@ -88,10 +107,11 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, Ruleset r)
                                "; use another --work directory or remove it");
             }
             if (kind == "enumerated") {
-                int n;
+                int n = 0;
                 LayerRecord rec;
                 w >> n >> rec.classes >> rec.raw >> rec.enumerate_seconds;
                 rec.enumerated = true;
+                read_extra(w, rec.enumerate_rss, rec.enumerate_disk);
                 layers_[n] = rec;
             } else if (kind == "solved") {
                 int n = 0;
@@ -99,6 +119,7 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, Ruleset r)
                 auto& rec = layers_[n];
                 w >> rec.max_depth >> rec.hash_seconds >> rec.solve_seconds;
                 rec.solved = true;
+                read_extra(w, rec.solve_rss, rec.solve_disk);
             } else if (kind == "complete") {
                 complete_ = true;
             }
@@ -107,6 +128,19 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, Ruleset r)
         }
     }
     handle_ = format::register_temporary(manifest.string() + ".tmp");
+    // Every finished step's files must be there (a step is recorded only after they are).
+    for (const auto& [n, rec] : layers_) {
+        for (const auto& p :
+             {rec.enumerated && rec.classes ? layer_keys(n) : std::filesystem::path(),
+              rec.solved && rec.classes ? solved_depth(n) : std::filesystem::path(),
+              rec.solved && rec.classes ? solved_mphf(n) : std::filesystem::path()}) {
+            if (!p.empty() && !std::filesystem::exists(p)) {
+                fail(dir_,
+                     p.filename().string() +
+                         " of a finished step is missing; remove the directory to start over");
+            }
+        }
+    }
     clean_unfinished();
     if (!resumed_) save();
 }
@@ -196,14 +230,16 @@ void WorkDir::save() {
     for (const auto& [n, rec] : layers_) {
         if (rec.enumerated) {
             o << "enumerated " << n << " " << rec.classes << " " << rec.raw << " "
-              << rec.enumerate_seconds << "\n";
+              << rec.enumerate_seconds << " rss " << rec.enumerate_rss << " disk "
+              << rec.enumerate_disk << "\n";
         }
     }
     if (complete_) o << "complete\n";
     for (const auto& [n, rec] : layers_) {
         if (rec.solved) {
             o << "solved " << n << " " << rec.max_depth << " " << rec.hash_seconds << " "
-              << rec.solve_seconds << "\n";
+              << rec.solve_seconds << " rss " << rec.solve_rss << " disk " << rec.solve_disk
+              << "\n";
         }
     }
     std::string text = o.str();
@@ -230,6 +266,8 @@ void WorkDir::record_enumerated(int pieces, std::uint64_t classes, std::uint64_t
     rec.classes = classes;
     rec.raw = raw;
     rec.enumerate_seconds = seconds;
+    rec.enumerate_rss = process_peak_rss();
+    rec.enumerate_disk = bytes_on_disk();
     save();
 }
 
@@ -244,7 +282,23 @@ void WorkDir::record_solved(int pieces, int max_depth, double hash_seconds, doub
     rec.max_depth = max_depth;
     rec.hash_seconds = hash_seconds;
     rec.solve_seconds = solve_seconds;
+    rec.solve_rss = process_peak_rss();
+    rec.solve_disk = bytes_on_disk();
     save();
+}
+
+std::uint64_t WorkDir::recorded_peak_rss() const {
+    std::uint64_t m = 0;
+    for (const auto& [n, rec] : layers_)
+        m = std::max({m, rec.enumerate_rss, rec.solve_rss});
+    return m;
+}
+
+std::uint64_t WorkDir::recorded_peak_disk() const {
+    std::uint64_t m = 0;
+    for (const auto& [n, rec] : layers_)
+        m = std::max({m, rec.enumerate_disk, rec.solve_disk});
+    return m;
 }
 
 std::uint64_t WorkDir::bytes_on_disk() const {

@@ -22,11 +22,15 @@ struct LayerRecord {
     bool solved = false;  ///< solved file written
     int max_depth = 0;
     double hash_seconds = 0, solve_seconds = 0;
+    /// Peak resident memory of the process that finished the step, as of its end, and the
+    /// bytes in the work directory then (0 when the manifest predates these fields).
+    std::uint64_t enumerate_rss = 0, enumerate_disk = 0, solve_rss = 0, solve_disk = 0;
 };
 
 /// A work directory for one board and ruleset. Files:
-///  - `manifest`: text lines "konane-work 1", "board RxC", "rules R", one "enumerated N C R S"
-///    and "solved N D H S" line per finished step, and "xxh3 HEX" of everything before it;
+///  - `manifest`: text lines "konane-work 1", "board RxC", "rules R", one "enumerated N C R S
+///    rss B disk B" and "solved N D H S rss B disk B" line per finished step (classes, raw,
+///    max depth, seconds, bytes), and "xxh3 HEX" of everything before it;
 ///    replaced atomically (temporary name, fsync, rename) at every step;
 ///  - `layer-N.keys`: the sorted canonical keys of layer N (KeyFileWriter layout);
 ///  - `run-T-from-S-I.keys`: the I-th sorted run of packed entries of layer T found while
@@ -68,6 +72,11 @@ class WorkDir {
     void record_enumerated(int pieces, std::uint64_t classes, std::uint64_t raw, double seconds);
     void record_enumeration_complete();
     void record_solved(int pieces, int max_depth, double hash_seconds, double solve_seconds);
+
+    /// The largest peak resident memory and work-directory size recorded by any step, of any
+    /// run that worked in this directory.
+    std::uint64_t recorded_peak_rss() const;
+    std::uint64_t recorded_peak_disk() const;
 
     /// Bytes of all files in the directory now.
     std::uint64_t bytes_on_disk() const;
