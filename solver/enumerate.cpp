@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <queue>
 #include <stdexcept>
@@ -131,6 +132,33 @@ class RunMerger {
 
 using Clock = std::chrono::steady_clock;
 
+// Merges the runs of layer `target` in groups of `fan_in` until at most `fan_in` are left.
+// Each group becomes one run (named as from layer target + 1, index 1000000 and up); its
+// sources are deleted after it is complete, and a kill in between leaves duplicates, which
+// the merge removes.
+void merge_runs_in_groups(WorkDir& wd, int target, std::size_t fan_in, int threads) {
+    auto runs = wd.runs_of(target);
+    int index = 1000000;
+    std::vector<std::uint64_t> out;
+    while (runs.size() > fan_in) {
+        const std::vector<std::filesystem::path> group(
+            runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(fan_in));
+        while (std::filesystem::exists(wd.run(target, target + 1, index)))
+            ++index;
+        {
+            RunMerger merger(group);
+            KeyFileWriter w(wd.run(target, target + 1, index), threads);
+            while (merger.next(out, kKeyChunkWords))
+                w.append(out);
+            w.finish();
+        }
+        kill_point();
+        for (const auto& p : group)
+            std::filesystem::remove(p);
+        runs = wd.runs_of(target);
+    }
+}
+
 }  // namespace
 
 std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const EnumerateOptions& o) {
@@ -145,8 +173,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
     const SymmetryGroup group(b);
     const int top = first_layer_pieces(b);
     const Packing pk{b.squares()};
-    // Longest jump chain: a piece crosses at most (max(R, C) - 1) / 2 opponents in one move.
-    const int max_capture = std::max(1, (std::max(b.rows, b.cols) - 1) / 2);
+    const int most_captured = max_capture(b);
 
     // Memory. The children waiting to be sorted share one arena of fixed capacity, each entry
     // tagged with its layer (bits `bits` and up), so that one radix sort groups them by layer;
@@ -175,11 +202,16 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
 
     std::vector<std::uint64_t> pending, entries, scratch;
     pending.reserve(capacity);
+    // The merge holds about 1 MiB per run (a decoded chunk and its compressed bytes): more runs
+    // than an eighth of the budget allows are first merged in groups into one run each.
+    const std::size_t fan_in =
+        std::max<std::size_t>(8, o.memory_bytes / 8 / (std::size_t{1} << 20));
     for (int n = start; n >= 0; --n) {
         const auto t0 = Clock::now();
+        merge_runs_in_groups(wd, n, fan_in, threads);
         RunMerger merger(wd.runs_of(n));
         KeyFileWriter keys_out(wd.layer_keys(n), threads);
-        std::vector<int> run_index(static_cast<std::size_t>(max_capture) + 1, 0);
+        std::vector<int> run_index(static_cast<std::size_t>(most_captured) + 1, 0);
         std::uint64_t raw = 0, classes = 0;
         std::size_t most_children = 16;  // per position, seen so far (for the arena's headroom)
 
@@ -214,6 +246,15 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
             std::vector<std::uint64_t> keys(entries.size());
             std::uint64_t chunk_raw = 0;
             std::size_t chunk_most = 0;
+            // An exception (a full disk while spilling, memory) must not leave the OpenMP
+            // region: the first one is kept, the other iterations skipped, and it is rethrown.
+            std::exception_ptr error;
+            std::atomic<bool> failed{false};
+            auto keep = [&] {
+#pragma omp critical(konane_enumerate_error)
+                if (!error) error = std::current_exception();
+                failed.store(true, std::memory_order_relaxed);
+            };
 #pragma omp parallel num_threads(threads) if (count > 8192) reduction(+ : chunk_raw) reduction(max : chunk_most)
             {
                 std::vector<std::uint64_t> local;
@@ -230,25 +271,35 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
                 };
 #pragma omp for schedule(dynamic, 1024)
                 for (std::int64_t i = 0; i < count; ++i) {
-                    const std::uint64_t e = entries[i];
-                    const std::uint64_t flags = e & kFlagMask;
-                    keys[i] = pk.key(e);
-                    const Position p = position_of_key(keys[i]);
-                    chunk_raw += static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
-                                 static_cast<std::uint64_t>(std::popcount(flags));
-                    const std::uint64_t child_flags = swap_sides(flags);
-                    std::size_t children = 0;
-                    for_each_jump(b, p, [&](Move, Position c) {
-                        const auto cap = static_cast<std::uint64_t>(n - std::popcount(c.occ));
-                        local.push_back((cap << pk.bits()) |
-                                        pk.pack(group.canonical_key(c), child_flags));
-                        ++children;
-                    });
-                    chunk_most = std::max(chunk_most, children);
-                    if (local.size() >= flush_at) flush();
+                    if (failed.load(std::memory_order_relaxed)) continue;
+                    try {
+                        const std::uint64_t e = entries[i];
+                        const std::uint64_t flags = e & kFlagMask;
+                        keys[i] = pk.key(e);
+                        const Position p = position_of_key(keys[i]);
+                        chunk_raw += static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
+                                     static_cast<std::uint64_t>(std::popcount(flags));
+                        const std::uint64_t child_flags = swap_sides(flags);
+                        std::size_t children = 0;
+                        for_each_jump(b, p, [&](Move, Position c) {
+                            const auto cap = static_cast<std::uint64_t>(n - std::popcount(c.occ));
+                            local.push_back((cap << pk.bits()) |
+                                            pk.pack(group.canonical_key(c), child_flags));
+                            ++children;
+                        });
+                        chunk_most = std::max(chunk_most, children);
+                        if (local.size() >= flush_at) flush();
+                    } catch (...) {
+                        keep();
+                    }
                 }
-                if (!local.empty()) flush();
+                try {
+                    if (!local.empty() && !failed.load()) flush();
+                } catch (...) {
+                    keep();
+                }
             }
+            if (error) std::rethrow_exception(error);
             raw += chunk_raw;
             classes += entries.size();
             keys_out.append(keys);

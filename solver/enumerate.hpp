@@ -3,6 +3,7 @@
 // shared/docs/design.md ("Layers").
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -35,6 +36,13 @@ using ProgressFn =
 /// during enumeration (bits 0..1 flags, 2..61 occupancy, 63 side), and 6x6 is the goal.
 inline constexpr int kMaxGenerateSquares = 36;
 
+/// The most pieces one jump can capture on board b: a piece crosses at most
+/// (max(R, C) - 1) / 2 opponents in one straight move (at least 1). Children of a position with
+/// n pieces have n-1 .. n-max_capture(b) pieces.
+inline int max_capture(const Board& b) {
+    return std::max(1, (std::max(b.rows, b.cols) - 1) / 2);
+}
+
 /// The piece count that a position reached after both removals has: R*C - 2.
 inline int first_layer_pieces(const Board& b) {
     return b.squares() - 2;
@@ -47,11 +55,14 @@ std::vector<Position> opening_positions(const Board& b, Ruleset r);
 /// Options of enumerate_to().
 struct EnumerateOptions {
     int threads = 0;  ///< OpenMP threads; <= 0: all
-    /// Memory for the children waiting to be sorted, in bytes: when they need more, they are
-    /// sorted, deduplicated and written to disk as a sorted run (16 bytes per waiting child:
-    /// the entry and the radix sort's scratch). The enumeration's whole working set stays
-    /// within about twice this figure.
+    /// Memory budget in bytes. 60% of it is the arena of children waiting to be sorted (16
+    /// bytes per child: the entry and the radix sort's scratch); when it fills, the children
+    /// are sorted, deduplicated and written to disk as sorted runs. The rest covers the
+    /// threads' buffers, the chunk being expanded and the merge's readers (at most an eighth
+    /// of the budget: more runs than that are first merged in groups).
     std::uint64_t memory_bytes = std::uint64_t{1} << 30;
+    /// Most runs merged at once (0: from the budget, as above; at least 2).
+    std::size_t max_merge_runs = 0;
     ProgressFn progress;  ///< optional progress reports ("enumerate", layer, done, total)
 };
 

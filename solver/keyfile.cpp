@@ -56,12 +56,12 @@ KeyFileWriter::~KeyFileWriter() {
 void KeyFileWriter::append(std::span<const std::uint64_t> words) {
     std::size_t at = 0;
     while (at < words.size()) {
-        const std::size_t room = kKeyChunkWords * 16 - buf_.size();
+        const std::size_t room = kKeyChunkWords * 4 - buf_.size();
         const std::size_t n = std::min(room, words.size() - at);
         buf_.insert(buf_.end(), words.begin() + static_cast<std::ptrdiff_t>(at),
                     words.begin() + static_cast<std::ptrdiff_t>(at + n));
         at += n;
-        if (buf_.size() == kKeyChunkWords * 16) flush(false);
+        if (buf_.size() == kKeyChunkWords * 4) flush(false);
     }
 }
 
@@ -136,6 +136,12 @@ KeyFileReader::KeyFileReader(std::filesystem::path path) : path_(std::move(path)
         std::fread(&words_, 8, 1, f_) != 1) {
         fail(path_, "not a key file (bad header)");
     }
+    // Every chunk of at most kKeyChunkWords words takes at least 16 + 9 bytes (header, zstd).
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path_, ec);
+    if (ec || words_ / kKeyChunkWords > (bytes - 16) / 25)
+        fail(path_, "damaged header: " + std::to_string(words_) + " words in " +
+                        std::to_string(ec ? 0 : bytes) + " bytes");
 }
 
 KeyFileReader::~KeyFileReader() {

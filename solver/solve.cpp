@@ -87,15 +87,6 @@ void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
 
 }  // namespace
 
-std::uint64_t peak_rss_bytes() {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-    }
-    return 0;
-}
-
 std::uint64_t default_memory_budget() {
     std::ifstream in("/proc/meminfo");
     std::string line;
@@ -129,13 +120,10 @@ std::pair<std::uint64_t, std::uint64_t> io_bytes() {
     return {r, w};
 }
 
-// Measures a phase: time, I/O and peak resident memory (VmHWM is reset at the start where the
-// kernel allows it, through /proc/self/clear_refs).
+// Measures a phase: time, I/O, and the process's peak resident memory at its end.
 class PhaseMeter {
   public:
-    PhaseMeter() : t_(Clock::now()), io_(io_bytes()) {
-        std::ofstream("/proc/self/clear_refs") << "5";
-    }
+    PhaseMeter() : t_(Clock::now()), io_(io_bytes()) {}
     PhaseReport done() const {
         const auto io = io_bytes();
         return PhaseReport{since(t_), io.first - io_.first, io.second - io_.second,
@@ -211,12 +199,11 @@ GenerateReport generate(const GenerateOptions& o) {
                                     ": there is no table to write");
     }
 
-    // Longest jump chain: a piece crosses at most (max(R, C) - 1) / 2 opponents in one move,
-    // so layer n only needs the solved layers n-1 .. n-max_capture.
-    const int max_capture = std::max(1, (std::max(b.rows, b.cols) - 1) / 2);
+    // Layer n only needs the solved layers n-1 .. n-max_capture(b).
+    const int most_captured = max_capture(b);
     auto window_of = [&](int n) {
         std::uint64_t w = 0;
-        for (int k = 1; k <= max_capture && n - k >= 0; ++k)
+        for (int k = 1; k <= most_captured && n - k >= 0; ++k)
             w += wd.layer(n - k).classes;
         return w;
     };
@@ -324,7 +311,7 @@ GenerateReport generate(const GenerateOptions& o) {
         live.push_back(std::move(layer));
         // Drop layers no later layer can reach.
         for (auto& l : live) {
-            if (l && l->pieces <= n - max_capture && !o.keep_layers) {
+            if (l && l->pieces <= n - most_captured && !o.keep_layers) {
                 lookup.remove(l->pieces);
                 l.reset();
             }

@@ -14,6 +14,7 @@
 #include "core/mphf.hpp"
 #include "core/symmetry.hpp"
 #include "solver/enumerate.hpp"
+#include "solver/workdir.hpp"
 
 namespace konane::solver {
 
@@ -104,11 +105,11 @@ struct GenerateOptions {
     ProgressFn progress;  ///< optional progress reports
 };
 
-/// Figures of one phase of a generation (from /proc/self: rchar, wchar, VmHWM).
+/// Figures of one phase of a generation (rchar and wchar of /proc/self/io, ru_maxrss).
 struct PhaseReport {
     double seconds = 0;
     std::uint64_t bytes_read = 0, bytes_written = 0;  ///< through read/write system calls
-    std::uint64_t peak_rss_bytes = 0;                 ///< peak resident memory in the phase
+    std::uint64_t peak_rss_bytes = 0;  ///< the process's peak resident memory at the phase's end
 };
 
 /// Figures of one layer of a generation.
@@ -147,9 +148,6 @@ struct GenerateReport {
 /// for I/O failures of the table (no file is left under the final name) and
 /// std::runtime_error for the work directory's.
 GenerateReport generate(const GenerateOptions& options);
-
-/// Peak resident set size of this process in bytes (VmHWM from /proc/self/status; 0 if unknown).
-std::uint64_t peak_rss_bytes();
 
 /// The default memory budget: 60% of the machine's memory (MemTotal), at most 16 GiB, at
 /// least 256 MiB.

@@ -1,6 +1,7 @@
 #include "solver/verify.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -46,9 +47,18 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         return r;
     }
     std::filesystem::path work = o.work_dir;
+    std::unique_ptr<TempDir> tmp;
     if (work.empty()) {
-        work = table.path();
-        work += ".verify-work";
+        // Beside the table where it can be written (room in proportion), else a temporary one.
+        const auto dir = table.path().has_parent_path() ? table.path().parent_path()
+                                                        : std::filesystem::path(".");
+        if (::access(dir.c_str(), W_OK) == 0) {
+            work = table.path();
+            work += ".verify-work";
+        } else {
+            tmp = std::make_unique<TempDir>("konane-verify");
+            work = tmp->path() / "work";
+        }
     }
     WorkDir wd(work, b, rules);
     struct RemoveAtEnd {
@@ -71,7 +81,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         ++r.layer_count_mismatches;
         return r;
     }
-    const int max_capture = std::max(1, (std::max(b.rows, b.cols) - 1) / 2);
+    const int most_captured = max_capture(b);
 
     // Holds each layer's hash and values as a SolvedLayer so SolvedLookup can read children.
     SolvedLookup lookup(b);
@@ -156,7 +166,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         solved.push_back(std::move(layer));
         // Drop layers no later layer can reach.
         for (auto& l : solved) {
-            if (l && l->pieces <= el.pieces - max_capture) {
+            if (l && l->pieces <= el.pieces - most_captured) {
                 lookup.remove(l->pieces);
                 l.reset();
             }

@@ -29,7 +29,8 @@ struct VerifyOptions {
     int threads = 0;                 ///< OpenMP threads; <= 0: all
     std::uint64_t memory_bytes = 0;  ///< memory budget (0: default_memory_budget())
     /// Where the re-enumeration keeps its layers (resumed if verify is run again after an
-    /// interruption; removed at the end). Empty: FILE.verify-work beside the table.
+    /// interruption; removed at the end). Empty: FILE.verify-work beside the table, or a
+    /// temporary directory when the table's directory is not writable.
     std::filesystem::path work_dir;
     ProgressFn progress;
 };

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -36,16 +37,6 @@ void read_extra(std::istringstream& w, std::uint64_t& rss, std::uint64_t& disk) 
     w.clear();
 }
 
-// VmHWM of /proc/self/status in bytes (0 if unknown).
-std::uint64_t process_peak_rss() {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-    }
-    return 0;
-}
-
 std::string hex64(std::uint64_t x) {
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
@@ -53,6 +44,15 @@ std::string hex64(std::uint64_t x) {
 }
 
 }  // namespace
+
+std::uint64_t peak_rss_bytes() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    }
+    return 0;
+}
 
 void kill_point() {
     static const long limit = [] {
@@ -69,6 +69,17 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, Ruleset r)
     std::filesystem::create_directories(dir_, ec);
     if (ec) fail(dir_, "cannot create: " + ec.message());
     if (!std::filesystem::is_directory(dir_)) fail(dir_, "not a directory");
+    // Never adopt (and later empty) a directory of the user's: without a manifest it may hold
+    // only files a generation writes (left by a run killed before its first step).
+    if (!std::filesystem::exists(dir_ / "manifest")) {
+        for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
+            if (!is_own_file(e.path().filename().string())) {
+                fail(dir_, "exists and holds " + e.path().filename().string() +
+                               ", which is no konane work (no manifest); choose a new or empty "
+                               "directory");
+            }
+        }
+    }
     const auto lock = dir_ / "lock";
     lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lock_fd_ < 0) fail(dir_, std::string("not writable: ") + std::strerror(errno));
@@ -78,7 +89,19 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, Ruleset r)
         fail(dir_, "in use by another konane process");
     }
 
+    try {
+        load();
+    } catch (...) {
+        ::close(lock_fd_);
+        lock_fd_ = -1;
+        format::unregister_temporary(handle_);
+        throw;
+    }
+}
+
+void WorkDir::load() {
     const auto manifest = dir_ / "manifest";
+    handle_ = format::register_temporary(manifest.string() + ".tmp");
     std::ifstream in(manifest);
     if (in) {
         resumed_ = true;
@@ -127,7 +150,6 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, Ruleset r)
             ++at;
         }
     }
-    handle_ = format::register_temporary(manifest.string() + ".tmp");
     // Every finished step's files must be there (a step is recorded only after they are).
     for (const auto& [n, rec] : layers_) {
         for (const auto& p :
@@ -224,7 +246,19 @@ void WorkDir::clean_unfinished() {
         std::filesystem::remove(p);
 }
 
+void WorkDir::sync_directory() const {
+    const int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) {
+        const int err = errno;
+        if (fd >= 0) ::close(fd);
+        fail(dir_, std::string("fsync: ") + std::strerror(err));
+    }
+    ::close(fd);
+}
+
 void WorkDir::save() {
+    // The files of the step must be durable (renamed into place) before the step is recorded.
+    sync_directory();
     std::ostringstream o;
     o << "konane-work 1\nboard " << board_ << "\nrules " << rules_ << "\n";
     for (const auto& [n, rec] : layers_) {
@@ -256,6 +290,7 @@ void WorkDir::save() {
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec) fail(dir_, "manifest: rename: " + ec.message());
+    sync_directory();
     kill_point();
 }
 
@@ -266,7 +301,7 @@ void WorkDir::record_enumerated(int pieces, std::uint64_t classes, std::uint64_t
     rec.classes = classes;
     rec.raw = raw;
     rec.enumerate_seconds = seconds;
-    rec.enumerate_rss = process_peak_rss();
+    rec.enumerate_rss = peak_rss_bytes();
     rec.enumerate_disk = bytes_on_disk();
     save();
 }
@@ -282,7 +317,7 @@ void WorkDir::record_solved(int pieces, int max_depth, double hash_seconds, doub
     rec.max_depth = max_depth;
     rec.hash_seconds = hash_seconds;
     rec.solve_seconds = solve_seconds;
-    rec.solve_rss = process_peak_rss();
+    rec.solve_rss = peak_rss_bytes();
     rec.solve_disk = bytes_on_disk();
     save();
 }
@@ -310,13 +345,30 @@ std::uint64_t WorkDir::bytes_on_disk() const {
     return sum;
 }
 
+bool WorkDir::is_own_file(const std::string& name) {
+    static const std::regex own(
+        R"((manifest|lock|layer-\d+\.keys|run-\d+-from-\d+-\d+\.keys|solved-\d+\.(mphf|depth))(\.tmp)?)");
+    return std::regex_match(name, own);
+}
+
 void WorkDir::remove_all() {
+    // Only the files a generation writes, then the directory if that leaves it empty: nothing
+    // else that may have been put there is ever removed.
+    std::error_code ec;
+    std::vector<std::filesystem::path> own;
+    for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
+        if (e.is_regular_file(ec) && is_own_file(e.path().filename().string()))
+            own.push_back(e.path());
+    }
+    for (const auto& p : own) {
+        if (p.filename() != "lock") std::filesystem::remove(p, ec);
+    }
+    std::filesystem::remove(dir_ / "lock", ec);
     if (lock_fd_ >= 0) {
         ::close(lock_fd_);
         lock_fd_ = -1;
     }
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
+    std::filesystem::remove(dir_, ec);  // only if empty
 }
 
 }  // namespace konane::solver

@@ -39,22 +39,27 @@ struct LayerRecord {
 /// A lock (flock on `lock`) keeps two processes from using one directory. Not thread-safe.
 class WorkDir {
   public:
-    /// Opens DIR, creating it (and parents) if missing. An existing manifest must name the same
-    /// board and ruleset; files of unfinished steps (temporaries, runs from a layer whose step
-    /// did not complete, layers not recorded) are removed. Throws std::runtime_error naming the
-    /// directory: not creatable or writable, locked by another process, a manifest for another
-    /// board or ruleset, or a damaged manifest.
+    /// Opens DIR, creating it (and parents) if missing. An existing DIR must be empty or hold a
+    /// manifest, which must name the same board and ruleset; files of unfinished steps
+    /// (temporaries, runs from a layer whose step did not complete, layers not recorded) are
+    /// removed. Throws std::runtime_error naming the directory: not creatable or writable, not
+    /// empty and not a work directory, locked by another process, a manifest for another board
+    /// or ruleset, a damaged manifest, or a finished step's file missing.
     WorkDir(std::filesystem::path dir, const Board& b, Ruleset r);
-    ~WorkDir();
+    ~WorkDir();  ///< releases the lock; the files stay for a later run
     WorkDir(const WorkDir&) = delete;
     WorkDir& operator=(const WorkDir&) = delete;
 
+    /// The directory.
     const std::filesystem::path& path() const { return dir_; }
     /// True when the manifest existed already (a resumed run).
     bool resumed() const { return resumed_; }
 
+    /// The sorted keys of layer `pieces`.
     std::filesystem::path layer_keys(int pieces) const;
+    /// The `index`-th sorted run of packed entries of layer `target` from expanding `from`.
     std::filesystem::path run(int target, int from, int index) const;
+    /// The perfect hash (words) and the depths by slot (bytes) of a solved layer.
     std::filesystem::path solved_mphf(int pieces) const;
     std::filesystem::path solved_depth(int pieces) const;
     /// Every run file of layer `target`, in a fixed order.
@@ -67,8 +72,9 @@ class WorkDir {
     /// Whether the enumeration of every layer finished.
     bool enumeration_complete() const { return complete_; }
 
-    /// Records a finished step and rewrites the manifest (atomically, fsynced).
-    /// Throws std::runtime_error on an I/O failure.
+    /// Record a finished step (a layer enumerated; every layer enumerated; a layer solved) and
+    /// rewrite the manifest atomically, after an fsync of the directory so that the step's
+    /// files are durable first. Throw std::runtime_error on an I/O failure.
     void record_enumerated(int pieces, std::uint64_t classes, std::uint64_t raw, double seconds);
     void record_enumeration_complete();
     void record_solved(int pieces, int max_depth, double hash_seconds, double solve_seconds);
@@ -80,11 +86,15 @@ class WorkDir {
 
     /// Bytes of all files in the directory now.
     std::uint64_t bytes_on_disk() const;
-    /// Removes the directory and everything in it (the table is complete).
+    /// Removes the files a generation writes (manifest, lock, layers, runs, solved layers,
+    /// temporaries), then the directory if nothing else is left in it.
     void remove_all();
 
   private:
+    void load();
     void save();
+    void sync_directory() const;
+    static bool is_own_file(const std::string& name);
     void clean_unfinished();
     std::filesystem::path dir_;
     std::string board_, rules_;
@@ -94,6 +104,10 @@ class WorkDir {
     int lock_fd_ = -1;
     int handle_ = -1;
 };
+
+/// Peak resident set size of this process in bytes since it started (VmHWM of
+/// /proc/self/status; 0 if unknown).
+std::uint64_t peak_rss_bytes();
 
 /// Test hook: when the environment variable KONANE_KILL_AT is a number N, the N-th call of
 /// kill_point() in this process ends it at once with SIGKILL (as a power cut or `kill -9`

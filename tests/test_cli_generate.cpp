@@ -196,3 +196,63 @@ TEST_CASE("a work directory of another board or in use is refused", "[cli][gener
     CHECK(bad.code == 1);
     CHECK(bad.output.find("no such directory") != std::string::npos);
 }
+
+TEST_CASE("a work directory that is not one is never used or emptied", "[cli][generate][resume]") {
+    Dir d;
+    const fs::path mine = d.path / "mine";
+    fs::create_directories(mine);
+    {
+        std::FILE* f = std::fopen((mine / "notes.txt").c_str(), "w");
+        std::fputs("x", f);
+        std::fclose(f);
+    }
+    {
+        std::FILE* f = std::fopen((mine / "layer-3.txt").c_str(), "w");
+        std::fputs("x", f);
+        std::fclose(f);
+    }
+    const Run r =
+        run("generate 4x4 -q --work " + mine.string() + " -o " + (d.path / "t.kbt").string());
+    CHECK(r.code == 1);
+    CHECK(r.output.find("no konane work") != std::string::npos);
+    CHECK(fs::exists(mine / "notes.txt"));
+    CHECK(fs::exists(mine / "layer-3.txt"));
+    CHECK_FALSE(fs::exists(d.path / "t.kbt"));
+    const Run v = run("generate 4x4 -q -o " + (d.path / "t.kbt").string());
+    REQUIRE(v.code == 0);
+    const Run w = run("verify " + (d.path / "t.kbt").string() + " -q --work " + mine.string());
+    CHECK(w.code == 1);
+    CHECK(fs::exists(mine / "notes.txt"));
+}
+
+TEST_CASE("a damaged work file is refused on resume, naming it", "[cli][generate][resume]") {
+    Dir d;
+    const fs::path table = d.path / "t.kbt";
+    const fs::path work = d.path / "t.kbt.work";
+    // Killed after a few layers: the keys of the finished ones are on disk (runs of the step
+    // under way are rebuilt on resume, so a layer's keys are what a resume must trust).
+    const Run k = run("generate 5x5 -q -j 1 -o " + table.string(), "KONANE_KILL_AT=20");
+    REQUIRE(k.code != 0);
+    fs::path victim;
+    for (const auto& e : fs::directory_iterator(work)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("layer-", 0) == 0 && e.path().extension() == ".keys" &&
+            fs::file_size(e.path()) > 200)
+            victim = e.path();
+    }
+    REQUIRE_FALSE(victim.empty());
+    {
+        std::FILE* f = std::fopen(victim.c_str(), "r+b");
+        REQUIRE(f != nullptr);
+        std::fseek(f, static_cast<long>(fs::file_size(victim) - 40), SEEK_SET);
+        const int c = std::fgetc(f);
+        std::fseek(f, static_cast<long>(fs::file_size(victim) - 40), SEEK_SET);
+        std::fputc(c ^ 0x10, f);
+        std::fclose(f);
+    }
+    const Run r = run("generate 5x5 -q -j 1 -o " + table.string());
+    CHECK(r.code == 1);
+    CHECK(r.output.find(victim.filename().string()) != std::string::npos);
+    CHECK(r.output.find("checksum mismatch") != std::string::npos);
+    CHECK_FALSE(fs::exists(table));
+}

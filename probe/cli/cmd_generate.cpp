@@ -143,7 +143,8 @@ int run_generate(const GenerateArgs& a) {
         o.work_dir += ".work";
     }
     check_locations(o.output, o.work_dir);
-    const std::uint64_t budget = o.memory_bytes ? o.memory_bytes : solver::default_memory_budget();
+    const std::uint64_t budget =
+        a.memory.empty() ? solver::default_memory_budget() : o.memory_bytes;
     if (budget < kMinBudget) {
         throw UsageError(
             fmt::format("--memory {}: at least {} is needed", mib(budget), mib(kMinBudget)));
@@ -394,20 +395,20 @@ int run_openings(const FileArgs& a) {
 }
 
 int run_verify(const FileArgs& a) {
-    const auto t = format::Table::open(a.file);
     ProgressLine progress(!a.quiet && !a.json);
     solver::VerifyOptions vo;
     vo.threads = a.threads;
     vo.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
-    vo.work_dir = a.work;
-    if (vo.work_dir.empty()) {
-        vo.work_dir = a.file;
-        vo.work_dir += ".verify-work";
+    if (!a.memory.empty() && vo.memory_bytes < kMinBudget) {
+        throw UsageError(
+            fmt::format("--memory {}: at least {} is needed", a.memory, mib(kMinBudget)));
     }
-    progress.watch_directory(vo.work_dir);
+    vo.work_dir = a.work;
+    if (!vo.work_dir.empty()) progress.watch_directory(vo.work_dir);
     vo.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
         progress(phase, pieces, done, total);
     };
+    const auto t = format::Table::open(a.file);
     const auto r = solver::verify_table(*t, vo);
     progress.finish();
     if (a.json) {
