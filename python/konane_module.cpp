@@ -188,14 +188,15 @@ struct Interrupted : std::exception {
 /// The progress function given to generate(): calls the Python callback (if any) under the GIL,
 /// from whichever thread reports, and checks for pending signals on the calling thread. A
 /// Python error is kept, and raised by throwing Interrupted at the next report made on the
-/// calling thread outside a parallel region (an exception must not cross an OpenMP region).
+/// calling thread outside any parallel region, active or not (omp_get_level() == 0: an
+/// exception must not cross an OpenMP region, even one that runs on one thread).
 struct ProgressBridge {
     py::object callback;  // None or a callable (phase, pieces, done, total)
     std::thread::id caller = std::this_thread::get_id();
     std::optional<py::error_already_set> error;  // guarded by the GIL
 
     void operator()(const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
-        const bool can_throw = std::this_thread::get_id() == caller && !omp_in_parallel();
+        const bool can_throw = std::this_thread::get_id() == caller && omp_get_level() == 0;
         {
             py::gil_scoped_acquire gil;
             if (!error) {

@@ -1,6 +1,7 @@
 """Tests of the Python module konane: the facts the C++ tests check (perft, the 4x4 and 5x5
 verdicts, perfect lines of the stated depth, rules.md's facts, bad input raising the right
 exception), the table against the search, threads, generation and the README's example."""
+import _thread
 import concurrent.futures
 import os
 import pickle
@@ -438,6 +439,22 @@ def test_an_exception_in_progress_stops_generation_and_leaves_no_file(tmp_path):
 
     with pytest.raises(Stop, match="stopped at"):
         konane.generate("4x4", output=tmp_path / "stopped.kbt", progress=progress)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_stops_generation_and_leaves_no_file(tmp_path):
+    # interrupt_main() is what Ctrl-C does: a pending SIGINT for the main thread. Whichever
+    # thread reports progress, the KeyboardInterrupt comes out of generate().
+    interrupted = []
+
+    def progress(phase, pieces, done, total):
+        if not interrupted:
+            interrupted.append(phase)
+            _thread.interrupt_main()
+
+    with pytest.raises(KeyboardInterrupt):
+        konane.generate("5x5", output=tmp_path / "interrupted.kbt", progress=progress)
+    assert interrupted
     assert list(tmp_path.iterdir()) == []
 
 
