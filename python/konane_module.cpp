@@ -46,9 +46,14 @@ using konane::Color;
 using konane::Position;
 using konane::Ruleset;
 
-/// The module, for the named-tuple types defined in Python at import (a borrowed handle: the
-/// module outlives every call into it).
-py::handle g_module;
+/// The named-tuple types defined in Python at import (kTypes), looked up once: each holds a
+/// reference it never releases, so that the types outlive every call even if the module's
+/// attributes are reassigned.
+struct Types {
+    py::handle value, move_value, opening_line, opening_choice, openings, solution, layer_report,
+        generate_report;
+};
+Types g_types;
 /// konane.IoError (a FormatError and an OSError), created at import and never released.
 PyObject* g_io_error = nullptr;
 
@@ -104,12 +109,12 @@ PyPosition position_arg(const py::handle& obj, const Board& b, Ruleset r, const 
 }
 
 py::object make_value(const konane::Value& v) {
-    return g_module.attr("Value")(v.win, v.depth);
+    return g_types.value(v.win, v.depth);
 }
 
 py::object make_move_value(const PyPosition& at, const konane::MoveValue& mv) {
-    return g_module.attr("MoveValue")(konane::format_move(at.board, mv.move), make_value(mv.value),
-                                      PyPosition{at.board, at.rules, mv.child});
+    return g_types.move_value(konane::format_move(at.board, mv.move), make_value(mv.value),
+                              PyPosition{at.board, at.rules, mv.child});
 }
 
 py::list make_move_values(const PyPosition& at, const std::vector<konane::MoveValue>& mvs) {
@@ -249,11 +254,11 @@ py::object generate(const py::object& board, const std::string& rules, int threa
     }
     py::list layers;
     for (const auto& l : rep.layers) {
-        layers.append(g_module.attr("LayerReport")(l.pieces, l.classes, l.raw, l.max_depth));
+        layers.append(g_types.layer_report(l.pieces, l.classes, l.raw, l.max_depth));
     }
-    return g_module.attr("GenerateReport")(
-        o.output.string(), o.board.name(), konane::ruleset_name(o.rules), rep.classes, rep.raw,
-        layers, rep.total_seconds, rep.peak_rss_bytes, rep.file_bytes, rep.threads);
+    return g_types.generate_report(o.output.string(), o.board.name(), konane::ruleset_name(o.rules),
+                                   rep.classes, rep.raw, layers, rep.total_seconds,
+                                   rep.peak_rss_bytes, rep.file_bytes, rep.threads);
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -426,7 +431,6 @@ del _typing
 }  // namespace
 
 PYBIND11_MODULE(konane, m) {
-    g_module = m;
     m.doc() = R"(Konane tablebases from Python: exact values, perfect moves and perfect lines.
 
 Positions and moves are in the project's notation (rows from the top rank down, 'x' Black,
@@ -478,6 +482,10 @@ board). Rules: shared/docs/rules.md of the project.)";
         "A search would keep more positions than its max_positions allows (a RuntimeError).";
 
     py::exec(kTypes, m.attr("__dict__"));
+    auto keep = [&](const char* name) { return py::object(m.attr(name)).release(); };
+    g_types =
+        Types{keep("Value"),    keep("MoveValue"), keep("OpeningLine"), keep("OpeningChoice"),
+              keep("Openings"), keep("Solution"),  keep("LayerReport"), keep("GenerateReport")};
 
     // ------------------------------------------------------------------------------------------
     py::class_<PyPosition>(m, "Position", R"(A Konane position: the occupied squares, the side to
@@ -737,7 +745,7 @@ value for its mover). Its length equals value(position).depth. Raises NotStored.
                 }
                 const Board& b = tb.board();
                 auto choice = [&](const konane::OpeningChoice& c) {
-                    return g_module.attr("OpeningChoice")(
+                    return g_types.opening_choice(
                         konane::format_move(b, c.black),
                         c.white ? py::object(py::str(konane::format_move(b, *c.white)))
                                 : py::object(py::none()),
@@ -745,15 +753,15 @@ value for its mover). Its length equals value(position).depth. Raises NotStored.
                 };
                 py::list lines, choices;
                 for (const auto& l : o->lines) {
-                    lines.append(g_module.attr("OpeningLine")(
-                        konane::format_move(b, l.black), konane::format_move(b, l.white),
-                        konane::color_name(l.winner), l.depth));
+                    lines.append(g_types.opening_line(konane::format_move(b, l.black),
+                                                      konane::format_move(b, l.white),
+                                                      konane::color_name(l.winner), l.depth));
                 }
                 for (const auto& c : o->choices)
                     choices.append(choice(c));
-                return g_module.attr("Openings")(
-                    lines, choices, o->best ? choice(*o->best) : py::object(py::none()),
-                    konane::color_name(o->winner));
+                return g_types.openings(lines, choices,
+                                        o->best ? choice(*o->best) : py::object(py::none()),
+                                        konane::color_name(o->winner));
             },
             R"(The opening table as an Openings(lines, choices, best, winner): every removal pair with
 its winner and depth (plies from Black's first jump), White's best reply to each Black removal,
@@ -794,9 +802,9 @@ arguments, FormatError / IoError when the file cannot be written.)");
                 visited = searcher.positions();
             }
             const auto best = konane::pick_best(moves);
-            return g_module.attr("Solution")(
-                make_value(v), best ? make_move_value(s.at, *best) : py::object(py::none()),
-                make_move_values(s.at, moves), make_line(s.at, line), visited);
+            return g_types.solution(make_value(v),
+                                    best ? make_move_value(s.at, *best) : py::object(py::none()),
+                                    make_move_values(s.at, moves), make_line(s.at, line), visited);
         },
         "position"_a, py::kw_only(), "rules"_a = py::none(), "table"_a = py::none(),
         "jumps_only"_a = false, "max_positions"_a = 50'000'000,

@@ -1,0 +1,97 @@
+"""Cost of probing a table from Python, and what releasing the GIL buys with threads.
+
+    PYTHONPATH=build/python python3 python/bench_probe.py [TABLE] [--positions N] [--runs R]
+
+TABLE defaults to a 5x5 table generated into a temporary folder. Prints, as medians of R runs
+over the same N positions (taken at random plies of random games, seed 1, table warm):
+microseconds per value(), best_move() and moves() call, and the wall time of perfect_line() on
+every position, and of perft(12) from the 5x5 full board four times, with 1 thread and with 2
+threads (same total work: what releasing the GIL buys), with the load average.
+"""
+import argparse
+import concurrent.futures
+import os
+import random
+import statistics
+import tempfile
+import time
+
+import konane
+
+
+def sample(tb, count, seed):
+    """Positions at random plies of random games from the table's full board."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        game = [tb.start]
+        while not game[-1].game_over:
+            game.append(game[-1].play(rng.choice(game[-1].moves())))
+        out.append(rng.choice(game))
+    return out
+
+
+def per_call_us(fn, positions, runs):
+    """Median over `runs` of the mean microseconds per call of fn over `positions`."""
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        for p in positions:
+            fn(p)
+        times.append((time.perf_counter() - t) / len(positions) * 1e6)
+    return statistics.median(times)
+
+
+def lines_wall_s(tb, positions, threads, runs):
+    """Median wall seconds of perfect_line() on every position, split over `threads` threads."""
+    chunks = [positions[i::threads] for i in range(threads)]
+    times = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as pool:
+        for _ in range(runs):
+            t = time.perf_counter()
+            list(pool.map(lambda c: [tb.perfect_line(p) for p in c], chunks))
+            times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def perft_wall_s(threads, runs):
+    """Median wall seconds of four perft(12) calls from the 5x5 full board over `threads`."""
+    start = konane.Position.start("5x5")
+    times = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as pool:
+        for _ in range(runs):
+            t = time.perf_counter()
+            list(pool.map(lambda _: start.perft(12), range(4)))
+            times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("table", nargs="?")
+    ap.add_argument("--positions", type=int, default=20000)
+    ap.add_argument("--runs", type=int, default=5)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = a.table or konane.generate("5x5", output=os.path.join(tmp, "5x5.kbt")).path
+        with konane.Tablebase(path) as tb:
+            positions = sample(tb, a.positions, 1)
+            for p in positions:  # warm: every block the sample needs is decoded once
+                tb.moves(p)
+            print(f"table {tb.board} {tb.rules}, {len(positions)} positions, "
+                  f"medians of {a.runs} runs, load average {os.getloadavg()[0]:.2f}")
+            for name in ("value", "best_move", "moves"):
+                print(f"  {name + '()':12} {per_call_us(getattr(tb, name), positions, a.runs):7.2f} "
+                      f"us per call")
+            one = lines_wall_s(tb, positions, 1, a.runs)
+            two = lines_wall_s(tb, positions, 2, a.runs)
+            print(f"  perfect_line() on every position: 1 thread {one:.3f} s, 2 threads "
+                  f"{two:.3f} s (speed-up {one / two:.2f}x), load average "
+                  f"{os.getloadavg()[0]:.2f}")
+            one, two = perft_wall_s(1, a.runs), perft_wall_s(2, a.runs)
+            print(f"  perft(12) x 4: 1 thread {one:.3f} s, 2 threads {two:.3f} s (speed-up "
+                  f"{one / two:.2f}x), load average {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
