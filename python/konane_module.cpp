@@ -25,6 +25,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/board.hpp"
@@ -77,35 +78,32 @@ const char* stage_name(konane::Stage s) {
     return "play";
 }
 
-/// A board from "RxC" or a (rows, cols) pair. @throws ValueError (std::invalid_argument).
-Board board_arg(const py::handle& obj) {
-    if (py::isinstance<py::str>(obj)) return Board::parse(obj.cast<std::string>());
-    if (py::isinstance<py::tuple>(obj) || py::isinstance<py::list>(obj)) {
-        const auto seq = obj.cast<py::sequence>();
-        if (seq.size() == 2) return Board::make(seq[0].cast<int>(), seq[1].cast<int>());
-    }
-    throw py::type_error("board: expected 'RxC' (e.g. '5x5') or a (rows, cols) pair, got " +
-                         py::repr(obj).cast<std::string>());
+/// A board argument: "RxC" (e.g. "5x5") or (rows, cols).
+using BoardArg = std::variant<std::string, std::pair<int, int>>;
+/// A position argument: a konane.Position, or a string in the project's notation.
+using PositionArg = std::variant<PyPosition, std::string>;
+
+/// The board a BoardArg names. @throws ValueError (std::invalid_argument) when malformed or
+/// out of range.
+Board board_arg(const BoardArg& a) {
+    if (const auto* text = std::get_if<std::string>(&a)) return Board::parse(*text);
+    const auto [rows, cols] = std::get<std::pair<int, int>>(a);
+    return Board::make(rows, cols);
 }
 
-/// A position argument: a konane.Position, or a string in the notation parsed on board `b`
-/// (with ruleset r). A Position of another board is a ValueError naming both sizes.
-PyPosition position_arg(const py::handle& obj, const Board& b, Ruleset r, const char* where) {
-    if (py::isinstance<PyPosition>(obj)) {
-        PyPosition p = obj.cast<PyPosition>();
-        if (!(p.board == b)) {
-            throw py::value_error(std::string("the position is for a ") + p.board.name() +
-                                  " board, " + where + " for a " + b.name() + " board");
-        }
-        p.rules = r;
-        return p;
+/// A position argument on board `b`, with ruleset r: a string is parsed on b; a Position of
+/// another board is a ValueError naming both sizes (`where` names what has board b).
+PyPosition position_arg(const PositionArg& a, const Board& b, Ruleset r, const std::string& where) {
+    if (const auto* text = std::get_if<std::string>(&a)) {
+        return PyPosition{b, r, konane::parse_position(*text, &b).position};
     }
-    if (py::isinstance<py::str>(obj)) {
-        return PyPosition{b, r, konane::parse_position(obj.cast<std::string>(), &b).position};
+    PyPosition p = std::get<PyPosition>(a);
+    if (!(p.board == b)) {
+        throw py::value_error("the position is for a " + p.board.name() + " board, " + where +
+                              " for a " + b.name() + " board");
     }
-    throw py::type_error(std::string("position: expected a konane.Position or a string such as "
-                                     "'..xo/oxox/xoxo/oxox b', got ") +
-                         py::repr(obj).cast<std::string>());
+    p.rules = r;
+    return p;
 }
 
 py::object make_value(const konane::Value& v) {
@@ -142,12 +140,12 @@ py::list make_line(PyPosition at, const std::vector<konane::MoveValue>& line) {
 /// the GIL for the look-up, so a close() in another thread never pulls the table from under it.
 class PyTablebase {
   public:
-    PyTablebase(const std::filesystem::path& path, const py::object& board,
+    PyTablebase(const std::filesystem::path& path, const std::optional<BoardArg>& board,
                 const std::optional<std::string>& rules)
         : path_(path.string()) {
         konane::format::Expect expect;
-        if (!board.is_none()) {
-            const Board b = board_arg(board);
+        if (board) {
+            const Board b = board_arg(*board);
             expect.rows = static_cast<unsigned>(b.rows);
             expect.cols = static_cast<unsigned>(b.cols);
         }
@@ -164,9 +162,9 @@ class PyTablebase {
     bool closed() const { return !tb_.has_value(); }
     const std::string& path() const { return path_; }
 
-    PyPosition arg(const py::handle& obj) const {
+    PyPosition arg(const PositionArg& a) const {
         const konane::Tablebase tb = handle();
-        return position_arg(obj, tb.board(), tb.rules(), ("the table " + path_).c_str());
+        return position_arg(a, tb.board(), tb.rules(), "the table " + path_);
     }
 
   private:
@@ -174,11 +172,12 @@ class PyTablebase {
     std::optional<konane::Tablebase> tb_;
 };
 
-[[noreturn]] void throw_not_stored(const konane::Tablebase& tb, const PyPosition& p) {
+[[noreturn]] void throw_not_stored(const PyTablebase& t, const konane::Tablebase& tb,
+                                   const PyPosition& p) {
     throw konane::NotStored("position " + konane::format_position(p.board, p.pos) +
-                            " is not stored in " + tb.table().path().string() +
-                            " (not reachable on " + p.board.name() + " under ruleset " +
-                            konane::ruleset_name(tb.rules()) + ")");
+                            " is not stored in " + t.path() + " (not reachable on " +
+                            p.board.name() + " under ruleset " + konane::ruleset_name(tb.rules()) +
+                            ")");
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -217,7 +216,7 @@ struct ProgressBridge {
     }
 };
 
-py::object generate(const py::object& board, const std::string& rules, int threads,
+py::object generate(const BoardArg& board, const std::string& rules, int threads,
                     const std::optional<std::filesystem::path>& output,
                     const py::object& progress) {
     if (!progress.is_none() && !PyCallable_Check(progress.ptr())) {
@@ -270,31 +269,24 @@ struct SearchSetup {
     std::optional<konane::Tablebase> table;
 };
 
-SearchSetup search_setup(const py::object& position, const std::optional<std::string>& rules,
-                         const py::object& table, bool jumps_only, std::size_t max_positions) {
+SearchSetup search_setup(const PositionArg& position, const std::optional<std::string>& rules,
+                         const PyTablebase* table, bool jumps_only, std::size_t max_positions) {
     SearchSetup s;
     std::optional<konane::Tablebase> tb;
-    if (!table.is_none()) {
-        if (!py::isinstance<PyTablebase>(table)) {
-            throw py::type_error("table: expected a konane.Tablebase or None");
-        }
-        tb = table.cast<const PyTablebase&>().handle();
+    std::string table_path;
+    if (table) {
+        tb = table->handle();
+        table_path = table->path();
     }
-    if (py::isinstance<PyPosition>(position)) {
-        s.at = position.cast<PyPosition>();
-    } else if (py::isinstance<py::str>(position)) {
-        const auto parsed =
-            konane::parse_position(position.cast<std::string>(), tb ? &tb->board() : nullptr);
-        s.at = PyPosition{parsed.board, Ruleset::Brainking, parsed.position};
-        if (tb) s.at.rules = tb->rules();
+    if (const auto* text = std::get_if<std::string>(&position)) {
+        const auto parsed = konane::parse_position(*text, tb ? &tb->board() : nullptr);
+        s.at = PyPosition{parsed.board, tb ? tb->rules() : Ruleset::Brainking, parsed.position};
     } else {
-        throw py::type_error("position: expected a konane.Position or a string, got " +
-                             py::repr(position).cast<std::string>());
+        s.at = std::get<PyPosition>(position);
     }
     if (tb && !(tb->board() == s.at.board)) {
         throw py::value_error("the position is for a " + s.at.board.name() + " board, the table " +
-                              tb->table().path().string() + " for a " + tb->board().name() +
-                              " board");
+                              table_path + " for a " + tb->board().name() + " board");
     }
     if (rules) {
         s.at.rules = konane::parse_ruleset(*rules);
@@ -511,7 +503,7 @@ the side to move. The board size is read off the text. Raises ValueError naming 
 file and character of a malformed text, or an unknown ruleset.)")
         .def_static(
             "start",
-            [](const py::object& board, const std::string& rules) {
+            [](const BoardArg& board, const std::string& rules) {
                 const Board b = board_arg(board);
                 return PyPosition{b, konane::parse_ruleset(rules), b.start()};
             },
@@ -616,7 +608,8 @@ plies); perft(0) is 1. Runs without the GIL.)");
     // ------------------------------------------------------------------------------------------
     py::class_<PyTablebase>(m, "Tablebase", R"(A table file opened for probing (memory-mapped,
 validated). Every method is thread-safe and runs without the GIL; positions may be given as
-konane.Position or as strings, which are parsed on the table's board. The table answers the
+konane.Position (of the table's board) or as strings, which are parsed on the table's board;
+moves and the positions returned follow the table's ruleset. The table answers the
 positions reachable under its ruleset after the two removals, and the opening-stage positions
 (the full board, and a one-hole board whose hole Black may empty) from their children.
 
@@ -626,7 +619,7 @@ positions reachable under its ruleset after the two removals, and the opening-st
 Tablebase(path, board=None, rules=None): board ('RxC' or (rows, cols)) and rules, when given,
 must match the table's. Raises FormatError for a missing, damaged or foreign file or a
 mismatch.)")
-        .def(py::init<const std::filesystem::path&, const py::object&,
+        .def(py::init<const std::filesystem::path&, const std::optional<BoardArg>&,
                       const std::optional<std::string>&>(),
              "path"_a, "board"_a = py::none(), "rules"_a = py::none())
         .def("__enter__", [](py::object self) { return self; })
@@ -663,7 +656,7 @@ mismatch.)")
              })
         .def(
             "__contains__",
-            [](const PyTablebase& t, const py::object& position) {
+            [](const PyTablebase& t, const PositionArg& position) {
                 const PyPosition p = t.arg(position);
                 const auto tb = t.handle();
                 py::gil_scoped_release release;
@@ -672,7 +665,7 @@ mismatch.)")
             "position"_a, "True when the table answers the position (value() would not raise).")
         .def(
             "value",
-            [](const PyTablebase& t, const py::object& position) {
+            [](const PyTablebase& t, const PositionArg& position) {
                 const PyPosition p = t.arg(position);
                 const auto tb = t.handle();
                 std::optional<konane::Value> v;
@@ -680,7 +673,7 @@ mismatch.)")
                     py::gil_scoped_release release;
                     v = tb.value(p.pos);
                 }
-                if (!v) throw_not_stored(tb, p);
+                if (!v) throw_not_stored(t, tb, p);
                 return make_value(*v);
             },
             "position"_a,
@@ -688,7 +681,7 @@ mismatch.)")
 table does not hold it, FormatError on a damaged block, ValueError for bad input.)")
         .def(
             "moves",
-            [](const PyTablebase& t, const py::object& position) {
+            [](const PyTablebase& t, const PositionArg& position) {
                 const PyPosition p = t.arg(position);
                 const auto tb = t.handle();
                 std::vector<konane::MoveValue> mvs;
@@ -704,7 +697,7 @@ value for the mover, its depth counted from before the move. Empty when the side
 no move. Raises NotStored when the table does not hold the position or a child.)")
         .def(
             "best_move",
-            [](const PyTablebase& t, const py::object& position) -> py::object {
+            [](const PyTablebase& t, const PositionArg& position) -> py::object {
                 const PyPosition p = t.arg(position);
                 const auto tb = t.handle();
                 std::optional<konane::MoveValue> mv;
@@ -721,7 +714,7 @@ LOSS the move to the child of greatest depth; ties to the earliest move. Its val
 value(position). None when the side to move has no move. Raises NotStored.)")
         .def(
             "perfect_line",
-            [](const PyTablebase& t, const py::object& position) {
+            [](const PyTablebase& t, const PositionArg& position) {
                 const PyPosition p = t.arg(position);
                 const auto tb = t.handle();
                 std::vector<konane::MoveValue> line;
@@ -787,8 +780,8 @@ arguments, FormatError / IoError when the file cannot be written.)");
 
     m.def(
         "solve",
-        [](const py::object& position, const std::optional<std::string>& rules,
-           const py::object& table, bool jumps_only, std::size_t max_positions) {
+        [](const PositionArg& position, const std::optional<std::string>& rules,
+           const PyTablebase* table, bool jumps_only, std::size_t max_positions) {
             SearchSetup s = search_setup(position, rules, table, jumps_only, max_positions);
             konane::Value v;
             std::vector<konane::MoveValue> moves, line;
@@ -822,8 +815,8 @@ when over max_positions, ValueError for bad input.)");
 
     m.def(
         "outcome",
-        [](const py::object& position, const std::optional<std::string>& rules,
-           const py::object& table, bool jumps_only, std::size_t max_positions) {
+        [](const PositionArg& position, const std::optional<std::string>& rules,
+           const PyTablebase* table, bool jumps_only, std::size_t max_positions) {
             SearchSetup s = search_setup(position, rules, table, jumps_only, max_positions);
             konane::Outcome o = konane::Outcome::Second;
             {
