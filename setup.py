@@ -48,6 +48,9 @@ class CMakeBuild(build_ext):
 
 os.makedirs(ROOT / BUILD_BASE, exist_ok=True)
 setup(
+    # One extension module; no Python packages to discover in the source tree.
+    packages=[],
+    py_modules=[],
     ext_modules=[CMakeExtension("konane")],
     cmdclass={"build_ext": CMakeBuild},
     options={"build": {"build_base": BUILD_BASE}, "egg_info": {"egg_base": BUILD_BASE}},
