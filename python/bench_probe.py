@@ -6,7 +6,9 @@ TABLE defaults to a 5x5 table generated into a temporary folder. Prints, as medi
 over the same N positions (taken at random plies of random games, seed 1, table warm):
 microseconds per value(), best_move() and moves() call, and the wall time of perfect_line() on
 every position, and of perft(12) from the 5x5 full board four times, with 1 thread and with 2
-threads (same total work: what releasing the GIL buys), with the load average.
+threads (same total work: what releasing the GIL buys), with the load average; and, a figure the
+machine's load cannot hide, how many loop iterations the main thread makes while another thread
+is inside perft(12), against a call that holds the GIL (sum(range(N)) of similar length).
 """
 import argparse
 import concurrent.futures
@@ -14,6 +16,7 @@ import os
 import random
 import statistics
 import tempfile
+import threading
 import time
 
 import konane
@@ -66,6 +69,29 @@ def perft_wall_s(threads, runs):
     return statistics.median(times)
 
 
+def main_thread_iterations(fn):
+    """(iterations, seconds): loop iterations the main thread makes while another thread is
+    inside fn(), and how long fn() took."""
+    counter = [0]
+    finished = threading.Event()
+    result = []
+
+    def work():
+        while counter[0] == 0:  # until the main thread counts
+            time.sleep(0.001)
+        before, t = counter[0], time.perf_counter()
+        fn()
+        result.append((counter[0] - before, time.perf_counter() - t))
+        finished.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    while not finished.is_set():
+        counter[0] += 1
+    worker.join()
+    return result[0]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("table", nargs="?")
@@ -91,6 +117,12 @@ def main():
             one, two = perft_wall_s(1, a.runs), perft_wall_s(2, a.runs)
             print(f"  perft(12) x 4: 1 thread {one:.3f} s, 2 threads {two:.3f} s (speed-up "
                   f"{one / two:.2f}x), load average {os.getloadavg()[0]:.2f}")
+            start = konane.Position.start("5x5")
+            n, secs = main_thread_iterations(lambda: start.perft(12))
+            m, msecs = main_thread_iterations(lambda: sum(range(20_000_000)))
+            print(f"  main-thread loop iterations while another thread is inside perft(12) "
+                  f"({secs:.3f} s): {n}; inside sum(range(20_000_000)) ({msecs:.3f} s, holds "
+                  f"the GIL): {m}")
 
 
 if __name__ == "__main__":
