@@ -4,7 +4,8 @@
 
 TABLE defaults to a 5x5 table generated into a temporary folder. Prints, as medians of R runs
 over the same N positions (taken at random plies of random games, seed 1, table warm):
-microseconds per value(), best_move() and moves() call, and the wall time of perfect_line() on
+microseconds of CPU time per value(), best_move() and moves() call (CPU time, so that a busy
+machine does not inflate them), and the wall time of perfect_line() on
 every position, and of perft(12) from the 5x5 full board four times, with 1 thread and with 2
 threads (same total work: what releasing the GIL buys), with the load average; and, a figure the
 machine's load cannot hide, how many loop iterations the main thread makes while another thread
@@ -35,13 +36,13 @@ def sample(tb, count, seed):
 
 
 def per_call_us(fn, positions, runs):
-    """Median over `runs` of the mean microseconds per call of fn over `positions`."""
+    """Median over `runs` of the mean CPU microseconds per call of fn over `positions`."""
     times = []
     for _ in range(runs):
-        t = time.perf_counter()
+        t = time.process_time()
         for p in positions:
             fn(p)
-        times.append((time.perf_counter() - t) / len(positions) * 1e6)
+        times.append((time.process_time() - t) / len(positions) * 1e6)
     return statistics.median(times)
 
 
@@ -108,7 +109,7 @@ def main():
                   f"medians of {a.runs} runs, load average {os.getloadavg()[0]:.2f}")
             for name in ("value", "best_move", "moves"):
                 print(f"  {name + '()':12} {per_call_us(getattr(tb, name), positions, a.runs):7.2f} "
-                      f"us per call")
+                      f"us of CPU per call")
             one = lines_wall_s(tb, positions, 1, a.runs)
             two = lines_wall_s(tb, positions, 2, a.runs)
             print(f"  perfect_line() on every position: 1 thread {one:.3f} s, 2 threads "
