@@ -5,11 +5,11 @@
 TABLE defaults to a 5x5 table generated into a temporary folder. Prints, as medians of R runs
 over the same N positions (taken at random plies of random games, seed 1, table warm):
 microseconds of CPU time per value(), best_move() and moves() call (CPU time, so that a busy
-machine does not inflate them), and the wall time of perfect_line() on
-every position, and of perft(12) from the 5x5 full board four times, with 1 thread and with 2
-threads (same total work: what releasing the GIL buys), with the load average; and, a figure the
-machine's load cannot hide, how many loop iterations the main thread makes while another thread
-is inside perft(12), against a call that holds the GIL (sum(range(N)) of similar length).
+machine does not inflate them); the wall and CPU time of perfect_line() on every position, and
+of perft(12) from the 5x5 full board four times, with 1 thread and with 2 threads (same total
+work: what releasing the GIL buys), with the load average; and how many loop iterations the
+main thread makes while another thread is inside perft(12), against a call that holds the GIL
+(sum(range(20_000_000))).
 """
 import argparse
 import concurrent.futures
@@ -46,28 +46,18 @@ def per_call_us(fn, positions, runs):
     return statistics.median(times)
 
 
-def lines_wall_s(tb, positions, threads, runs):
-    """Median wall seconds of perfect_line() on every position, split over `threads` threads."""
-    chunks = [positions[i::threads] for i in range(threads)]
-    times = []
+def threaded_s(fn, items, threads, runs):
+    """Median (wall, CPU) seconds of fn(item) for every item, the items split over `threads`
+    threads (CPU: of the whole process)."""
+    chunks = [items[i::threads] for i in range(threads)]
+    walls, cpus = [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as pool:
         for _ in range(runs):
-            t = time.perf_counter()
-            list(pool.map(lambda c: [tb.perfect_line(p) for p in c], chunks))
-            times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
-def perft_wall_s(threads, runs):
-    """Median wall seconds of four perft(12) calls from the 5x5 full board over `threads`."""
-    start = konane.Position.start("5x5")
-    times = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as pool:
-        for _ in range(runs):
-            t = time.perf_counter()
-            list(pool.map(lambda _: start.perft(12), range(4)))
-            times.append(time.perf_counter() - t)
-    return statistics.median(times)
+            t, c = time.perf_counter(), time.process_time()
+            list(pool.map(lambda chunk: [fn(x) for x in chunk], chunks))
+            walls.append(time.perf_counter() - t)
+            cpus.append(time.process_time() - c)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def main_thread_iterations(fn):
@@ -110,15 +100,15 @@ def main():
             for name in ("value", "best_move", "moves"):
                 print(f"  {name + '()':12} {per_call_us(getattr(tb, name), positions, a.runs):7.2f} "
                       f"us of CPU per call")
-            one = lines_wall_s(tb, positions, 1, a.runs)
-            two = lines_wall_s(tb, positions, 2, a.runs)
-            print(f"  perfect_line() on every position: 1 thread {one:.3f} s, 2 threads "
-                  f"{two:.3f} s (speed-up {one / two:.2f}x), load average "
-                  f"{os.getloadavg()[0]:.2f}")
-            one, two = perft_wall_s(1, a.runs), perft_wall_s(2, a.runs)
-            print(f"  perft(12) x 4: 1 thread {one:.3f} s, 2 threads {two:.3f} s (speed-up "
-                  f"{one / two:.2f}x), load average {os.getloadavg()[0]:.2f}")
             start = konane.Position.start("5x5")
+            for name, fn, items in (
+                ("perfect_line() on every position", tb.perfect_line, positions),
+                ("perft(12) from the full board x 4", lambda p: p.perft(12), [start] * 4),
+            ):
+                (w1, c1), (w2, c2) = (threaded_s(fn, items, n, a.runs) for n in (1, 2))
+                print(f"  {name}: 1 thread {w1:.3f} s wall ({c1:.3f} s CPU), 2 threads "
+                      f"{w2:.3f} s wall ({c2:.3f} s CPU), speed-up {w1 / w2:.2f}x, load "
+                      f"average {os.getloadavg()[0]:.2f}")
             n, secs = main_thread_iterations(lambda: start.perft(12))
             m, msecs = main_thread_iterations(lambda: sum(range(20_000_000)))
             print(f"  main-thread loop iterations while another thread is inside perft(12) "
