@@ -3,8 +3,8 @@
 #include <exception>
 #include <new>
 
+#include "cli/common.hpp"
 #include "core/notation.hpp"
-#include "probe/cli/common.hpp"
 
 #include "format/cleanup.hpp"
 #include "format/table.hpp"

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/common.hpp"
 #include "core/notation.hpp"
-#include "probe/cli/common.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
 

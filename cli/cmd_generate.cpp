@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/common.hpp"
+#include "cli/progress.hpp"
 #include "core/notation.hpp"
 #include "format/table.hpp"
-#include "probe/cli/common.hpp"
-#include "probe/cli/progress.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "solver/solve.hpp"
