@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     add_rules_commands(app, commands);
     add_generate_commands(app, commands);
     add_probe_commands(app, commands);
+    add_serve_command(app, commands);
     // An interrupted generation removes its temporary files (format/cleanup.hpp).
     konane::format::install_interrupt_cleanup();
     // A first word that is neither an option nor a subcommand: say which.
