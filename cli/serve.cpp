@@ -240,6 +240,8 @@ struct ApiServer::Impl {
                 res.set_content(std::string(a.content), std::string(a.type).c_str());
             });
         }
+        server.Get("/favicon.ico",
+                   [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
         server.Get("/api/tables", api([this](const httplib::Request&) { return tables_json(); }));
         server.Get("/api/probe", api([this](const httplib::Request& r) { return probe(r); }));
         server.Get("/api/solve", api([this](const httplib::Request& r) { return solve(r); }));
