@@ -1,6 +1,8 @@
 // `konane serve`'s server (cli/serve.hpp): routes, table choice, errors as JSON.
 #include "cli/serve.hpp"
 
+#include <sys/socket.h>
+
 #include <chrono>
 #include <deque>
 #include <mutex>
@@ -290,6 +292,14 @@ struct ApiServer::Impl {
                 send_error(res, 500, what);
             });
         server.set_payload_max_length(options.max_body);
+        // Small answers on keep-alive connections: without TCP_NODELAY, Nagle's algorithm and
+        // delayed ACKs hold each answer about 40 ms.
+        server.set_tcp_nodelay(true);
+        // A connection serves up to 100 requests (cpp-httplib's default of 5 makes a busy client
+        // reconnect all the time) and is closed after 2 s idle, so that idle browsers do not
+        // hold the worker threads.
+        server.set_keep_alive_max_count(100);
+        server.set_keep_alive_timeout(2);
         if (options.threads > 0) {
             const int n = options.threads;
             server.new_task_queue = [n] { return new httplib::ThreadPool(n); };
@@ -320,8 +330,20 @@ int ApiServer::bind(const std::string& host, int port) {
     if (port < 0 || port > 65535) {
         throw std::invalid_argument(fmt::format("port {} is outside 0..65535", port));
     }
+    // cpp-httplib 0.11 listens with a backlog of 5: clients connecting at once beyond it lose
+    // their SYN and wait a second for its retransmission. The listening socket is taken here
+    // (keeping the library's default option, SO_REUSEADDR) and listen() called again with
+    // SOMAXCONN, which Linux takes as a new backlog.
+    int listen_fd = -1;
+    impl_->server.set_socket_options([&listen_fd](socket_t sock) {
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+        listen_fd = sock;
+    });
     const int bound = port == 0 ? impl_->server.bind_to_any_port(host)
                                 : (impl_->server.bind_to_port(host, port) ? port : -1);
+    impl_->server.set_socket_options(httplib::default_socket_options);
+    if (bound >= 0 && listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
     if (bound < 0) {
         throw std::runtime_error(
             fmt::format("cannot listen on {}:{} (address in use, or not an "
