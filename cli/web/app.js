@@ -250,7 +250,10 @@ function renderBoard(p) {
       const ex = b.x - dx / len * CELL * 0.22, ey = b.y - dy / len * CELL * 0.22;
       el('line', { x1: sx, y1: sy, x2: ex, y2: ey, class: 'arrow ' + cls,
         'marker-end': `url(#head-${kind})` }, svg);
-      const lx = a.x + dx * 0.62 + (dy ? 10 : 0), ly = a.y + dy * 0.62 + (dx ? -8 : 4);
+      // The depth just past the moving piece, beside the arrow: labels of different moves do
+      // not meet where arrows cross or share a landing square.
+      const ux = dx / len, uy = dy / len;
+      const lx = a.x + ux * CELL * 0.62 - uy * 11 - 7, ly = a.y + uy * CELL * 0.62 + ux * 11 + 5;
       el('text', { x: lx, y: ly, class: 'mlabel ' + kind }, svg, String(m.depth));
     }
   }
@@ -275,7 +278,7 @@ function render() {
   $('best').textContent = a ? (a.best || 'none: ' + a.to_move + ' has no move and loses') : '—';
   $('source').textContent = !a ? '—' : a.search
     ? `search (limit ${S.searchLimit.toLocaleString('en')} positions; searched ${a.search.positions.toLocaleString('en')})`
-    : `table ${t ? t.file : ''} (${p.rows}x${p.cols} ${S.rules})`;
+    : `table ${t ? t.file.split('/').pop() : ''} (${p.rows}x${p.cols} ${S.rules})`;
   const ol = $('moves');
   ol.innerHTML = '';
   for (const m of (a ? a.moves : [])) {

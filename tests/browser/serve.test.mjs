@@ -10,7 +10,7 @@
 //
 // Environment: KONANE (the konane binary, required), WORK (a scratch folder, required),
 // CHROMIUM (default /usr/bin/chromium), SCREENSHOT (a PNG path: where to save a screenshot of
-// the page; none when unset).
+// the page, as docs/serve.png; none when unset).
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -182,9 +182,6 @@ await test('a short game played by clicking: values and perfect moves as the lib
   await checkAgainstTable(page, T5);
   assert.equal(await page.textContent('#game'), played.slice(0, 5).join(' '));
   gameUrl = page.url();
-  if (process.env.SCREENSHOT) {
-    await page.screenshot({ path: process.env.SCREENSHOT, fullPage: true });
-  }
   await page.close();
 });
 
@@ -332,6 +329,22 @@ await test('the API answers as the command line, and bad requests get a 4xx JSON
   assert.equal(post.status, 405);
   // Still serving.
   assert.equal((await get('/api/tables')).body.tables.length, 2);
+});
+
+await test('a position with winning and losing moves (the screenshot of the docs)', async () => {
+  const page = await newPage();
+  await page.goto(BASE + '/');
+  await ready(page);
+  const record = 'a1 b1 a3-a1 b3-b1 a5-a3 b5-b3 d2-b2 c4-c2';
+  await page.fill('#paste', record);
+  await page.click('#load');
+  await ready(page, konaneJson('probe', T5, '--game', record, '--json').position);
+  const want = await checkAgainstTable(page, T5);
+  assert.deepEqual(new Set(want.moves.map((m) => m.value)), new Set(['win', 'loss']));
+  const colours = await page.$$eval('#board .arrow', (as) => as.map((a) => getComputedStyle(a).stroke));
+  assert.equal(new Set(colours).size, 2, 'winning and losing moves drawn in two colours');
+  if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT, fullPage: true });
+  await page.close();
 });
 
 await test('no script error on any page', async () => {
