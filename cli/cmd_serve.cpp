@@ -40,8 +40,11 @@ int run_serve(const ServeArgs& a) {
     int port = 0;
     try {
         port = server.bind(a.host, a.port);
-    } catch (const std::runtime_error& e) {
+    } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
+    } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "konane serve: error: %s\n", e.what());
+        return kFailed;
     }
     std::printf("konane serve: http://%s:%d/ (%zu table%s); Ctrl-C stops\n", a.host.c_str(), port,
                 files.size(), files.size() == 1 ? "" : "s");
