@@ -67,7 +67,15 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
 });
 const context = await browser.newContext({ viewport: { width: 1200, height: 1000 } });
-context.setDefaultTimeout(30000);
+// Generous: on a busy 2-core machine Chromium may take a minute to start a renderer. A wait
+// that runs out is a failure, never a pass.
+context.setDefaultTimeout(120000);
+// Start a renderer before the first test, so that its start-up is not counted against it.
+{
+  const warm = await context.newPage();
+  await warm.goto(BASE + '/api/tables');
+  await warm.close();
+}
 const pageErrors = [];
 
 async function newPage() {
