@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/common.hpp"
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
-#include "probe/cli/common.hpp"
 
 namespace konane::cli {
 

@@ -10,10 +10,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/common.hpp"
+#include "cli/json.hpp"
+#include "cli/progress.hpp"
 #include "core/notation.hpp"
 #include "format/table.hpp"
-#include "probe/cli/common.hpp"
-#include "probe/cli/progress.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "solver/solve.hpp"
@@ -336,31 +337,7 @@ int run_openings(const FileArgs& a) {
     const Board& b = tb.board();
     const Openings o = compute_openings(tb);
     if (a.json) {
-        json j;
-        j["board"] = b.name();
-        j["rules"] = ruleset_name(tb.rules());
-        j["winner"] = color_name(o.winner);
-        if (o.best) {
-            j["best"] = {{"black", format_move(b, o.best->black)},
-                         {"white", o.best->white ? format_move(b, *o.best->white) : ""},
-                         {"winner", color_name(o.best->winner)},
-                         {"depth", o.best->depth}};
-        }
-        j["openings"] = json::array();
-        for (const auto& l : o.lines) {
-            j["openings"].push_back({{"black", format_move(b, l.black)},
-                                     {"white", format_move(b, l.white)},
-                                     {"winner", color_name(l.winner)},
-                                     {"depth", l.depth}});
-        }
-        j["best_replies"] = json::array();
-        for (const auto& c : o.choices) {
-            j["best_replies"].push_back({{"black", format_move(b, c.black)},
-                                         {"white", c.white ? format_move(b, *c.white) : ""},
-                                         {"winner", color_name(c.winner)},
-                                         {"depth", c.depth}});
-        }
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", openings_json(b, tb.rules(), o).dump().c_str());
         return kOk;
     }
     std::printf("%s %s: every opening (depth in plies from Black's first jump)\n", b.name().c_str(),

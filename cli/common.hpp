@@ -43,5 +43,6 @@ void add_rules_commands(CLI::App& app, Commands& out);     // moves, perft
 void add_generate_commands(CLI::App& app, Commands& out);  // generate, info, openings, verify
 void add_probe_commands(CLI::App& app, Commands& out);     // probe, analyse, solve
 void add_bench_command(CLI::App& app, Commands& out);      // bench
+void add_serve_command(CLI::App& app, Commands& out);      // serve
 
 }  // namespace konane::cli

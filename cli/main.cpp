@@ -3,8 +3,8 @@
 #include <exception>
 #include <new>
 
+#include "cli/common.hpp"
 #include "core/notation.hpp"
-#include "probe/cli/common.hpp"
 
 #include "format/cleanup.hpp"
 #include "format/table.hpp"
@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     add_rules_commands(app, commands);
     add_generate_commands(app, commands);
     add_probe_commands(app, commands);
+    add_serve_command(app, commands);
     // An interrupted generation removes its temporary files (format/cleanup.hpp).
     konane::format::install_interrupt_cleanup();
     // A first word that is neither an option nor a subcommand: say which.

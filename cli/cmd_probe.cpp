@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/common.hpp"
+#include "cli/json.hpp"
 #include "core/notation.hpp"
-#include "probe/cli/common.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
 
@@ -17,48 +18,10 @@ namespace konane::cli {
 
 namespace {
 
-using json = nlohmann::ordered_json;
-
-const char* value_word(const Value& v) {
-    return v.win ? "win" : "loss";
-}
-
 /// "win in 7 plies", "loss in 6 plies", "loss (no move)".
 std::string describe(const Value& v) {
     if (!v.win && v.depth == 0) return "loss (no move)";
     return fmt::format("{} in {} pl{}", value_word(v), v.depth, v.depth == 1 ? "y" : "ies");
-}
-
-json value_json(const Value& v) {
-    return json{{"value", value_word(v)}, {"depth", v.depth}};
-}
-
-/// The answer for one position: value, perfect move, every move and the perfect line.
-struct Answer {
-    Position position;
-    Value value;
-    std::vector<MoveValue> moves;
-    std::vector<MoveValue> line;
-};
-
-json answer_json(const Board& b, const Answer& a) {
-    json j;
-    j["position"] = format_position(b, a.position);
-    j["to_move"] = color_name(a.position.to_move);
-    j["value"] = value_word(a.value);
-    j["depth"] = a.value.depth;
-    const auto best = pick_best(a.moves);
-    j["best"] = best ? json(format_move(b, best->move)) : json(nullptr);
-    j["moves"] = json::array();
-    for (const auto& mv : a.moves) {
-        j["moves"].push_back({{"move", format_move(b, mv.move)},
-                              {"value", value_word(mv.value)},
-                              {"depth", mv.value.depth}});
-    }
-    j["line"] = json::array();
-    for (const auto& mv : a.line)
-        j["line"].push_back(format_move(b, mv.move));
-    return j;
 }
 
 std::string line_text(const Board& b, const std::vector<MoveValue>& line) {
@@ -307,10 +270,6 @@ struct SolveArgs {
     std::size_t max_positions = 50'000'000;
 };
 
-Answer solve_one(Searcher& s, Position p) {
-    return Answer{p, s.value(p), s.moves(p), s.perfect_line(p)};
-}
-
 int run_solve(const SolveArgs& a) {
     std::optional<Board> want;
     if (!a.board.empty()) want = Board::parse(a.board);
@@ -339,7 +298,7 @@ int run_solve(const SolveArgs& a) {
     Answer ans;
     std::optional<Value> black_starts, white_starts;
     try {
-        ans = solve_one(s, p);
+        ans = search_answer(s, p);
         if (a.both) {
             black_starts = s.value(Position{p.occ, Color::Black});
             white_starts = s.value(Position{p.occ, Color::White});
@@ -352,16 +311,9 @@ int run_solve(const SolveArgs& a) {
                                      opt.jumps_only ? ", jumps only" : "");
     if (tb) source += ", table " + a.table;
     if (a.json) {
-        json j = answer_json(b, ans);
-        if (a.both) {
-            j["outcome"] = outcome_name(outcome_of(*black_starts, *white_starts));
-            j["black_starts"] = value_json(*black_starts);
-            j["white_starts"] = value_json(*white_starts);
-        }
-        j["board"] = b.name();
-        j["search"] = {{"positions", s.positions()},
-                       {"table_hits", s.table_hits()},
-                       {"table_rejections", s.table_rejections()}};
+        std::optional<std::pair<Value, Value>> both;
+        if (a.both) both = std::pair{*black_starts, *white_starts};
+        const json j = solve_json(b, ans, s, both);
         std::printf("%s\n", j.dump().c_str());
         return kOk;
     }

@@ -1,0 +1,110 @@
+// `konane serve`: explore tables in a browser (cli/serve.hpp).
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/common.hpp"
+#include "cli/serve.hpp"
+
+namespace konane::cli {
+
+namespace {
+
+struct ServeArgs {
+    std::vector<std::string> files;
+    std::string host = "127.0.0.1";
+    int port = 8080;
+    ServeOptions options;
+};
+
+int run_serve(const ServeArgs& a) {
+    // Ctrl-C and kill are taken by one thread (sigwait), which stops the server; every other
+    // thread, the server's included, inherits the blocked mask. A client that hangs up must not
+    // kill the process.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+
+    std::vector<std::filesystem::path> files(a.files.begin(), a.files.end());
+    ApiServer server(files, a.options);
+    int port = 0;
+    try {
+        port = server.bind(a.host, a.port);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "konane serve: error: %s\n", e.what());
+        return kFailed;
+    }
+    std::printf("konane serve: http://%s:%d/ (%zu table%s); Ctrl-C stops\n", a.host.c_str(), port,
+                files.size(), files.size() == 1 ? "" : "s");
+    std::fflush(stdout);
+
+    std::atomic<bool> listening_done{false}, interrupted{false};
+    std::thread waiter([&] {
+        int sig = 0;
+        sigwait(&stop_signals, &sig);
+        if (listening_done) return;  // woken by the main thread after listen() returned
+        interrupted = true;
+        // The signal may come before listen() has started: stop once it runs.
+        while (!listening_done) {
+            server.stop();
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    });
+    const bool ok = server.listen();
+    listening_done = true;
+    if (!interrupted) pthread_kill(waiter.native_handle(), SIGTERM);
+    waiter.join();
+    if (interrupted) {
+        std::fprintf(stderr, "konane serve: stopped\n");
+        return kOk;
+    }
+    if (!ok) {
+        std::fprintf(stderr, "konane serve: error: the server stopped on an error\n");
+        return kFailed;
+    }
+    return kOk;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, Commands& out) {
+    auto s = std::make_shared<ServeArgs>();
+    auto* serve = app.add_subcommand(
+        "serve",
+        "Serve tables over HTTP: a page to explore them in a browser and a JSON API "
+        "(/api/probe, /api/solve, /api/openings, /api/tables)");
+    serve->add_option("TABLE", s->files, "Table files (one per board and ruleset)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    serve->add_option("--port", s->port, "TCP port (0: any free port)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 65535));
+    serve->add_option("--host", s->host, "Address to listen on (0.0.0.0: every interface)")
+        ->capture_default_str()
+        ->check(non_empty());
+    serve
+        ->add_option("--search-limit", s->options.search_limit,
+                     "Most positions one search of a position no table holds may keep")
+        ->capture_default_str()
+        ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}));
+    serve
+        ->add_option("--threads", s->options.threads,
+                     "Threads answering requests (0: the default, at least 8)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 256));
+    out.push_back({serve, [s] { return run_serve(*s); }});
+}
+
+}  // namespace konane::cli

@@ -1,0 +1,59 @@
+// The JSON objects the `konane` command prints with --json and `konane serve` answers with:
+// one builder per object, shared by both so that they cannot drift apart.
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/board.hpp"
+#include "probe/openings.hpp"
+#include "probe/probe.hpp"
+#include "probe/search.hpp"
+
+namespace konane::cli {
+
+/// Objects keep their keys in insertion order, so the output reads in a fixed order.
+using json = nlohmann::ordered_json;
+
+/// "win" or "loss".
+const char* value_word(const Value& v);
+
+/// {"value": "win"|"loss", "depth": plies}.
+json value_json(const Value& v);
+
+/// The answer for one position: its value for the side to move, every legal move with its value
+/// for the mover (depth from before the move), and the perfect line.
+struct Answer {
+    Position position;
+    Value value;
+    std::vector<MoveValue> moves;
+    std::vector<MoveValue> line;
+};
+
+/// The answer of a table for p, or nullopt when the table does not hold p.
+/// @throws NotStored when it holds p but not one of its children; format::FormatError on a
+///         damaged block.
+std::optional<Answer> table_answer(const Tablebase& tb, Position p);
+
+/// The answer of a search for p. @throws SearchLimit past the searcher's limit.
+Answer search_answer(Searcher& s, Position p);
+
+/// What `konane probe --json` prints: {"position", "to_move", "value", "depth", "best" (a move
+/// or null), "moves": [{"move", "value", "depth"}], "line": [moves]}; moves in notation on b.
+json answer_json(const Board& b, const Answer& a);
+
+/// What `konane solve --json` prints: answer_json(), then with `both` (the values with Black and
+/// with White to move) "outcome", "black_starts", "white_starts", then "board" and "search"
+/// ({"positions", "table_hits", "table_rejections"} of s).
+json solve_json(const Board& b, const Answer& a, const Searcher& s,
+                const std::optional<std::pair<Value, Value>>& both = std::nullopt);
+
+/// What `konane openings --json` prints: {"board", "rules", "winner", "best" (when Black has a
+/// removal), "openings": [{"black", "white", "winner", "depth"}], "best_replies": [...]};
+/// depths in plies from Black's first jump, a missing reply as "".
+json openings_json(const Board& b, Ruleset rules, const Openings& o);
+
+}  // namespace konane::cli
