@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/fingerprint.hpp"
 #include "core/movegen.hpp"
 #include "format/table.hpp"
 #include "solver/spill.hpp"
@@ -124,7 +123,6 @@ GenerateReport generate(const GenerateOptions& o) {
         meta.cols = static_cast<unsigned>(b.cols);
         meta.ruleset = ruleset_name(o.rules);
         meta.generator = "konane 0.1.0";
-        meta.fingerprint_bits = o.fingerprint_bits;
         writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
     }
 
@@ -165,18 +163,17 @@ GenerateReport generate(const GenerateOptions& o) {
 
         if (writer) {
             t = Clock::now();
+            // The file stores values by rank (the keys' sorted order), not by hash slot.
             const MphfView mph = layer->mphf.view();
-            std::vector<std::uint16_t> fps(o.fingerprint_bits ? el.keys.size() : 0);
-            if (o.fingerprint_bits) {
-                const auto n = static_cast<std::int64_t>(el.keys.size());
+            std::vector<Depth> by_rank(el.keys.size());
+            const auto n = static_cast<std::int64_t>(el.keys.size());
 #pragma omp parallel for num_threads(threads) if (n > 65536) schedule(static)
-                for (std::int64_t i = 0; i < n; ++i) {
-                    fps[mph(el.keys[i])] = fingerprint(el.keys[i], o.fingerprint_bits);
-                }
+            for (std::int64_t i = 0; i < n; ++i) {
+                by_rank[i] = layer->depth[mph(el.keys[i])];
             }
             writer->add_layer(
                 format::LayerInfo{static_cast<std::uint32_t>(el.pieces), el.keys.size(), el.raw},
-                layer->mphf.bytes(), fps, layer->depth);
+                el.keys, by_rank);
             rep.write_seconds += since(t);
         }
         rep.classes += lr.classes;

@@ -11,8 +11,8 @@
 
 #include "core/board.hpp"
 #include "core/depth.hpp"
-#include "core/mphf.hpp"
 #include "core/symmetry.hpp"
+#include "index/mphf.hpp"
 #include "solver/enumerate.hpp"
 
 namespace konane::solver {
@@ -85,10 +85,9 @@ class SolvedLookup {
 struct GenerateOptions {
     Board board = Board::make(4, 4);
     Ruleset rules = Ruleset::Brainking;
-    int threads = 0;                 ///< OpenMP threads; <= 0: all
-    std::filesystem::path output;    ///< table file to write; empty: write none
-    unsigned fingerprint_bits = 16;  ///< 0, 8 or 16
-    bool keep_layers = false;        ///< keep every SolvedLayer (with keys) in the result
+    int threads = 0;               ///< OpenMP threads; <= 0: all
+    std::filesystem::path output;  ///< table file to write; empty: write none
+    bool keep_layers = false;      ///< keep every SolvedLayer (with keys) in the result
     /// When set, finished layers wait on disk under this directory between enumeration and
     /// solve (created, and removed with its contents at the end); only a few layers are then
     /// in memory at once. Does not change the table.
