@@ -613,8 +613,10 @@ std::set<std::pair<std::uint64_t, char>> reachable_classes(const ref::RefBoard& 
 
 TEST_CASE("probe: every position of 4x4 and 3x5 is stored exactly when its class is reachable",
           "[probe]") {
+    // 3x5 under `center`: Black has no central piece to remove, so there is no table.
     for (const auto& [rows, cols] : {std::pair{4, 4}, std::pair{3, 5}}) {
         for (Ruleset r : {Ruleset::Brainking, Ruleset::Center, Ruleset::Any}) {
+            if (rows == 3 && r == Ruleset::Center) continue;
             const ref::RefBoard rb(rows, cols);
             const ref::Rules rr = ref::rules_of(r);
             INFO(rows << "x" << cols << " " << ruleset_name(r));
