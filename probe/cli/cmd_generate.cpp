@@ -319,7 +319,9 @@ void add_generate_commands(CLI::App& app, Commands& out) {
 
     auto v = std::make_shared<FileArgs>();
     auto* verify = app.add_subcommand(
-        "verify", "Check every checksum, the perfect hashes, and every value against its children");
+        "verify",
+        "Check every checksum, that the stored positions are exactly the reachable ones, and every "
+        "value against its children");
     verify->add_option("FILE", v->file, "Table file")->required();
     verify->add_option("-j,--threads", v->threads, "Threads, 1..1024 (default 0: all cores)")
         ->check(CLI::Range(0, 1024));
