@@ -298,8 +298,8 @@ void warm_page_cache(const std::filesystem::path& path) {
 }
 
 /// Probes value() and best_move() of every position of 200 random games (another seed than the
-/// measured positions), so that every layer's hash function is validated before timing and the
-/// block cache holds unrelated blocks, as in a long-running program.
+/// measured positions), so that the value code of every layer is loaded before timing and the
+/// chunks checked so far are unrelated ones, as in a long-running program.
 std::uint64_t warm_up(const Tablebase& tb, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     const Board& b = tb.board();
@@ -331,8 +331,8 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     j["samples"] = pos.size();
     j["cold_samples"] = std::min(cold_samples, pos.size());
     {
-        // Random order, page cache warm, fresh table: each probe finds its blocks in the block
-        // cache only when an earlier probe happened to decode them.
+        // Random order, page cache warm, fresh table: each probe finds its chunks checked (and
+        // its pages mapped) only when an earlier probe happened to touch them.
         const Tablebase tb = Tablebase::open(path);
         sink += warm_up(tb, seed + 1000);
         std::vector<double> val, mv;
@@ -356,7 +356,7 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     }
     {
         // Warm: the same position again right after a first probe (its blocks are decoded and
-        // in the block cache, the hash functions validated, the pages resident).
+        // chunks checked, the pages resident).
         const Tablebase tb = Tablebase::open(path);
         std::vector<double> val, mv;
         for (const auto& p : pos) {
@@ -377,8 +377,7 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     }
     {
         // Cold: the file dropped from the page cache, the table opened afresh (not timed), then
-        // the first probe: it validates the layer's hash function (a checksum pass over it)
-        // and reads and decodes its blocks from the disk.
+        // the first probe: it reads and checks the chunks it needs from the disk.
         std::vector<double> val, mv, open_ns, resident;
         const std::size_t n = std::min(cold_samples, pos.size());
         for (std::size_t i = 0; i < n; ++i) {
@@ -506,7 +505,7 @@ int run_baseline(const std::string& file, std::size_t positions, std::uint64_t s
         std::vector<double> table_secs;
         for (int i = 0; i < reps; ++i) {
             const auto t0 = Clock::now();
-            const Tablebase tb = Tablebase::open(path);  // fresh block cache, pages warm
+            const Tablebase tb = Tablebase::open(path);  // no chunk checked yet, pages warm
             ref = compute_openings(tb);
             table_secs.push_back(seconds_since(t0));
         }
