@@ -376,6 +376,11 @@ void Table::Impl::validate(const Expect& expect) {
             bad(ln, "more pieces than the " + std::to_string(squares) + " squares");
         const std::uint64_t universe = le64(e + lte::universe);
         const std::uint64_t max_universe = 2 * index::binomial(squares, li.pieces);
+        // Every position takes at least one bit of the index: n <= 8 * file size (this also
+        // keeps the size arithmetic below far from overflow).
+        if (li.classes > 8 * size)
+            bad(ln, std::to_string(li.classes) + " positions in a file of " + std::to_string(size) +
+                        " bytes");
         if (li.raw < li.classes || universe < li.classes || universe > max_universe ||
             (li.classes == 0) != (universe == 0))
             bad(ln, "implausible counts: " + std::to_string(li.classes) + " classes, " +
