@@ -112,7 +112,6 @@ struct GenerateArgs {
     std::string rules = "brainking";
     int threads = 0;
     std::string output;
-    unsigned fingerprint_bits = 16;
     std::string work;
     std::string memory;
     bool keep_work = false;
@@ -130,11 +129,7 @@ int run_generate(const GenerateArgs& a) {
                                      solver::kMaxGenerateSquares));
     }
     if (a.threads < 0) throw UsageError("-j THREADS must be 1 or more (0: all cores)");
-    if (a.fingerprint_bits != 8 && a.fingerprint_bits != 16) {
-        throw UsageError("--fingerprint-bits must be 8 or 16");
-    }
     o.threads = a.threads;
-    o.fingerprint_bits = a.fingerprint_bits;
     o.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
     o.output = a.output.empty() ? solver::default_table_name(o.board, o.rules) : a.output;
     o.work_dir = a.work;
@@ -170,11 +165,11 @@ int run_generate(const GenerateArgs& a) {
     const auto rep = solver::generate(o);
     progress.finish();
     const auto table = format::Table::open(o.output);
-    std::uint64_t fp_bytes = 0, value_bytes = 0;
+    std::uint64_t index_bytes = 0, value_bytes = 0;
     for (std::size_t i = 0; i < table->layers().size(); ++i) {
         const auto s = table->section_sizes(i);
-        fp_bytes += s.fingerprints;
-        value_bytes += s.values;
+        index_bytes += s.index();
+        value_bytes += s.values();
     }
     const double per = rep.classes ? 8.0 / static_cast<double>(rep.classes) : 0;
     if (a.json) {
@@ -204,8 +199,7 @@ int run_generate(const GenerateArgs& a) {
                        {"solve", phase(rep.solve_phase)}};
         j["file_bytes"] = rep.file_bytes;
         j["bits_per_position"] = {{"total", rep.file_bytes * per},
-                                  {"mphf", rep.mphf_bytes * per},
-                                  {"fingerprints", fp_bytes * per},
+                                  {"index", index_bytes * per},
                                   {"values", value_bytes * per}};
         j["layers"] = json::array();
         for (const auto& l : rep.layers) {
@@ -248,11 +242,9 @@ int run_generate(const GenerateArgs& a) {
                     mib(p.peak_rss_bytes).c_str(), mib(p.bytes_read).c_str(),
                     mib(p.bytes_written).c_str());
     }
-    std::printf(
-        "file: %s, %llu bytes, %.2f bits per position (perfect hash %.2f, fingerprints "
-        "%.2f, values %.2f)\n",
-        o.output.c_str(), static_cast<unsigned long long>(rep.file_bytes), rep.file_bytes * per,
-        rep.mphf_bytes * per, fp_bytes * per, value_bytes * per);
+    std::printf("file: %s, %llu bytes, %.2f bits per position (index %.2f, values %.2f)\n",
+                o.output.c_str(), static_cast<unsigned long long>(rep.file_bytes),
+                rep.file_bytes * per, index_bytes * per, value_bytes * per);
     return kOk;
 }
 
@@ -269,14 +261,13 @@ int run_info(const FileArgs& a) {
     const auto t = format::Table::open(a.file);
     const auto& m = t->meta();
     std::uint64_t classes = 0, raw = 0;
-    format::SectionSizes total;
+    std::uint64_t index_bytes = 0, value_bytes = 0;
     for (std::size_t i = 0; i < t->layers().size(); ++i) {
         classes += t->layers()[i].classes;
         raw += t->layers()[i].raw;
         const auto s = t->section_sizes(i);
-        total.mphf += s.mphf;
-        total.fingerprints += s.fingerprints;
-        total.values += s.values;
+        index_bytes += s.index();
+        value_bytes += s.values();
     }
     const double per = classes ? 8.0 / static_cast<double>(classes) : 0;
     const std::string board = fmt::format("{}x{}", m.rows, m.cols);
@@ -286,25 +277,20 @@ int run_info(const FileArgs& a) {
         j["board"] = board;
         j["rules"] = m.ruleset;
         j["generator"] = m.generator;
-        j["fingerprint_bits"] = m.fingerprint_bits;
         j["positions"] = {{"classes", classes}, {"raw", raw}};
         j["file_bytes"] = t->file_size();
-        j["sections"] = {
-            {"mphf", total.mphf}, {"fingerprints", total.fingerprints}, {"values", total.values}};
+        j["sections"] = {{"index", index_bytes}, {"values", value_bytes}};
         j["bits_per_position"] = {{"total", t->file_size() * per},
-                                  {"mphf", total.mphf * per},
-                                  {"fingerprints", total.fingerprints * per},
-                                  {"values", total.values * per}};
+                                  {"index", index_bytes * per},
+                                  {"values", value_bytes * per}};
         j["layers"] = json::array();
         for (std::size_t i = 0; i < t->layers().size(); ++i) {
             const auto& l = t->layers()[i];
             const auto s = t->section_sizes(i);
-            j["layers"].push_back(
-                {{"pieces", l.pieces},
-                 {"classes", l.classes},
-                 {"raw", l.raw},
-                 {"bytes",
-                  {{"mphf", s.mphf}, {"fingerprints", s.fingerprints}, {"values", s.values}}}});
+            j["layers"].push_back({{"pieces", l.pieces},
+                                   {"classes", l.classes},
+                                   {"raw", l.raw},
+                                   {"bytes", {{"index", s.index()}, {"values", s.values()}}}});
         }
         std::printf("%s\n", j.dump().c_str());
         return kOk;
@@ -312,22 +298,21 @@ int run_info(const FileArgs& a) {
     std::printf("file:        %s (%llu bytes)\n", a.file.c_str(),
                 static_cast<unsigned long long>(t->file_size()));
     std::printf("board:       %s, ruleset %s\n", board.c_str(), m.ruleset.c_str());
-    std::printf("generator:   %s, %u-bit fingerprints\n", m.generator.c_str(), m.fingerprint_bits);
+    std::printf("generator:   %s\n", m.generator.c_str());
     std::printf("positions:   %llu classes, %llu raw\n", static_cast<unsigned long long>(classes),
                 static_cast<unsigned long long>(raw));
-    std::printf("bits per position: %.2f (perfect hash %.2f, fingerprints %.2f, values %.2f)\n",
-                t->file_size() * per, total.mphf * per, total.fingerprints * per,
-                total.values * per);
-    std::printf("%6s %12s %12s %12s %12s %12s\n", "pieces", "classes", "raw", "hash bytes",
-                "fp bytes", "value bytes");
+    std::printf("bits per position: %.2f (index %.2f, values %.2f)\n", t->file_size() * per,
+                index_bytes * per, value_bytes * per);
+    std::printf("%6s %12s %12s %12s %12s\n", "pieces", "classes", "raw", "index bytes",
+                "value bytes");
     for (std::size_t i = t->layers().size(); i-- > 0;) {
         const auto& l = t->layers()[i];
         const auto s = t->section_sizes(i);
-        std::printf("%6u %12llu %12llu %12llu %12llu %12llu\n", l.pieces,
+        std::printf("%6u %12llu %12llu %12llu %12llu\n", l.pieces,
                     static_cast<unsigned long long>(l.classes),
-                    static_cast<unsigned long long>(l.raw), static_cast<unsigned long long>(s.mphf),
-                    static_cast<unsigned long long>(s.fingerprints),
-                    static_cast<unsigned long long>(s.values));
+                    static_cast<unsigned long long>(l.raw),
+                    static_cast<unsigned long long>(s.index()),
+                    static_cast<unsigned long long>(s.values()));
     }
     return kOk;
 }
@@ -395,13 +380,12 @@ int run_verify(const FileArgs& a) {
         j["blocks_checked"] = r.blocks_checked;
         j["positions_checked"] = r.positions_checked;
         j["wrong_values"] = r.wrong_values;
-        j["hash_collisions"] = r.hash_collisions;
-        j["fingerprint_mismatches"] = r.fingerprint_mismatches;
+        j["key_mismatches"] = r.key_mismatches;
         j["problems"] = r.problems;
         std::printf("%s\n", j.dump().c_str());
     } else {
         std::printf("%s: %s\n", a.file.c_str(), r.ok ? "OK" : "FAILED");
-        std::printf("  %llu blocks checksummed, %llu positions recomputed from their children\n",
+        std::printf("  %llu chunks checksummed, %llu positions recomputed from their children\n",
                     static_cast<unsigned long long>(r.blocks_checked),
                     static_cast<unsigned long long>(r.positions_checked));
         for (const auto& p : r.problems)
@@ -423,9 +407,6 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         ->check(CLI::Range(0, 1024));
     gen->add_option("-o,--output", g->output, "Table file (default konane-RxC-RULES.kbt)")
         ->check(non_empty());
-    gen->add_option("--fingerprint-bits", g->fingerprint_bits,
-                    "Fingerprint bits per position: 8 or 16")
-        ->capture_default_str();
     gen->add_option("--memory", g->memory,
                     "Memory budget, e.g. 500M, 12G (default: 60% of the machine's memory, at "
                     "most 16G); children are sorted and spilled to disk to stay within it")
@@ -458,7 +439,9 @@ void add_generate_commands(CLI::App& app, Commands& out) {
 
     auto v = std::make_shared<FileArgs>();
     auto* verify = app.add_subcommand(
-        "verify", "Check every checksum, the perfect hashes, and every value against its children");
+        "verify",
+        "Check every checksum, that the stored positions are exactly the reachable ones, and every "
+        "value against its children");
     verify->add_option("FILE", v->file, "Table file")->required();
     verify->add_option("-j,--threads", v->threads, "Threads, 1..1024 (default 0: all cores)")
         ->check(CLI::Range(0, 1024));

@@ -75,11 +75,58 @@ struct ProbeArgs {
     std::string position;
     std::string game;
     bool json = false;
+    bool batch = false;
 };
+
+/// `probe FILE --batch`: one position per line of standard input, one JSON object per line of
+/// standard output in the same order: position, stored, and value and depth when stored; a
+/// line that is no position of the table's board gets "error" and the batch goes on.
+int run_batch(const ProbeArgs& a) {
+    const Tablebase tb = Tablebase::open(a.file);
+    const Board& b = tb.board();
+    std::string line;
+    std::string out;
+    for (int c; (c = getc_unlocked(stdin)) != EOF || !line.empty();) {
+        if (c != '\n' && c != EOF) {
+            line += static_cast<char>(c);
+            continue;
+        }
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        json j;
+        try {
+            const Position p = parse_position(line, &b).position;
+            j["position"] = format_position(b, p);
+            const auto v = tb.value(p);
+            j["stored"] = v.has_value();
+            if (v) {
+                j["value"] = value_word(*v);
+                j["depth"] = v->depth;
+            }
+        } catch (const std::invalid_argument& e) {
+            j = json{{"position", line}, {"error", e.what()}};
+        }
+        out += j.dump();
+        out += '\n';
+        if (out.size() > (1 << 16)) {
+            std::fwrite(out.data(), 1, out.size(), stdout);
+            out.clear();
+        }
+        line.clear();
+        if (c == EOF) break;
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    return kOk;
+}
 
 int run_probe(const ProbeArgs& a) {
     if (!a.position.empty() && !a.game.empty()) {
         throw UsageError("give either a POSITION or --game, not both");
+    }
+    if (a.batch) {
+        if (!a.position.empty() || !a.game.empty())
+            throw UsageError("--batch reads positions from standard input: no POSITION or --game");
+        return run_batch(a);
     }
     const Tablebase tb = Tablebase::open(a.file);
     const Board& b = tb.board();
@@ -351,6 +398,9 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     probe->add_option("--game", p->game,
                       "Game record from the full board, e.g. 'a4 b4 a2-a4' on 4x4");
     probe->add_flag("--json", p->json, "JSON output");
+    probe->add_flag("--batch", p->batch,
+                    "Positions from standard input, one per line; one JSON object per line "
+                    "(position, stored, value, depth; error for a malformed line)");
     out.push_back({probe, [p] { return run_probe(*p); }});
 
     auto an = std::make_shared<AnalyseArgs>();

@@ -28,27 +28,30 @@ bool valid_generator(std::string_view s) {
 }
 
 std::string check_meta(const TableMeta& m) {
-    auto block_ok = [](std::uint32_t b) {
-        return is_pow2(b) && b >= kMinBlockSlots && b <= kMaxBlockSlots;
+    auto pow2_in = [](std::uint32_t v, std::uint32_t lo, std::uint32_t hi) {
+        return is_pow2(v) && v >= lo && v <= hi;
     };
     if (m.rows < 1 || m.rows > 8) return "rows " + std::to_string(m.rows) + " not in 1..8";
     if (m.cols < 1 || m.cols > 8) return "cols " + std::to_string(m.cols) + " not in 1..8";
+    if (m.rows * m.cols > 63)
+        return "board " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
+               " has more than 63 squares, which no key can hold";
     if (!valid_ruleset(m.ruleset))
         return "ruleset '" + m.ruleset + "' is not 1..15 characters of [a-z0-9_-]";
     if (!valid_generator(m.generator))
         return "generator string is not 0..63 printable ASCII characters";
-    if (m.fingerprint_bits != 0 && m.fingerprint_bits != 8 && m.fingerprint_bits != 16)
-        return "fingerprint bits " + std::to_string(m.fingerprint_bits) + " not 0, 8 or 16";
-    if (!block_ok(m.value_block_slots))
-        return "value block slots " + std::to_string(m.value_block_slots) +
-               " not a power of two in [64, 4194304]";
-    if (!block_ok(m.fingerprint_block_slots))
-        return "fingerprint block slots " + std::to_string(m.fingerprint_block_slots) +
-               " not a power of two in [64, 4194304]";
-    if (m.value_level < 1 || m.value_level > 22)
-        return "value zstd level " + std::to_string(m.value_level) + " not in 1..22";
-    if (m.fingerprint_level < 1 || m.fingerprint_level > 22)
-        return "fingerprint zstd level " + std::to_string(m.fingerprint_level) + " not in 1..22";
+    if (!pow2_in(m.chunk_bytes, 256, 1u << 20))
+        return "checksum chunk of " + std::to_string(m.chunk_bytes) +
+               " bytes is not a power of two in [256, 1048576]";
+    if (!pow2_in(m.sample_zeros, 8, 1u << 16))
+        return "sample interval " + std::to_string(m.sample_zeros) +
+               " is not a power of two in [8, 65536]";
+    if (!pow2_in(m.value_block, 1, 1024))
+        return "value block of " + std::to_string(m.value_block) +
+               " values is not a power of two in [1, 1024]";
+    if (!pow2_in(m.value_superblock, m.value_block, 2048))
+        return "value superblock of " + std::to_string(m.value_superblock) +
+               " values is not a power of two in [value block, 2048]";
     return {};
 }
 

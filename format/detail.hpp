@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -19,43 +20,44 @@
 namespace konane::format::detail {
 
 // ---- layout (FORMAT.md) -------------------------------------------------------------------
+static_assert(std::endian::native == std::endian::little, "little-endian hosts only");
 inline constexpr std::uint8_t kMagic[8] = {0x8B, 'K', 'T', 'B', '\r', '\n', 0x1A, '\n'};
 inline constexpr std::uint8_t kTrailerMagic[8] = {'K', 'T', 'B', 'T', 'R', 'A', 'I', 'L'};
 inline constexpr std::size_t kHeaderSize = 256;
-inline constexpr std::size_t kTrailerSize = 96;
-inline constexpr std::size_t kLayerEntrySize = 128;
-inline constexpr std::size_t kBlockEntrySize = 24;
+inline constexpr std::size_t kTrailerSize = 112;
+inline constexpr std::size_t kLayerEntrySize = 160;
 inline constexpr std::size_t kAlign = 8;
+/// Sections of a layer, in file order (FORMAT.md §4).
+inline constexpr std::size_t kSections = 6;
+enum Sec : std::size_t { kEfLow = 0, kEfHigh, kEfSamples, kValCode, kValDir, kValData };
+inline constexpr const char* kSectionNames[kSections] = {"index low bits",  "index high bits",
+                                                         "index samples",   "value code",
+                                                         "value directory", "values"};
+/// Longest Huffman code of the values, in bits.
+inline constexpr unsigned kMaxCodeLength = 24;
 
 // Header field offsets.
 namespace hdr {
 inline constexpr std::size_t magic = 0, version = 8, header_size = 12, rows = 16, cols = 17,
-                             fp_bits = 18, reserved0 = 19, value_block_slots = 20,
-                             fp_block_slots = 24, value_level = 28, fp_level = 32, reserved1 = 36,
-                             ruleset = 40, generator = 56, reserved2 = 120, checksum = 248;
+                             reserved0 = 18, chunk_bytes = 20, sample_zeros = 24, value_block = 28,
+                             value_superblock = 32, reserved1 = 36, ruleset = 40, generator = 56,
+                             reserved2 = 120, checksum = 248;
 inline constexpr std::size_t ruleset_len = 16, generator_len = 64;
 }  // namespace hdr
 
 // Trailer field offsets (relative to the trailer start = file_size - kTrailerSize).
 namespace trl {
 inline constexpr std::size_t magic = 0, file_size = 8, layer_count = 16, reserved = 20,
-                             lt_offset = 24, lt_size = 32, bi_offset = 40, bi_size = 48,
-                             lt_xxh = 56, bi_xxh = 64, file_xxh128_lo = 72, file_xxh128_hi = 80,
-                             checksum = 88;
+                             cs1_offset = 24, cs1_size = 32, cs2_offset = 40, cs2_size = 48,
+                             lt_offset = 56, lt_size = 64, lt_xxh = 72, cs2_xxh = 80,
+                             file_xxh128_lo = 88, file_xxh128_hi = 96, checksum = 104;
 }  // namespace trl
 
 // Layer table entry field offsets.
 namespace lte {
-inline constexpr std::size_t pieces = 0, reserved = 4, classes = 8, raw = 16, mphf_offset = 24,
-                             mphf_size = 32, mphf_xxh = 40, fp_offset = 48, fp_size = 56,
-                             fp_first = 64, fp_count = 72, fp_xxh = 80, val_offset = 88,
-                             val_size = 96, val_first = 104, val_count = 112, val_xxh = 120;
+inline constexpr std::size_t pieces = 0, low_bits = 4, classes = 8, raw = 16, universe = 24,
+                             value_bits = 32, reserved = 40, sections = 64;  // 6 x (offset, size)
 }  // namespace lte
-
-// Block index entry field offsets.
-namespace bie {
-inline constexpr std::size_t offset = 0, stored = 8, raw = 12, xxh = 16;
-}  // namespace bie
 
 // ---- little-endian ------------------------------------------------------------------------
 inline std::uint64_t load_le(const std::uint8_t* p, std::size_t bytes) {
@@ -103,10 +105,6 @@ inline std::uint64_t align8(std::uint64_t x) {
 /// Blocks needed for n slots at `per_block` slots per block.
 inline std::uint64_t block_count(std::uint64_t n, std::uint64_t per_block) {
     return n / per_block + (n % per_block != 0 ? 1 : 0);
-}
-/// Bytes of one stored fingerprint (0, 1 or 2).
-inline unsigned fp_bytes(unsigned bits) {
-    return bits / 8;
 }
 /// Empty string if meta is valid, otherwise what is wrong with it.
 std::string check_meta(const TableMeta& meta);

@@ -1,14 +1,14 @@
-// Table: memory-mapped, validating reader with a small sharded cache of decoded blocks.
-// Layout: format/FORMAT.md.
+// Table: memory-mapped, validating reader. Data chunks are checked against their XXH3-64 when
+// first read. Layout: format/FORMAT.md.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +16,9 @@
 
 #include "format/detail.hpp"
 #include "format/table.hpp"
+#include "format/values.hpp"
+#include "index/colex.hpp"
+#include "index/elias_fano.hpp"
 
 namespace konane::format {
 
@@ -30,86 +33,14 @@ std::string hex64(std::uint64_t v) {
     return buf;
 }
 
-struct DCtxDeleter {
-    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
-};
-
-ZSTD_DCtx* thread_dctx() {
-    thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
-    if (!dctx) throw std::bad_alloc();
-    return dctx.get();
-}
-
-struct BlockEntry {
-    std::uint64_t offset = 0;
-    std::uint32_t stored = 0;
-    std::uint32_t raw = 0;
-    std::uint64_t xxh = 0;
-};
-
-struct Section {
-    std::uint64_t offset = 0, size = 0, first = 0, count = 0, xxh = 0;
-    std::uint32_t per_block = 1;  // slots per block
-    unsigned shift = 0;           // log2(per_block)
-    unsigned width = 0;           // bytes per slot (0 = no section)
+struct SectionLoc {
+    std::uint64_t offset = 0, size = 0;
 };
 
 struct LayerLoc {
-    std::uint64_t mphf_offset = 0, mphf_size = 0, mphf_xxh = 0;
-    Section fp, val;
-};
-
-/// Bounded, thread-safe cache of decoded blocks: kShards shards, each with its own mutex and
-/// kWays entries replaced least-recently-used. A hit copies the requested slot out under the
-/// shard lock (no allocation, no reference counting).
-class BlockCache {
-  public:
-    static constexpr std::size_t kShards = 16;
-    static constexpr std::size_t kWays = 4;
-
-    /// If block `key` is cached, copies `width` bytes at `at` into out and returns true.
-    bool get(std::uint64_t key, std::size_t at, unsigned width, std::uint8_t* out) {
-        Shard& s = shard(key);
-        std::lock_guard lock(s.m);
-        for (auto& e : s.e) {
-            if (e.key == key) {
-                e.stamp = ++s.clock;
-                std::memcpy(out, e.data.data() + at, width);
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /// Inserts a decoded block (evicting the least recently used entry of its shard).
-    void put(std::uint64_t key, std::vector<std::uint8_t>&& data) {
-        Shard& s = shard(key);
-        std::lock_guard lock(s.m);
-        Entry* victim = &s.e[0];
-        for (auto& e : s.e) {
-            if (e.key == key) return;  // another thread was faster
-            if (e.stamp < victim->stamp) victim = &e;
-        }
-        victim->key = key;
-        victim->stamp = ++s.clock;
-        victim->data.swap(data);
-    }
-
-  private:
-    struct Entry {
-        std::uint64_t key = ~std::uint64_t{0};
-        std::uint64_t stamp = 0;
-        std::vector<std::uint8_t> data;
-    };
-    struct alignas(64) Shard {
-        std::mutex m;
-        std::uint64_t clock = 0;
-        std::array<Entry, kWays> e;
-    };
-    Shard& shard(std::uint64_t key) {
-        return shards_[(key * 0x9E3779B97F4A7C15ull) >> 60 & (kShards - 1)];
-    }
-    std::array<Shard, kShards> shards_;
+    std::array<SectionLoc, kSections> sec;
+    index::EliasFanoShape shape;
+    std::uint64_t value_bits = 0;
 };
 
 }  // namespace
@@ -120,15 +51,21 @@ struct Table::Impl {
     const std::uint8_t* base = nullptr;
     std::uint64_t size = 0;
     TableMeta meta;
+    unsigned squares = 0;
+    unsigned chunk_shift = 0;
     std::vector<LayerInfo> layers;
     std::vector<LayerLoc> locs;
-    std::vector<BlockEntry> blocks;
-    std::uint64_t lt_offset = 0, lt_size = 0, bi_offset = 0, bi_size = 0, lt_xxh = 0, bi_xxh = 0;
+    std::uint64_t data_end = 0;  // = cs1_offset
+    std::uint64_t cs1_offset = 0, cs1_size = 0, cs2_offset = 0, cs2_size = 0;
+    std::uint64_t lt_offset = 0, lt_size = 0, lt_xxh = 0, cs2_xxh = 0;
     std::uint64_t file_lo = 0, file_hi = 0;
-    // Per layer: the MPHF blob checksum is computed once (mphf_once), its result kept here.
-    std::unique_ptr<std::once_flag[]> mphf_once;
-    std::unique_ptr<bool[]> mphf_good;
-    mutable BlockCache cache;
+    std::uint64_t data_chunks = 0, cs1_chunks = 0;
+    // One bit per data chunk and per chunk of the first-level checksums: checked and good.
+    std::unique_ptr<std::atomic<std::uint64_t>[]> data_ok, cs1_ok;
+    // Per layer: the values' Huffman decoder, built on first use.
+    std::unique_ptr<std::once_flag[]> dec_once;
+    std::unique_ptr<HuffmanDecoder[]> dec;
+    std::unique_ptr<std::string[]> dec_error;
 
     ~Impl() {
         if (base != nullptr) ::munmap(const_cast<std::uint8_t*>(base), size);
@@ -141,9 +78,8 @@ struct Table::Impl {
     std::string layer_name(std::size_t i) const {
         return "layer " + std::to_string(i) + " (" + std::to_string(layers[i].pieces) + " pieces)";
     }
-    std::string block_name(std::size_t layer, const Section& s, std::uint64_t b) const {
-        return layer_name(layer) + ": " + (&s == &locs[layer].val ? "values" : "fingerprints") +
-               " block " + std::to_string(b);
+    std::string section_name(std::size_t layer, Sec s) const {
+        return layer_name(layer) + ": " + kSectionNames[s];
     }
 
     void check_layer(std::size_t layer) const {
@@ -151,118 +87,129 @@ struct Table::Impl {
             throw std::out_of_range(name + ": layer index " + std::to_string(layer) +
                                     " out of range (" + std::to_string(layers.size()) + " layers)");
     }
-    void check_slot(std::size_t layer, std::uint64_t slot) const {
-        check_layer(layer);
-        if (slot >= layers[layer].classes)
-            throw std::out_of_range(name + ": " + layer_name(layer) + ": slot " +
-                                    std::to_string(slot) + " out of range (" +
-                                    std::to_string(layers[layer].classes) + " slots)");
-    }
 
-    /// Checks and decodes block b of section s of `layer` into dst (exactly e.raw bytes).
-    void decode(std::size_t layer, const Section& s, std::uint64_t b, std::uint8_t* dst) const {
-        const BlockEntry& e = blocks[s.first + b];
-        const std::uint8_t* src = base + e.offset;
-        const std::uint64_t h = xxh3_64(src, e.stored);
-        if (h != e.xxh)
-            bad(block_name(layer, s, b), "checksum mismatch (index says " + hex64(e.xxh) +
-                                             ", data hashes to " + hex64(h) + ")");
-        const unsigned long long fcs = ZSTD_getFrameContentSize(src, e.stored);
-        if (fcs != e.raw)
-            bad(block_name(layer, s, b), fcs == ZSTD_CONTENTSIZE_ERROR
-                                             ? std::string("not a zstd frame")
-                                         : fcs == ZSTD_CONTENTSIZE_UNKNOWN
-                                             ? std::string("zstd frame without content size")
-                                             : "zstd frame holds " + std::to_string(fcs) +
-                                                   " bytes, expected " + std::to_string(e.raw));
-        const std::size_t fsz = ZSTD_findFrameCompressedSize(src, e.stored);
-        if (ZSTD_isError(fsz) || fsz != e.stored)
-            bad(block_name(layer, s, b),
-                "zstd frame size does not match the block length " + std::to_string(e.stored));
-        const std::size_t r = ZSTD_decompressDCtx(thread_dctx(), dst, e.raw, src, e.stored);
-        if (ZSTD_isError(r))
-            bad(block_name(layer, s, b), std::string("zstd: ") + ZSTD_getErrorName(r));
-        if (r != e.raw)
-            bad(block_name(layer, s, b),
-                "decoded " + std::to_string(r) + " bytes, expected " + std::to_string(e.raw));
+    // ---- checksums, checked on first read -----------------------------------------------------
+    static bool test(const std::atomic<std::uint64_t>* bits, std::uint64_t i) {
+        return (bits[i >> 6].load(std::memory_order_acquire) >> (i & 63)) & 1;
     }
-
-    /// Reads `s.width` bytes of one slot through the cache.
-    std::uint16_t probe(std::size_t layer, const Section& s, std::uint64_t slot) const {
-        const std::uint64_t b = slot >> s.shift;
-        const std::size_t at = static_cast<std::size_t>(slot & (s.per_block - 1)) * s.width;
-        const std::uint64_t key = s.first + b;  // global block number: unique per block
-        std::uint8_t out[2] = {0, 0};
-        if (!cache.get(key, at, s.width, out)) {
-            std::vector<std::uint8_t> data(blocks[key].raw);
-            decode(layer, s, b, data.data());
-            std::memcpy(out, data.data() + at, s.width);
-            cache.put(key, std::move(data));
+    static void mark(std::atomic<std::uint64_t>* bits, std::uint64_t i) {
+        bits[i >> 6].fetch_or(std::uint64_t{1} << (i & 63), std::memory_order_release);
+    }
+    std::uint64_t chunk_len(std::uint64_t c, std::uint64_t area_start,
+                            std::uint64_t area_end) const {
+        const std::uint64_t lo = area_start + (c << chunk_shift);
+        return std::min<std::uint64_t>(meta.chunk_bytes, area_end - lo);
+    }
+    /// The problem with data chunk c ("" if none), checking its first-level checksum's chunk
+    /// against the second level on the way.
+    std::string check_data_chunk(std::uint64_t c) const {
+        const std::uint64_t d = (c * 8) >> chunk_shift;  // chunk of cs1 holding entry c
+        if (!test(cs1_ok.get(), d)) {
+            if (std::string why = check_cs1_chunk(d); !why.empty()) return why;
+            mark(cs1_ok.get(), d);
         }
-        return static_cast<std::uint16_t>(out[0] | (out[1] << 8));
+        const std::uint64_t lo = kHeaderSize + (c << chunk_shift);
+        const std::uint64_t h = xxh3_64(base + lo, chunk_len(c, kHeaderSize, data_end));
+        const std::uint64_t want = le64(base + cs1_offset + 8 * c);
+        if (h != want)
+            return "checksum mismatch in chunk " + std::to_string(c) + " (bytes " +
+                   std::to_string(lo) + ".." +
+                   std::to_string(lo + chunk_len(c, kHeaderSize, data_end) - 1) + ": stored " +
+                   hex64(want) + ", computed " + hex64(h) + ")";
+        return {};
+    }
+    std::string check_cs1_chunk(std::uint64_t d) const {
+        const std::uint64_t lo = cs1_offset + (d << chunk_shift);
+        const std::uint64_t h = xxh3_64(base + lo, chunk_len(d, cs1_offset, cs1_offset + cs1_size));
+        const std::uint64_t want = le64(base + cs2_offset + 8 * d);
+        if (h != want)
+            return "the checksums of its chunks are damaged (checksum chunk " + std::to_string(d) +
+                   ": stored " + hex64(want) + ", computed " + hex64(h) + ")";
+        return {};
+    }
+    /// Checks (once) every data chunk overlapping bytes [off, off + len) of section s of a
+    /// layer. @throws FormatError naming the layer and section
+    void ensure(std::uint64_t off, std::uint64_t len, std::size_t layer, Sec s) const {
+        if (len == 0) return;
+        const std::uint64_t c0 = (off - kHeaderSize) >> chunk_shift;
+        const std::uint64_t c1 = (off + len - 1 - kHeaderSize) >> chunk_shift;
+        for (std::uint64_t c = c0; c <= c1; ++c) {
+            if (test(data_ok.get(), c)) continue;
+            if (std::string why = check_data_chunk(c); !why.empty())
+                bad(section_name(layer, s), why);
+            mark(data_ok.get(), c);
+        }
+    }
+    void ensure_section(std::size_t layer, Sec s) const {
+        const SectionLoc& L = locs[layer].sec[s];
+        ensure(L.offset, L.size, layer, s);
+    }
+    /// Word i of section s (checked, bounded). @throws FormatError past the section's end
+    std::uint64_t word(std::size_t layer, Sec s, std::uint64_t i) const {
+        const SectionLoc& L = locs[layer].sec[s];
+        if (i >= L.size / 8)
+            bad(section_name(layer, s), "read past the end of the section (damaged index)");
+        const std::uint64_t off = L.offset + 8 * i;
+        ensure(off, 8, layer, s);
+        std::uint64_t v;
+        std::memcpy(&v, base + off, 8);
+        return v;
     }
 
-    /// Decodes a whole section into dst (n * width bytes), in parallel.
-    void read_section(std::size_t layer, const Section& s, std::uint8_t* dst) const {
-        parallel_for(s.count, resolve_threads(0), [&](std::size_t b, unsigned) {
-            decode(layer, s, b, dst + (static_cast<std::uint64_t>(b) << s.shift) * s.width);
+    const HuffmanDecoder& decoder(std::size_t layer) const {
+        std::call_once(dec_once[layer], [&] {
+            ensure_section(layer, kValCode);
+            std::array<std::uint8_t, 256> lengths{};
+            std::memcpy(lengths.data(), base + locs[layer].sec[kValCode].offset, 256);
+            dec_error[layer] = dec[layer].build(lengths);
         });
+        if (!dec_error[layer].empty()) bad(section_name(layer, kValCode), dec_error[layer]);
+        return dec[layer];
+    }
+
+    /// Decodes `count` values starting at bit `pos` of the layer's value stream, checking that
+    /// every bit read lies before `end` (the next block's start). Calls out(value) each.
+    template <class Out>
+    std::uint64_t decode_values(std::size_t layer, std::uint64_t pos, std::uint64_t end,
+                                std::uint64_t count, Out&& out) const {
+        const HuffmanDecoder& d = decoder(layer);
+        const std::uint8_t* data = base + locs[layer].sec[kValData].offset;
+        for (std::uint64_t k = 0; k < count; ++k) {
+            const int v = d.decode(data, pos);
+            if (v < 0 || pos > end)
+                bad(section_name(layer, kValData),
+                    "the value stream does not decode (bit " + std::to_string(pos) + ")");
+            out(static_cast<std::uint8_t>(v));
+        }
+        return pos;
+    }
+
+    /// Bit offsets [start, end) of directory block `b` of a layer (checked chunks).
+    std::pair<std::uint64_t, std::uint64_t> block_bits(std::size_t layer, std::uint64_t b) const {
+        const LayerLoc& L = locs[layer];
+        const std::uint64_t per = meta.value_superblock / meta.value_block;
+        const std::uint64_t entry = 8 + 2 * (per - 1);
+        const std::uint64_t nblocks =
+            (layers[layer].classes + meta.value_block - 1) / meta.value_block;
+        auto start_of = [&](std::uint64_t blk) -> std::uint64_t {
+            if (blk >= nblocks) return L.value_bits;
+            const std::uint64_t off = L.sec[kValDir].offset + (blk / per) * entry;
+            const std::uint64_t j = blk % per;
+            ensure(off, j == 0 ? 8 : 10 + 2 * (j - 1), layer, kValDir);
+            const std::uint64_t sb = le64(base + off);
+            return j == 0 ? sb : sb + le16(base + off + 8 + 2 * (j - 1));
+        };
+        const std::uint64_t a = start_of(b), z = start_of(b + 1);
+        if (a > z || z > L.value_bits)
+            bad(section_name(layer, kValDir), "block " + std::to_string(b) + " has bit offsets " +
+                                                  std::to_string(a) + ".." + std::to_string(z) +
+                                                  " outside the value stream of " +
+                                                  std::to_string(L.value_bits) + " bits");
+        return {a, z};
     }
 
     void validate(const Expect& expect);
-    void validate_section(std::size_t layer, Section& s, const std::uint8_t* e,
-                          std::size_t off_offset, std::size_t off_size, std::size_t off_first,
-                          std::size_t off_count, std::size_t off_xxh, std::uint64_t& pos,
-                          std::uint64_t& next_block);
 };
-
-void Table::Impl::validate_section(std::size_t layer, Section& s, const std::uint8_t* e,
-                                   std::size_t off_offset, std::size_t off_size,
-                                   std::size_t off_first, std::size_t off_count,
-                                   std::size_t off_xxh, std::uint64_t& pos,
-                                   std::uint64_t& next_block) {
-    const bool is_val = &s == &locs[layer].val;
-    const std::string sec = layer_name(layer) + ": " + (is_val ? "values" : "fingerprints");
-    s.offset = le64(e + off_offset);
-    s.size = le64(e + off_size);
-    s.first = le64(e + off_first);
-    s.count = le64(e + off_count);
-    s.xxh = le64(e + off_xxh);
-    const std::uint64_t n = layers[layer].classes;
-    const std::uint64_t want_count = s.width == 0 ? 0 : block_count(n, s.per_block);
-    if (s.count != want_count)
-        bad(sec, std::to_string(s.count) + " blocks, expected " + std::to_string(want_count) +
-                     " for " + std::to_string(n) + " slots");
-    if (s.first != next_block)
-        bad(sec,
-            "first block " + std::to_string(s.first) + ", expected " + std::to_string(next_block));
-    if (s.count > blocks.size() - next_block)
-        bad(sec, "blocks " + std::to_string(s.first) + "+" + std::to_string(s.count) +
-                     " beyond the block index (" + std::to_string(blocks.size()) + " blocks)");
-    if (s.offset != pos)
-        bad(sec, "offset " + std::to_string(s.offset) + ", expected " + std::to_string(pos));
-    std::uint64_t cursor = pos;
-    for (std::uint64_t b = 0; b < s.count; ++b) {
-        const BlockEntry& be = blocks[s.first + b];
-        const std::string bn = sec + " block " + std::to_string(b);
-        const std::uint64_t slots = std::min<std::uint64_t>(s.per_block, n - b * s.per_block);
-        if (be.raw != slots * s.width)
-            bad(bn, "raw size " + std::to_string(be.raw) + ", expected " +
-                        std::to_string(slots * s.width));
-        if (be.offset != cursor)
-            bad(bn, "offset " + std::to_string(be.offset) + ", expected " + std::to_string(cursor));
-        if (be.stored == 0 || be.stored > lt_offset - cursor)
-            bad(bn, "stored length " + std::to_string(be.stored) + " at offset " +
-                        std::to_string(cursor) + " runs past the data area (ends at " +
-                        std::to_string(lt_offset) + ")");
-        cursor += be.stored;
-    }
-    if (s.size != cursor - pos)
-        bad(sec, "size " + std::to_string(s.size) + ", but its blocks add up to " +
-                     std::to_string(cursor - pos));
-    pos = cursor;
-    next_block += s.count;
-}
 
 void Table::Impl::validate(const Expect& expect) {
     const std::uint8_t* p = base;
@@ -276,9 +223,24 @@ void Table::Impl::validate(const Expect& expect) {
         bad("header", "file truncated: " + std::to_string(size) + " bytes, the header alone is " +
                           std::to_string(kHeaderSize));
     const std::uint32_t version = le32(p + hdr::version);
-    if (version != kFormatVersion)
+    if (version != kFormatVersion) {
+        // Rows, columns and ruleset sit at the same place in every version so far.
+        std::string again = "konane generate RxC";
+        const char* rs = reinterpret_cast<const char*>(p + hdr::ruleset);
+        const std::string ruleset(rs, strnlen(rs, hdr::ruleset_len));
+        if (p[hdr::rows] >= 1 && p[hdr::rows] <= 8 && p[hdr::cols] >= 1 && p[hdr::cols] <= 8 &&
+            valid_ruleset(ruleset))
+            again = "konane generate " + std::to_string(p[hdr::rows]) + "x" +
+                    std::to_string(p[hdr::cols]) + " --rules " + ruleset;
         bad("header", "unsupported format version " + std::to_string(version) +
-                          " (this reader reads version " + std::to_string(kFormatVersion) + ")");
+                          " (this reader reads version " + std::to_string(kFormatVersion) +
+                          " only" +
+                          (version < kFormatVersion
+                               ? "; the table was written by an older konane: regenerate it "
+                                 "with `" +
+                                     again + " -o " + path.string() + "`)"
+                               : "; the table was written by a newer konane)"));
+    }
     if (le32(p + hdr::header_size) != kHeaderSize)
         bad("header", "header size " + std::to_string(le32(p + hdr::header_size)) + ", expected " +
                           std::to_string(kHeaderSize));
@@ -292,7 +254,7 @@ void Table::Impl::validate(const Expect& expect) {
     auto zeros = [](const std::uint8_t* q, std::size_t n) {
         return std::all_of(q, q + n, [](std::uint8_t c) { return c == 0; });
     };
-    if (p[hdr::reserved0] != 0 || !zeros(p + hdr::reserved1, 4) ||
+    if (!zeros(p + hdr::reserved0, 2) || !zeros(p + hdr::reserved1, 4) ||
         !zeros(p + hdr::reserved2, hdr::checksum - hdr::reserved2))
         bad("header", "reserved bytes are not zero");
     auto fixed_string = [&](std::size_t off, std::size_t len, const char* what) {
@@ -304,14 +266,15 @@ void Table::Impl::validate(const Expect& expect) {
     };
     meta.rows = p[hdr::rows];
     meta.cols = p[hdr::cols];
-    meta.fingerprint_bits = p[hdr::fp_bits];
-    meta.value_block_slots = le32(p + hdr::value_block_slots);
-    meta.fingerprint_block_slots = le32(p + hdr::fp_block_slots);
-    meta.value_level = static_cast<std::int32_t>(le32(p + hdr::value_level));
-    meta.fingerprint_level = static_cast<std::int32_t>(le32(p + hdr::fp_level));
+    meta.chunk_bytes = le32(p + hdr::chunk_bytes);
+    meta.sample_zeros = le32(p + hdr::sample_zeros);
+    meta.value_block = le32(p + hdr::value_block);
+    meta.value_superblock = le32(p + hdr::value_superblock);
     meta.ruleset = fixed_string(hdr::ruleset, hdr::ruleset_len, "ruleset");
     meta.generator = fixed_string(hdr::generator, hdr::generator_len, "generator");
     if (const std::string why = check_meta(meta); !why.empty()) bad("header", why);
+    squares = meta.rows * meta.cols;
+    chunk_shift = log2u(meta.chunk_bytes);
 
     // --- what the caller asked for ---
     if ((expect.rows != 0 && expect.rows != meta.rows) ||
@@ -347,12 +310,14 @@ void Table::Impl::validate(const Expect& expect) {
                            " bytes, but the file has " + std::to_string(size));
     if (le32(t + trl::reserved) != 0) bad("trailer", "reserved bytes are not zero");
     const std::uint32_t layer_count = le32(t + trl::layer_count);
+    cs1_offset = le64(t + trl::cs1_offset);
+    cs1_size = le64(t + trl::cs1_size);
+    cs2_offset = le64(t + trl::cs2_offset);
+    cs2_size = le64(t + trl::cs2_size);
     lt_offset = le64(t + trl::lt_offset);
     lt_size = le64(t + trl::lt_size);
-    bi_offset = le64(t + trl::bi_offset);
-    bi_size = le64(t + trl::bi_size);
     lt_xxh = le64(t + trl::lt_xxh);
-    bi_xxh = le64(t + trl::bi_xxh);
+    cs2_xxh = le64(t + trl::cs2_xxh);
     file_lo = le64(t + trl::file_xxh128_lo);
     file_hi = le64(t + trl::file_xxh128_hi);
     if (layer_count < 1 || layer_count > kMaxLayers)
@@ -360,40 +325,41 @@ void Table::Impl::validate(const Expect& expect) {
     if (lt_size != std::uint64_t{layer_count} * kLayerEntrySize)
         bad("trailer", "layer table size " + std::to_string(lt_size) + ", expected " +
                            std::to_string(std::uint64_t{layer_count} * kLayerEntrySize));
-    // The directory (layer table, block index) lies between the data area and the trailer.
-    if (bi_size % kBlockEntrySize != 0 || bi_size > t_off - kHeaderSize ||
-        bi_offset != t_off - bi_size)
-        bad("trailer", "block index at " + std::to_string(bi_offset) + "+" +
-                           std::to_string(bi_size) + " does not end where the trailer starts (" +
-                           std::to_string(t_off) + ")");
-    if (lt_size > bi_offset - kHeaderSize || lt_offset != bi_offset - lt_size ||
-        lt_offset % kAlign != 0)
+    // Between the data area and the trailer: cs1, cs2, layer table, back to back.
+    if (lt_size > t_off - kHeaderSize || lt_offset != t_off - lt_size)
         bad("trailer", "layer table at " + std::to_string(lt_offset) + "+" +
-                           std::to_string(lt_size) +
-                           " does not end where the block index starts (" +
-                           std::to_string(bi_offset) + ") or is not 8-aligned");
+                           std::to_string(lt_size) + " does not end where the trailer starts (" +
+                           std::to_string(t_off) + ")");
+    if (cs2_size % 8 != 0 || cs2_size > lt_offset - kHeaderSize ||
+        cs2_offset != lt_offset - cs2_size)
+        bad("trailer", "second-level checksums at " + std::to_string(cs2_offset) + "+" +
+                           std::to_string(cs2_size) + " do not end where the layer table starts");
+    if (cs1_size % 8 != 0 || cs1_size > cs2_offset - kHeaderSize ||
+        cs1_offset != cs2_offset - cs1_size || cs1_offset % kAlign != 0)
+        bad("trailer", "chunk checksums at " + std::to_string(cs1_offset) + "+" +
+                           std::to_string(cs1_size) +
+                           " do not end where the second-level checksums start or are not "
+                           "8-aligned");
+    data_end = cs1_offset;
+    data_chunks = (data_end - kHeaderSize + meta.chunk_bytes - 1) >> chunk_shift;
+    cs1_chunks = (cs1_size + meta.chunk_bytes - 1) >> chunk_shift;
+    if (cs1_size != 8 * data_chunks)
+        bad("trailer", std::to_string(cs1_size / 8) + " chunk checksums for " +
+                           std::to_string(data_chunks) + " chunks of data");
+    if (cs2_size != 8 * cs1_chunks)
+        bad("trailer", std::to_string(cs2_size / 8) + " second-level checksums for " +
+                           std::to_string(cs1_chunks) + " chunks of checksums");
     if (const std::uint64_t h = xxh3_64(p + lt_offset, lt_size); h != lt_xxh)
         bad("layer table",
             "checksum mismatch (trailer says " + hex64(lt_xxh) + ", computed " + hex64(h) + ")");
-    if (const std::uint64_t h = xxh3_64(p + bi_offset, bi_size); h != bi_xxh)
-        bad("block index",
-            "checksum mismatch (trailer says " + hex64(bi_xxh) + ", computed " + hex64(h) + ")");
+    if (const std::uint64_t h = xxh3_64(p + cs2_offset, cs2_size); h != cs2_xxh)
+        bad("checksums", "second-level checksum table damaged (trailer says " + hex64(cs2_xxh) +
+                             ", computed " + hex64(h) + ")");
 
-    // --- block index (copied: the probe never re-reads directory bytes from the mapping) ---
-    const std::uint64_t nblocks = bi_size / kBlockEntrySize;
-    blocks.resize(nblocks);
-    for (std::uint64_t i = 0; i < nblocks; ++i) {
-        const std::uint8_t* e = p + bi_offset + i * kBlockEntrySize;
-        blocks[i] = {le64(e + bie::offset), le32(e + bie::stored), le32(e + bie::raw),
-                     le64(e + bie::xxh)};
-    }
-
-    // --- layer table: every section must sit exactly where the canonical layout puts it ---
+    // --- layer table: every section exactly where and as large as the canonical layout says ---
     layers.resize(layer_count);
     locs.resize(layer_count);
     std::uint64_t pos = kHeaderSize;
-    std::uint64_t next_block = 0;
-    const unsigned squares = meta.rows * meta.cols;
     for (std::size_t i = 0; i < layer_count; ++i) {
         const std::uint8_t* e = p + lt_offset + i * kLayerEntrySize;
         LayerInfo& li = layers[i];
@@ -401,49 +367,65 @@ void Table::Impl::validate(const Expect& expect) {
         li.classes = le64(e + lte::classes);
         li.raw = le64(e + lte::raw);
         const std::string ln = layer_name(i);
-        if (le32(e + lte::reserved) != 0) bad(ln, "reserved bytes are not zero");
+        if (!zeros(e + lte::reserved, lte::sections - lte::reserved))
+            bad(ln, "reserved bytes are not zero");
         if (i > 0 && li.pieces <= layers[i - 1].pieces)
             bad(ln, "piece counts do not increase (previous layer has " +
                         std::to_string(layers[i - 1].pieces) + ")");
         if (li.pieces > squares)
             bad(ln, "more pieces than the " + std::to_string(squares) + " squares");
-        if (li.classes > (std::uint64_t{1} << 48) || li.raw < li.classes)
+        const std::uint64_t universe = le64(e + lte::universe);
+        const std::uint64_t max_universe = 2 * index::binomial(squares, li.pieces);
+        // Every position takes at least one bit of the index: n <= 8 * file size (this also
+        // keeps the size arithmetic below far from overflow).
+        if (li.classes > 8 * size)
+            bad(ln, std::to_string(li.classes) + " positions in a file of " + std::to_string(size) +
+                        " bytes");
+        if (li.raw < li.classes || universe < li.classes || universe > max_universe ||
+            (li.classes == 0) != (universe == 0))
             bad(ln, "implausible counts: " + std::to_string(li.classes) + " classes, " +
-                        std::to_string(li.raw) + " raw positions");
+                        std::to_string(li.raw) + " raw positions, universe " +
+                        std::to_string(universe));
         LayerLoc& L = locs[i];
-        L.mphf_offset = le64(e + lte::mphf_offset);
-        L.mphf_size = le64(e + lte::mphf_size);
-        L.mphf_xxh = le64(e + lte::mphf_xxh);
-        if (L.mphf_offset != pos)
-            bad(ln + ": MPHF",
-                "offset " + std::to_string(L.mphf_offset) + ", expected " + std::to_string(pos));
-        if (L.mphf_size % kAlign != 0 || L.mphf_size > lt_offset - pos)
-            bad(ln + ": MPHF", "size " + std::to_string(L.mphf_size) +
-                                   " is not a multiple of 8 or runs past the data area");
-        pos += L.mphf_size;
-        L.fp.width = fp_bytes(meta.fingerprint_bits);
-        L.fp.per_block = meta.fingerprint_block_slots;
-        L.fp.shift = log2u(L.fp.per_block);
-        validate_section(i, L.fp, e, lte::fp_offset, lte::fp_size, lte::fp_first, lte::fp_count,
-                         lte::fp_xxh, pos, next_block);
-        L.val.width = 1;
-        L.val.per_block = meta.value_block_slots;
-        L.val.shift = log2u(L.val.per_block);
-        validate_section(i, L.val, e, lte::val_offset, lte::val_size, lte::val_first,
-                         lte::val_count, lte::val_xxh, pos, next_block);
-        const std::uint64_t padded = align8(pos);
-        if (padded > lt_offset || !zeros(p + pos, padded - pos))
-            bad(ln, "padding after the values section is not zero or runs past the data area");
-        pos = padded;
+        L.shape = index::EliasFanoShape::make(li.classes, universe, meta.sample_zeros);
+        if (le32(e + lte::low_bits) != L.shape.l)
+            bad(ln, std::to_string(le32(e + lte::low_bits)) + " low bits, expected " +
+                        std::to_string(L.shape.l));
+        L.value_bits = le64(e + lte::value_bits);
+        const std::uint64_t n = li.classes;
+        if (L.value_bits > n * kMaxCodeLength || (n > 0 && L.value_bits < n))
+            bad(ln, std::to_string(L.value_bits) + " bits of values for " + std::to_string(n) +
+                        " positions");
+        const std::uint64_t sb = meta.value_superblock, vb = meta.value_block;
+        const std::uint64_t want[kSections] = {
+            8 * L.shape.low_words(),
+            8 * L.shape.high_words(),
+            8 * L.shape.sample_words(),
+            n > 0 ? 256u : 0u,
+            align8(((n + sb - 1) / sb) * (8 + 2 * (sb / vb - 1))),
+            n > 0 ? 8 * ((L.value_bits + 63) / 64 + 1) : 0};
+        for (std::size_t s = 0; s < kSections; ++s) {
+            SectionLoc& S = L.sec[s];
+            S.offset = le64(e + lte::sections + 16 * s);
+            S.size = le64(e + lte::sections + 16 * s + 8);
+            const std::string sn = ln + ": " + kSectionNames[s];
+            if (S.offset != pos)
+                bad(sn, "offset " + std::to_string(S.offset) + ", expected " + std::to_string(pos));
+            if (S.size != want[s])
+                bad(sn, "size " + std::to_string(S.size) + ", expected " + std::to_string(want[s]));
+            if (S.size > data_end - pos)
+                bad(sn, "runs past the data area (ends at " + std::to_string(data_end) + ")");
+            pos += S.size;
+        }
     }
-    if (pos != lt_offset)
+    if (pos != data_end)
         bad("layer table", "sections end at " + std::to_string(pos) +
-                               ", but the layer table starts at " + std::to_string(lt_offset));
-    if (next_block != nblocks)
-        bad("block index",
-            std::to_string(nblocks) + " blocks, but the layers use " + std::to_string(next_block));
-    mphf_once = std::make_unique<std::once_flag[]>(layer_count);
-    mphf_good = std::make_unique<bool[]>(layer_count);
+                               ", but the chunk checksums start at " + std::to_string(data_end));
+    data_ok.reset(new std::atomic<std::uint64_t>[(data_chunks + 63) / 64 + 1]());
+    cs1_ok.reset(new std::atomic<std::uint64_t>[(cs1_chunks + 63) / 64 + 1]());
+    dec_once = std::make_unique<std::once_flag[]>(layer_count);
+    dec = std::make_unique<HuffmanDecoder[]>(layer_count);
+    dec_error = std::make_unique<std::string[]>(layer_count);
 }
 
 Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -507,82 +489,149 @@ int Table::layer_index(std::uint32_t pieces) const {
 
 SectionSizes Table::section_sizes(std::size_t layer) const {
     impl_->check_layer(layer);
-    const LayerLoc& L = impl_->locs[layer];
-    return {L.mphf_size, L.fp.size, L.val.size};
+    const auto& s = impl_->locs[layer].sec;
+    return {s[kEfLow].size,   s[kEfHigh].size, s[kEfSamples].size,
+            s[kValCode].size, s[kValDir].size, s[kValData].size};
 }
 
-std::span<const std::uint8_t> Table::mphf_blob(std::size_t layer) const {
+std::optional<std::uint64_t> Table::find(std::size_t layer, std::uint64_t key) const {
+    const Impl& t = *impl_;
+    t.check_layer(layer);
+    const std::uint64_t occ = key & ~(std::uint64_t{1} << 63);
+    if ((occ >> t.squares) != 0 ||
+        static_cast<std::uint32_t>(std::popcount(occ)) != t.layers[layer].pieces)
+        return std::nullopt;
+    const std::uint64_t rank = index::key_rank(key, t.squares);
+    auto low = [&](std::uint64_t i) { return t.word(layer, kEfLow, i); };
+    auto high = [&](std::uint64_t i) { return t.word(layer, kEfHigh, i); };
+    auto sample = [&](std::uint64_t i) { return t.word(layer, kEfSamples, i); };
+    return index::ef_find(t.locs[layer].shape, low, high, sample, rank);
+}
+
+std::uint8_t Table::value(std::size_t layer, std::uint64_t rank) const {
+    const Impl& t = *impl_;
+    t.check_layer(layer);
+    if (rank >= t.layers[layer].classes)
+        throw std::out_of_range(t.name + ": " + t.layer_name(layer) + ": rank " +
+                                std::to_string(rank) + " out of range (" +
+                                std::to_string(t.layers[layer].classes) + " positions)");
+    const std::uint64_t vb = t.meta.value_block;
+    const auto [a, z] = t.block_bits(layer, rank / vb);
+    // Bytes read: from the block's first bit to 8 bytes past its last.
+    t.ensure(t.locs[layer].sec[kValData].offset + (a >> 3), ((z + 7) >> 3) - (a >> 3) + 8, layer,
+             kValData);
+    std::uint8_t v = 0;
+    t.decode_values(layer, a, z, rank % vb + 1, [&](std::uint8_t x) { v = x; });
+    return v;
+}
+
+void Table::read_keys(std::size_t layer, std::vector<std::uint64_t>& out) const {
     const Impl& t = *impl_;
     t.check_layer(layer);
     const LayerLoc& L = t.locs[layer];
-    std::call_once(t.mphf_once[layer], [&] {
-        t.mphf_good[layer] = xxh3_64(t.base + L.mphf_offset, L.mphf_size) == L.mphf_xxh;
+    const std::uint64_t n = t.layers[layer].classes;
+    t.ensure_section(layer, kEfLow);
+    t.ensure_section(layer, kEfHigh);
+    out.resize(n);
+    if (n == 0) return;
+    const auto* low = reinterpret_cast<const std::uint64_t*>(t.base + L.sec[kEfLow].offset);
+    const auto* high = reinterpret_cast<const std::uint64_t*>(t.base + L.sec[kEfHigh].offset);
+    try {
+        index::ef_decode_all(L.shape, low, high, out.data());
+    } catch (const std::runtime_error& e) {
+        t.bad(t.section_name(layer, kEfHigh), e.what());
+    }
+    for (std::uint64_t i = 0; i < n; ++i)
+        if ((i > 0 && out[i] <= out[i - 1]) || out[i] >= L.shape.u)
+            t.bad(t.section_name(layer, kEfLow),
+                  "the ranks are not increasing below the universe "
+                  "at position " +
+                      std::to_string(i));
+    // The select samples must point at every q-th zero of the high bits.
+    t.ensure_section(layer, kEfSamples);
+    {
+        const auto* samples =
+            reinterpret_cast<const std::uint64_t*>(t.base + L.sec[kEfSamples].offset);
+        std::uint64_t zeros = 0, next = 0;
+        const std::uint64_t bits = L.shape.high_bits();
+        for (std::uint64_t w = 0; w < L.shape.high_words(); ++w) {
+            std::uint64_t z = ~high[w];
+            if ((w + 1) * 64 > bits) z &= (std::uint64_t{1} << (bits - w * 64)) - 1;
+            const auto c = static_cast<std::uint64_t>(std::popcount(z));
+            while (next * L.shape.q < zeros + c) {
+                const std::uint64_t at =
+                    w * 64 + index::select64(z, static_cast<unsigned>(next * L.shape.q - zeros));
+                if (next >= L.shape.sample_words() || samples[next] != at)
+                    t.bad(t.section_name(layer, kEfSamples), "sample " + std::to_string(next) +
+                                                                 " does not point at zero " +
+                                                                 std::to_string(next * L.shape.q));
+                ++next;
+            }
+            zeros += c;
+        }
+        if (zeros != L.shape.buckets || next != L.shape.sample_words())
+            t.bad(t.section_name(layer, kEfHigh), "the high bits hold " + std::to_string(zeros) +
+                                                      " bucket ends, expected " +
+                                                      std::to_string(L.shape.buckets));
+    }
+    // Ranks to keys, in parallel.
+    const std::uint64_t per = 1 << 16;
+    const unsigned k = t.layers[layer].pieces;
+    parallel_for((n + per - 1) / per, resolve_threads(0), [&](std::size_t c, unsigned) {
+        const std::uint64_t lo = c * per, hi = std::min(n, lo + per);
+        for (std::uint64_t i = lo; i < hi; ++i)
+            out[i] = index::key_unrank(out[i], k, t.squares);
     });
-    if (!t.mphf_good[layer])
-        t.bad(t.layer_name(layer) + ": MPHF",
-              "checksum mismatch (layer table says " + hex64(L.mphf_xxh) + ")");
-    return {t.base + L.mphf_offset, static_cast<std::size_t>(L.mphf_size)};
-}
-
-std::uint16_t Table::fingerprint(std::size_t layer, std::uint64_t slot) const {
-    const Impl& t = *impl_;
-    t.check_slot(layer, slot);
-    const Section& s = t.locs[layer].fp;
-    if (s.width == 0) return 0;
-    return t.probe(layer, s, slot);
-}
-
-std::uint8_t Table::value(std::size_t layer, std::uint64_t slot) const {
-    const Impl& t = *impl_;
-    t.check_slot(layer, slot);
-    return static_cast<std::uint8_t>(t.probe(layer, t.locs[layer].val, slot));
 }
 
 void Table::read_values(std::size_t layer, std::vector<std::uint8_t>& out) const {
     const Impl& t = *impl_;
     t.check_layer(layer);
-    out.resize(t.layers[layer].classes);
-    t.read_section(layer, t.locs[layer].val, out.data());
-}
-
-void Table::read_fingerprints(std::size_t layer, std::vector<std::uint16_t>& out) const {
-    const Impl& t = *impl_;
-    t.check_layer(layer);
-    const Section& s = t.locs[layer].fp;
     const std::uint64_t n = t.layers[layer].classes;
-    if (s.width == 0) {
-        out.assign(n, 0);
-        return;
-    }
     out.resize(n);
-    if (s.width == 2) {
-        std::vector<std::uint8_t> bytes(n * 2);
-        t.read_section(layer, s, bytes.data());
-        for (std::uint64_t i = 0; i < n; ++i)
-            out[i] = le16(bytes.data() + 2 * i);
-    } else {
-        std::vector<std::uint8_t> bytes(n);
-        t.read_section(layer, s, bytes.data());
-        std::copy(bytes.begin(), bytes.end(), out.begin());
-    }
+    if (n == 0) return;
+    t.ensure_section(layer, kValDir);
+    t.ensure_section(layer, kValData);
+    t.decoder(layer);
+    const std::uint64_t sb = t.meta.value_superblock, vb = t.meta.value_block;
+    const std::uint64_t nsb = (n + sb - 1) / sb;
+    std::atomic<std::uint64_t> last_end{0};
+    parallel_for(nsb, resolve_threads(0), [&](std::size_t s, unsigned) {
+        const std::uint64_t lo = s * sb, hi = std::min(n, lo + sb);
+        for (std::uint64_t b = lo / vb; b * vb < hi; ++b) {
+            const auto [a, z] = t.block_bits(layer, b);
+            const std::uint64_t cnt = std::min(hi, (b + 1) * vb) - b * vb;
+            std::uint8_t* dst = out.data() + b * vb;
+            const std::uint64_t end =
+                t.decode_values(layer, a, z, cnt, [&](std::uint8_t v) { *dst++ = v; });
+            if (end != z)
+                t.bad(t.section_name(layer, kValDir),
+                      "block " + std::to_string(b) + " ends at bit " + std::to_string(end) +
+                          ", the directory says " + std::to_string(z));
+            if (b * vb + cnt == n) last_end = end;
+        }
+    });
+    if (last_end != t.locs[layer].value_bits)
+        t.bad(t.section_name(layer, kValData), "the value stream does not end where declared");
 }
 
 VerifyReport Table::verify_checksums(int threads) const {
     const Impl& t = *impl_;
-    // Tasks: 0 = whole-file hash, then per layer the MPHF and the two section hashes, then
-    // every block. Each task writes its problem (if any) to its own slot: deterministic order.
-    const std::size_t nl = t.layers.size();
-    const std::size_t fixed = 1 + 3 * nl;
-    const std::size_t ntasks = fixed + t.blocks.size();
+    // Tasks: 0 = whole-file hash and the directory checksums, then every chunk of the
+    // first-level checksums, then every data chunk. Each task writes its own slot.
+    const std::size_t fixed = 1 + static_cast<std::size_t>(t.cs1_chunks);
+    const std::size_t ntasks = fixed + static_cast<std::size_t>(t.data_chunks);
     std::vector<std::string> problem(ntasks);
-    // Which layer and section each block belongs to.
-    std::vector<std::pair<std::uint32_t, bool>> owner(t.blocks.size());
-    for (std::size_t l = 0; l < nl; ++l) {
-        for (std::uint64_t b = 0; b < t.locs[l].fp.count; ++b)
-            owner[t.locs[l].fp.first + b] = {l, false};
-        for (std::uint64_t b = 0; b < t.locs[l].val.count; ++b)
-            owner[t.locs[l].val.first + b] = {l, true};
-    }
+    // Which section a data offset falls in, for messages.
+    auto where = [&](std::uint64_t off) -> std::string {
+        for (std::size_t l = 0; l < t.layers.size(); ++l)
+            for (std::size_t s = 0; s < kSections; ++s) {
+                const SectionLoc& S = t.locs[l].sec[s];
+                if (off >= S.offset && off < S.offset + S.size)
+                    return t.section_name(l, static_cast<Sec>(s));
+            }
+        return "data";
+    };
     parallel_for(ntasks, resolve_threads(threads), [&](std::size_t task, unsigned) {
         if (task == 0) {
             const XXH128_hash_t h =
@@ -591,8 +640,6 @@ VerifyReport Table::verify_checksums(int threads) const {
                 problem[task] = t.name + ": file: whole-file XXH3-128 mismatch (trailer says " +
                                 hex64(t.file_hi) + hex64(t.file_lo).substr(2) + ", computed " +
                                 hex64(h.high64) + hex64(h.low64).substr(2) + ")";
-            // The header and directory checksums were checked on open; re-check them here so
-            // that verify alone vouches for every byte.
             auto also = [&](const std::string& what) {
                 problem[task] += (problem[task].empty() ? "" : "\n") + t.name + ": " + what;
             };
@@ -603,37 +650,24 @@ VerifyReport Table::verify_checksums(int threads) const {
                 also("trailer: checksum mismatch");
             if (xxh3_64(t.base + t.lt_offset, t.lt_size) != t.lt_xxh)
                 also("layer table: checksum mismatch");
-            if (xxh3_64(t.base + t.bi_offset, t.bi_size) != t.bi_xxh)
-                also("block index: checksum mismatch");
+            if (xxh3_64(t.base + t.cs2_offset, t.cs2_size) != t.cs2_xxh)
+                also("checksums: second-level checksum table mismatch");
         } else if (task < fixed) {
-            const std::size_t l = (task - 1) / 3;
-            const std::size_t which = (task - 1) % 3;
-            const LayerLoc& L = t.locs[l];
-            std::uint64_t off = L.mphf_offset, len = L.mphf_size, want = L.mphf_xxh;
-            const char* what = "MPHF";
-            if (which == 1)
-                off = L.fp.offset, len = L.fp.size, want = L.fp.xxh, what = "fingerprints";
-            if (which == 2) off = L.val.offset, len = L.val.size, want = L.val.xxh, what = "values";
-            const std::uint64_t h = xxh3_64(t.base + off, len);
-            if (h != want)
-                problem[task] = t.name + ": " + t.layer_name(l) + ": " + what +
-                                ": section checksum mismatch (layer table says " + hex64(want) +
-                                ", computed " + hex64(h) + ")";
+            if (std::string why = t.check_cs1_chunk(task - 1); !why.empty())
+                problem[task] = t.name + ": checksums: " + why;
         } else {
-            const std::size_t g = task - fixed;
-            const auto [l, is_val] = owner[g];
-            const Section& s = is_val ? t.locs[l].val : t.locs[l].fp;
-            thread_local std::vector<std::uint8_t> scratch;
-            scratch.resize(t.blocks[g].raw);
-            try {
-                t.decode(l, s, g - s.first, scratch.data());
-            } catch (const FormatError& e) {
-                problem[task] = e.what();
-            }
+            const std::uint64_t c = task - fixed;
+            const std::uint64_t lo = kHeaderSize + (c << t.chunk_shift);
+            const std::uint64_t h = xxh3_64(t.base + lo, t.chunk_len(c, kHeaderSize, t.data_end));
+            const std::uint64_t want = le64(t.base + t.cs1_offset + 8 * c);
+            if (h != want)
+                problem[task] = t.name + ": " + where(lo) + ": checksum mismatch in chunk " +
+                                std::to_string(c) + " (stored " + hex64(want) + ", computed " +
+                                hex64(h) + ")";
         }
     });
     VerifyReport r;
-    r.blocks_checked = t.blocks.size();
+    r.blocks_checked = t.data_chunks + t.cs1_chunks;
     for (auto& p : problem) {
         if (p.empty()) continue;
         std::size_t start = 0;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -32,23 +33,16 @@ struct IoError : FormatError {
     using FormatError::FormatError;
 };
 
-/// The version of the layout this library writes and the only one it reads.
-inline constexpr std::uint32_t kFormatVersion = 1;
+/// The version of the layout this library writes and the only one it reads (FORMAT.md §13).
+inline constexpr std::uint32_t kFormatVersion = 2;
 
-/// Default number of slots (= raw bytes) per zstd block of a values section.
-/// Chosen by measurement, see FORMAT.md "Block size and compression level".
-inline constexpr std::uint32_t kDefaultValueBlockSlots = 16384;
-/// Default number of slots per zstd block of a fingerprints section (16 KiB raw at 16 bits).
-inline constexpr std::uint32_t kDefaultFingerprintBlockSlots = 8192;
-/// Default zstd level for values blocks (see FORMAT.md for the measurement).
-inline constexpr int kDefaultValueLevel = 12;
-/// Default zstd level for fingerprint blocks (random data: a higher level gains nothing).
-inline constexpr int kDefaultFingerprintLevel = 1;
+/// Defaults chosen by measurement (FORMAT.md §10): bytes per checksum chunk, zeros between the
+/// Elias-Fano select samples, values per directory block and per directory superblock.
+inline constexpr std::uint32_t kDefaultChunkBytes = 4096;
+inline constexpr std::uint32_t kDefaultSampleZeros = 512;
+inline constexpr std::uint32_t kDefaultValueBlock = 64;
+inline constexpr std::uint32_t kDefaultValueSuperblock = 1024;
 
-/// Smallest and largest block size, in slots, a file may declare. Block sizes must be powers
-/// of two.
-inline constexpr std::uint32_t kMinBlockSlots = 64;
-inline constexpr std::uint32_t kMaxBlockSlots = 1u << 22;
 /// At most this many layers per file.
 inline constexpr std::size_t kMaxLayers = 64;
 /// Longest ruleset name and generator string, in bytes (ASCII), a file can hold.
@@ -59,22 +53,21 @@ inline constexpr std::size_t kMaxGeneratorLength = 63;
 /// verbatim; nothing depends on time, host or thread count, so the same input gives the same
 /// file byte for byte.
 struct TableMeta {
-    unsigned rows = 0;  ///< board rows, 1..8
+    unsigned rows = 0;  ///< board rows, 1..8 (rows * cols <= 63)
     unsigned cols = 0;  ///< board columns, 1..8
     /// Ruleset name ("brainking", "center" or "any"): 1..15 characters of [a-z0-9_-].
     std::string ruleset;
-    /// Generator version, e.g. "konane 0.1.0": 0..63 printable ASCII characters.
+    /// Generator version, e.g. "konane 0.2.0": 0..63 printable ASCII characters.
     std::string generator;
-    /// Bits of fingerprint per slot: 0 (no fingerprints), 8 or 16.
-    unsigned fingerprint_bits = 16;
-    /// Writer parameters (stored in the header; the reader reports what the file holds).
-    /// Slots per values block and per fingerprints block: powers of two in
-    /// [kMinBlockSlots, kMaxBlockSlots].
-    std::uint32_t value_block_slots = kDefaultValueBlockSlots;
-    std::uint32_t fingerprint_block_slots = kDefaultFingerprintBlockSlots;
-    /// zstd compression levels (1..22) of values and fingerprint blocks.
-    int value_level = kDefaultValueLevel;
-    int fingerprint_level = kDefaultFingerprintLevel;
+    /// Writer parameters (stored in the header; the reader uses what the file holds):
+    /// bytes per checksum chunk, a power of two in 256..1048576;
+    std::uint32_t chunk_bytes = kDefaultChunkBytes;
+    /// zeros of the Elias-Fano high bits between two select samples, a power of two, 8..65536;
+    std::uint32_t sample_zeros = kDefaultSampleZeros;
+    /// values per directory block (a power of two, 1..1024) and per superblock (a power of
+    /// two, a multiple of the block, at most 2048).
+    std::uint32_t value_block = kDefaultValueBlock;
+    std::uint32_t value_superblock = kDefaultValueSuperblock;
 
     bool operator==(const TableMeta&) const = default;
 };
@@ -82,7 +75,7 @@ struct TableMeta {
 /// One layer: all positions with the same number of pieces.
 struct LayerInfo {
     std::uint32_t pieces = 0;   ///< pieces on the board; strictly increasing along the file
-    std::uint64_t classes = 0;  ///< n: slots in this layer (symmetry classes, MPHF range)
+    std::uint64_t classes = 0;  ///< n: positions (symmetry classes) stored in this layer
     std::uint64_t raw = 0;      ///< positions before symmetry reduction (>= classes)
 
     bool operator==(const LayerInfo&) const = default;
@@ -98,7 +91,8 @@ class TableWriter {
     /// Creates the temporary file and writes the header.
     /// @param final_path where the finished table will appear (replaced atomically if present)
     /// @param meta       board, ruleset, generator and writer parameters
-    /// @param threads    compression threads; 0 = hardware concurrency. Does not change output.
+    /// @param threads    threads for ranking keys; 0 = hardware concurrency. Does not change
+    ///                   the output.
     /// @throws std::invalid_argument if meta is out of range (see TableMeta)
     /// @throws FormatError "<final>: create <tmp>: <strerror>" if the file cannot be created
     TableWriter(const std::filesystem::path& final_path, const TableMeta& meta, int threads = 0);
@@ -107,22 +101,22 @@ class TableWriter {
     /// Removes the temporary file unless commit() completed. Never throws.
     ~TableWriter();
 
-    /// Appends one layer. Streams: compresses and writes the data in bounded batches and keeps
-    /// only the block index in memory.
-    /// @param info         pieces (> previous layer's), classes n, raw count (>= n)
-    /// @param mphf_blob    MPHF bytes, size a multiple of 8; stored uncompressed, 8-aligned
-    /// @param fingerprints n values (each < 2^fingerprint_bits), or empty if fingerprint_bits==0
-    /// @param values       n depths to end in plies (odd = WIN, even = LOSS for side to move)
+    /// Appends one layer: its positions and their values, by rank. Memory: the layer's encoded
+    /// sections (about n * (2 + log2(C(squares, pieces) / n) + 3.5) bits), not the table's.
+    /// @param info        pieces (> previous layer's), classes n, raw count (>= n)
+    /// @param sorted_keys n canonical keys (core/board.hpp key_of), ascending and distinct,
+    ///                    each with `pieces` occupied squares, all on the board
+    /// @param depth_by_rank n depths to end in plies, depth_by_rank[i] that of sorted_keys[i]
+    ///                    (odd = WIN, even = LOSS for the side to move)
     /// @throws std::invalid_argument on a broken contract (nothing is written then; the
     ///         writer stays usable)
     /// @throws std::logic_error after commit() or after an earlier I/O failure
     /// @throws FormatError on an I/O failure; the temporary file is then already removed
-    void add_layer(const LayerInfo& info, std::span<const std::uint8_t> mphf_blob,
-                   std::span<const std::uint16_t> fingerprints,
-                   std::span<const std::uint8_t> values);
+    void add_layer(const LayerInfo& info, std::span<const std::uint64_t> sorted_keys,
+                   std::span<const std::uint8_t> depth_by_rank);
 
-    /// Writes layer table, block index and trailer (with the whole-file XXH3-128), fsyncs,
-    /// renames over the final path and fsyncs the directory. At least one layer is required.
+    /// Writes the chunk checksums, layer table and trailer (with the whole-file XXH3-128),
+    /// fsyncs, renames over the final path and fsyncs the directory. At least one layer.
     /// @throws std::logic_error if called twice, with no layer, or after an I/O failure
     /// @throws FormatError e.g. "<final>: write <tmp>: No space left on device"; the temporary
     ///         file is removed and no file appears under the final name
@@ -136,9 +130,14 @@ class TableWriter {
     std::unique_ptr<Impl> impl_;
 };
 
-/// Stored (on-disk) bytes of one layer's sections.
+/// Stored bytes of one layer's sections (FORMAT.md §4).
 struct SectionSizes {
-    std::uint64_t mphf = 0, fingerprints = 0, values = 0;
+    std::uint64_t ef_low = 0, ef_high = 0, ef_samples = 0;  ///< the Elias-Fano index
+    std::uint64_t val_code = 0, val_dir = 0, val_data = 0;  ///< the values
+    /// Bytes of the index (membership and rank): the three Elias-Fano arrays.
+    std::uint64_t index() const { return ef_low + ef_high + ef_samples; }
+    /// Bytes of the values: code lengths, directory and the Huffman-coded stream.
+    std::uint64_t values() const { return val_code + val_dir + val_data; }
 };
 
 /// What the caller requires of a table; 0 / empty = don't care.
@@ -151,22 +150,22 @@ struct Expect {
 struct VerifyReport {
     bool ok = true;                     ///< no problem found
     std::vector<std::string> problems;  ///< one "<file>: <section>: <what>" line per problem
-    std::uint64_t blocks_checked = 0;   ///< zstd blocks whose checksum was checked and decoded
+    std::uint64_t blocks_checked = 0;   ///< checksum chunks whose XXH3-64 was checked
 };
 
-/// A read-only, memory-mapped, validated table. All const members are thread-safe; probes
-/// from any number of threads share a small, bounded cache of decoded blocks.
+/// A read-only, memory-mapped, validated table. All const members are thread-safe.
 class Table {
   public:
     /// Maps the file read-only and validates its structure: magic, version, declared and real
-    /// size, header / trailer / layer table / block index checksums, every offset, length and
-    /// count, the canonical placement of every section, zero padding, and `expect`.
-    /// Does not read the data blocks (checked on first decode) nor the whole-file hash (see
-    /// verify_checksums). The file must not be truncated in place while open (the writer
-    /// never does that: it renames a new file over the old one, and the mapping keeps the old
-    /// one alive); a file shrunk under a live mapping raises SIGBUS on access, as with any mmap.
+    /// size, header / trailer / layer table / second-level checksum table, every offset, size
+    /// and count, the canonical placement of every section, and `expect`. Costs O(layers +
+    /// file size / chunk_bytes^2 * 8): milliseconds whatever the table. The data chunks are
+    /// checked against their XXH3-64 when first read (see verify_checksums for all at once).
+    /// The file must not be truncated in place while open (a file shrunk under a live mapping
+    /// raises SIGBUS on access, as with any mmap; the writer never does that).
     /// @throws FormatError "<path>: <section>: <what is wrong>" for an empty, truncated,
-    ///         damaged or foreign file, a directory, or a table not matching `expect`
+    ///         damaged or foreign file, a file of another format version (naming the version
+    ///         and how to regenerate it), a directory, or a table not matching `expect`
     static std::shared_ptr<const Table> open(const std::filesystem::path& path,
                                              const Expect& expect = {});
 
@@ -180,34 +179,31 @@ class Table {
     const std::vector<LayerInfo>& layers() const;
     /// Index into layers() of the layer with this piece count, or -1 if absent.
     int layer_index(std::uint32_t pieces) const;
-    /// Stored bytes of the layer's three sections. @throws std::out_of_range
+    /// Stored bytes of the layer's sections. @throws std::out_of_range
     SectionSizes section_sizes(std::size_t layer) const;
     /// Size of the file in bytes.
     std::uint64_t file_size() const;
 
-    /// The MPHF blob, in place in the mapping (8-byte aligned, valid while the Table lives).
-    /// Its XXH3-64 is checked on the first call for this layer (once, thread-safe).
-    /// @throws FormatError on checksum mismatch (every call); std::out_of_range
-    std::span<const std::uint8_t> mphf_blob(std::size_t layer) const;
+    /// The rank of `key` in the layer (its index among the layer's sorted keys), or nullopt
+    /// when the layer does not hold it: exact, no false positives. A key with another number
+    /// of pieces than the layer, or with squares off the board, is not held.
+    /// @throws FormatError on a damaged chunk; std::out_of_range for a bad layer
+    std::optional<std::uint64_t> find(std::size_t layer, std::uint64_t key) const;
+    /// Depth to end in plies of the position of rank `rank` (odd = WIN, even = LOSS for the
+    /// side to move). Decodes at most one directory block of the values.
+    /// @throws FormatError on a damaged chunk; std::out_of_range for a bad layer or rank
+    std::uint8_t value(std::size_t layer, std::uint64_t rank) const;
 
-    /// Fingerprint of one slot (0 when fingerprint_bits == 0). Decodes at most one block,
-    /// through the cache; a block's checksum is checked whenever it is decoded.
-    /// @throws FormatError on a damaged block; std::out_of_range for a bad layer or slot
-    std::uint16_t fingerprint(std::size_t layer, std::uint64_t slot) const;
-    /// Depth to end in plies of one slot (odd = WIN, even = LOSS for the side to move).
-    /// Same decoding and errors as fingerprint().
-    std::uint8_t value(std::size_t layer, std::uint64_t slot) const;
-
-    /// Decodes a whole layer's values into `out` (resized to n), in parallel, bypassing the
-    /// cache; every block checksum is checked. @throws FormatError, std::out_of_range
+    /// Decodes a whole layer's keys, ascending, into `out` (resized to n); checks their
+    /// chunks, order and range. @throws FormatError, std::out_of_range
+    void read_keys(std::size_t layer, std::vector<std::uint64_t>& out) const;
+    /// Decodes a whole layer's values by rank into `out` (resized to n), in parallel; checks
+    /// their chunks and the directory. @throws FormatError, std::out_of_range
     void read_values(std::size_t layer, std::vector<std::uint8_t>& out) const;
-    /// Decodes a whole layer's fingerprints (all zero if fingerprint_bits == 0).
-    void read_fingerprints(std::size_t layer, std::vector<std::uint16_t>& out) const;
 
-    /// Checks everything: structure again, every MPHF and section checksum, every block's
-    /// checksum and decoded size, and the whole-file XXH3-128. Never throws FormatError;
-    /// reports each problem found.
-    /// @param threads 0 = hardware concurrency
+    /// Checks every checksum: header, trailer, layer table, both levels of chunk checksums,
+    /// every data chunk, and the whole-file XXH3-128. Never throws FormatError; reports each
+    /// problem found. @param threads 0 = hardware concurrency
     VerifyReport verify_checksums(int threads = 0) const;
 
     struct Impl;

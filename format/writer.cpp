@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <array>
@@ -17,6 +16,9 @@
 #include "format/cleanup.hpp"
 #include "format/detail.hpp"
 #include "format/table.hpp"
+#include "format/values.hpp"
+#include "index/colex.hpp"
+#include "index/elias_fano.hpp"
 
 namespace konane::format {
 
@@ -25,8 +27,8 @@ using namespace detail;
 
 namespace {
 
-/// Raw bytes handed to the compressor per batch (bounds the writer's extra memory).
-constexpr std::size_t kBatchRawBytes = std::size_t{32} << 20;
+/// Keys ranked per parallel batch (bounds the writer's scratch memory: 8 bytes per key).
+constexpr std::size_t kRankBatch = std::size_t{1} << 20;
 /// Size of the sequential write buffer.
 constexpr std::size_t kWriteBuffer = std::size_t{1} << 20;
 
@@ -41,9 +43,6 @@ std::string random_suffix() {
     return buf;
 }
 
-struct CCtxDeleter {
-    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
-};
 struct XXH3Deleter {
     void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
 };
@@ -62,20 +61,19 @@ struct TableWriter::Impl {
     std::uint64_t pos = 0;  // logical bytes written (buffered or not)
     std::vector<std::uint8_t> buf;
     std::unique_ptr<XXH3_state_t, XXH3Deleter> file_hash;
-    std::unique_ptr<XXH3_state_t, XXH3Deleter> section_hash;
+    std::unique_ptr<XXH3_state_t, XXH3Deleter> chunk_hash;
+    bool in_data = false;                   // bytes written now belong to the data area (chunked)
+    std::uint64_t chunk_fill = 0;           // bytes of the current chunk hashed so far
+    std::vector<std::uint64_t> chunk_sums;  // XXH3-64 of every finished data chunk
     std::vector<std::uint8_t> layer_table;
-    std::vector<std::uint8_t> block_index;
-    std::uint64_t blocks = 0;
     std::optional<std::uint32_t> last_pieces;
     std::size_t layer_count = 0;
-    std::vector<std::unique_ptr<ZSTD_CCtx, CCtxDeleter>> cctx;
     int cleanup_handle = -1;  // registration for removal on SIGINT/SIGTERM (format/cleanup.hpp)
 
     ~Impl() { discard(); }
 
-    void append_layer(const LayerInfo& info, std::span<const std::uint8_t> mphf_blob,
-                      std::span<const std::uint16_t> fingerprints,
-                      std::span<const std::uint8_t> values);
+    void append_layer(const LayerInfo& info, std::span<const std::uint64_t> keys,
+                      std::span<const std::uint8_t> depth);
 
     /// Closes and removes the temporary file (no-op if there is none). Never throws.
     void discard() noexcept {
@@ -115,11 +113,31 @@ struct TableWriter::Impl {
         }
     }
 
-    /// Appends bytes to the file; updates the whole-file hash (and the section hash if asked).
-    void write(const void* data, std::size_t n, bool hash_file = true, bool hash_section = false) {
+    /// Feeds data-area bytes to the chunk checksums (one XXH3-64 per chunk_bytes).
+    void hash_chunks(const std::uint8_t* p, std::size_t n) {
+        while (n > 0) {
+            const std::size_t take =
+                static_cast<std::size_t>(std::min<std::uint64_t>(n, meta.chunk_bytes - chunk_fill));
+            XXH3_64bits_update(chunk_hash.get(), p, take);
+            chunk_fill += take;
+            p += take;
+            n -= take;
+            if (chunk_fill == meta.chunk_bytes) end_chunk();
+        }
+    }
+    void end_chunk() {
+        if (chunk_fill == 0) return;
+        chunk_sums.push_back(XXH3_64bits_digest(chunk_hash.get()));
+        XXH3_64bits_reset(chunk_hash.get());
+        chunk_fill = 0;
+    }
+
+    /// Appends bytes to the file; updates the whole-file hash (and the chunk hashes in the
+    /// data area).
+    void write(const void* data, std::size_t n, bool hash_file = true) {
         const auto* p = static_cast<const std::uint8_t*>(data);
         if (hash_file) XXH3_128bits_update(file_hash.get(), p, n);
-        if (hash_section) XXH3_64bits_update(section_hash.get(), p, n);
+        if (in_data) hash_chunks(p, n);
         if (buf.size() + n > kWriteBuffer) flush();
         if (n >= kWriteBuffer) {
             raw_write(p, n);
@@ -129,73 +147,8 @@ struct TableWriter::Impl {
         pos += n;
     }
 
-    void pad8() {
-        static const std::uint8_t zeros[8] = {};
-        write(zeros, align8(pos) - pos);
-    }
-
-    struct Section {
-        std::uint64_t offset = 0, size = 0, first = 0, count = 0, xxh = 0;
-    };
-
-    /// Compresses `n` slots of `width` bytes each, produced by get(slot_begin, slot_end, dst),
-    /// in blocks of `per_block` slots, and writes them. Parallel in batches; the output does
-    /// not depend on the thread count.
-    template <class Get>
-    Section write_section(std::uint64_t n, unsigned width, std::uint32_t per_block, int level,
-                          Get&& get) {
-        Section s;
-        s.offset = pos;
-        s.first = blocks;
-        s.count = width == 0 ? 0 : block_count(n, per_block);
-        XXH3_64bits_reset(section_hash.get());
-        if (s.count == 0) {
-            s.xxh = XXH3_64bits_digest(section_hash.get());
-            return s;
-        }
-        const std::size_t block_bytes = std::size_t{per_block} * width;
-        const std::size_t batch = std::max<std::size_t>(threads, kBatchRawBytes / block_bytes);
-        const std::size_t cap = ZSTD_compressBound(block_bytes);
-        std::vector<std::vector<std::uint8_t>> out(std::min<std::uint64_t>(batch, s.count));
-        std::vector<std::uint64_t> out_xxh(out.size());
-        std::vector<std::vector<std::uint8_t>> scratch(threads);
-        for (std::uint64_t b0 = 0; b0 < s.count; b0 += batch) {
-            const std::size_t nb =
-                static_cast<std::size_t>(std::min<std::uint64_t>(batch, s.count - b0));
-            parallel_for(nb, threads, [&](std::size_t i, unsigned w) {
-                const std::uint64_t b = b0 + i;
-                const std::uint64_t lo = b * per_block;
-                const std::uint64_t hi = std::min<std::uint64_t>(n, lo + per_block);
-                const std::size_t len = static_cast<std::size_t>(hi - lo) * width;
-                auto& src = scratch[w];
-                src.resize(block_bytes);
-                const std::uint8_t* in = get(lo, hi, src.data());
-                auto& dst = out[i];
-                dst.resize(cap);
-                const std::size_t r =
-                    ZSTD_compressCCtx(cctx[w].get(), dst.data(), dst.size(), in, len, level);
-                if (ZSTD_isError(r))
-                    throw FormatError(final_path.string() + ": compress: " + ZSTD_getErrorName(r));
-                dst.resize(r);
-                out_xxh[i] = xxh3_64(dst.data(), dst.size());
-            });
-            for (std::size_t i = 0; i < nb; ++i) {
-                const std::uint64_t b = b0 + i;
-                const std::uint64_t lo = b * per_block;
-                const std::uint64_t hi = std::min<std::uint64_t>(n, lo + per_block);
-                std::array<std::uint8_t, kBlockEntrySize> e{};
-                put64(e.data() + bie::offset, pos);
-                put32(e.data() + bie::stored, static_cast<std::uint32_t>(out[i].size()));
-                put32(e.data() + bie::raw, static_cast<std::uint32_t>((hi - lo) * width));
-                put64(e.data() + bie::xxh, out_xxh[i]);
-                block_index.insert(block_index.end(), e.begin(), e.end());
-                ++blocks;
-                write(out[i].data(), out[i].size(), true, true);
-                s.size += out[i].size();
-            }
-        }
-        s.xxh = XXH3_64bits_digest(section_hash.get());
-        return s;
+    void write_words(const std::vector<std::uint64_t>& w) {
+        write(w.data(), w.size() * 8);  // little-endian host (detail.hpp)
     }
 };
 
@@ -208,13 +161,10 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
     w.meta = meta;
     w.threads = resolve_threads(threads);
     w.file_hash.reset(XXH3_createState());
-    w.section_hash.reset(XXH3_createState());
-    if (!w.file_hash || !w.section_hash) throw std::bad_alloc();
+    w.chunk_hash.reset(XXH3_createState());
+    if (!w.file_hash || !w.chunk_hash) throw std::bad_alloc();
+    XXH3_64bits_reset(w.chunk_hash.get());
     XXH3_128bits_reset(w.file_hash.get());
-    for (unsigned i = 0; i < w.threads; ++i) {
-        w.cctx.emplace_back(ZSTD_createCCtx());
-        if (!w.cctx.back()) throw std::bad_alloc();
-    }
     w.buf.reserve(kWriteBuffer);
 
     if (final_path.empty() || !final_path.has_filename())
@@ -249,16 +199,16 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
     put32(h.data() + hdr::header_size, kHeaderSize);
     h[hdr::rows] = static_cast<std::uint8_t>(meta.rows);
     h[hdr::cols] = static_cast<std::uint8_t>(meta.cols);
-    h[hdr::fp_bits] = static_cast<std::uint8_t>(meta.fingerprint_bits);
-    put32(h.data() + hdr::value_block_slots, meta.value_block_slots);
-    put32(h.data() + hdr::fp_block_slots, meta.fingerprint_block_slots);
-    put32(h.data() + hdr::value_level, static_cast<std::uint32_t>(meta.value_level));
-    put32(h.data() + hdr::fp_level, static_cast<std::uint32_t>(meta.fingerprint_level));
+    put32(h.data() + hdr::chunk_bytes, meta.chunk_bytes);
+    put32(h.data() + hdr::sample_zeros, meta.sample_zeros);
+    put32(h.data() + hdr::value_block, meta.value_block);
+    put32(h.data() + hdr::value_superblock, meta.value_superblock);
     std::memcpy(h.data() + hdr::ruleset, meta.ruleset.data(), meta.ruleset.size());
     std::memcpy(h.data() + hdr::generator, meta.generator.data(), meta.generator.size());
     put64(h.data() + hdr::checksum, xxh3_64(h.data(), hdr::checksum));
     w.write(h.data(), h.size());
     w.flush();
+    w.in_data = true;  // everything from here to the chunk checksums is the data area
 }
 
 TableWriter::~TableWriter() = default;
@@ -267,9 +217,8 @@ std::uint64_t TableWriter::bytes_written() const {
     return impl_->pos;
 }
 
-void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint8_t> mphf_blob,
-                            std::span<const std::uint16_t> fingerprints,
-                            std::span<const std::uint8_t> values) {
+void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint64_t> sorted_keys,
+                            std::span<const std::uint8_t> depth_by_rank) {
     Impl& w = *impl_;
     if (w.state == Impl::State::committed)
         throw std::logic_error("TableWriter::add_layer: table already committed");
@@ -284,70 +233,137 @@ void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint8_t>
     if (info.pieces > w.meta.rows * w.meta.cols)
         throw std::invalid_argument(where + "more pieces than squares");
     if (info.raw < info.classes) throw std::invalid_argument(where + "raw count < classes");
-    if (info.classes > (std::uint64_t{1} << 48))
-        throw std::invalid_argument(where + "more than 2^48 classes");
-    if (values.size() != info.classes)
-        throw std::invalid_argument(where + "values span has " + std::to_string(values.size()) +
+    if (sorted_keys.size() != info.classes)
+        throw std::invalid_argument(where + "keys span has " + std::to_string(sorted_keys.size()) +
                                     " entries, expected " + std::to_string(info.classes));
-    const std::uint64_t want_fp = w.meta.fingerprint_bits == 0 ? 0 : info.classes;
-    if (fingerprints.size() != want_fp)
-        throw std::invalid_argument(where + "fingerprints span has " +
-                                    std::to_string(fingerprints.size()) + " entries, expected " +
-                                    std::to_string(want_fp));
-    if (mphf_blob.size() % 8 != 0)
-        throw std::invalid_argument(where + "MPHF blob size is not a multiple of 8");
-    if (w.meta.fingerprint_bits == 8 && std::any_of(fingerprints.begin(), fingerprints.end(),
-                                                    [](std::uint16_t f) { return f > 255; }))
-        throw std::invalid_argument(where + "fingerprint does not fit in 8 bits");
-
+    if (depth_by_rank.size() != info.classes)
+        throw std::invalid_argument(where + "values span has " +
+                                    std::to_string(depth_by_rank.size()) + " entries, expected " +
+                                    std::to_string(info.classes));
     try {
-        w.append_layer(info, mphf_blob, fingerprints, values);
+        w.append_layer(info, sorted_keys, depth_by_rank);
+    } catch (const std::invalid_argument&) {
+        throw;  // nothing written: the writer stays usable
     } catch (...) {
         w.discard();  // I/O error (already discarded) or e.g. std::bad_alloc mid-layer
         throw;
     }
 }
 
-void TableWriter::Impl::append_layer(const LayerInfo& info, std::span<const std::uint8_t> mphf_blob,
-                                     std::span<const std::uint16_t> fingerprints,
-                                     std::span<const std::uint8_t> values) {
+void TableWriter::Impl::append_layer(const LayerInfo& info, std::span<const std::uint64_t> keys,
+                                     std::span<const std::uint8_t> depth) {
     Impl& w = *this;
-    const std::uint64_t want_fp = w.meta.fingerprint_bits == 0 ? 0 : info.classes;
+    const std::string where =
+        "TableWriter::add_layer(" + std::to_string(info.pieces) + " pieces): ";
+    const unsigned squares = w.meta.rows * w.meta.cols;
+    const std::uint64_t n = keys.size();
+    const std::uint64_t board = (std::uint64_t{1} << squares) - 1;
+    const std::uint64_t side = std::uint64_t{1} << 63;
+    auto check_key = [&](std::uint64_t i) {
+        const std::uint64_t k = keys[i];
+        if ((k & ~side & ~board) != 0 ||
+            static_cast<unsigned>(std::popcount(k & ~side)) != info.pieces)
+            throw std::invalid_argument(where + "key " + std::to_string(i) + " (" +
+                                        std::to_string(k) + ") is not a position of " +
+                                        std::to_string(info.pieces) + " pieces on the board");
+    };
+
+    // 1. The Elias-Fano set over the keys' ranks (index/colex.hpp), ranked in parallel batches.
+    std::uint64_t universe = 0;
+    if (n > 0) {
+        check_key(n - 1);
+        universe = index::key_rank(keys[n - 1], squares) + 1;
+    }
+    const auto shape = index::EliasFanoShape::make(n, universe, w.meta.sample_zeros);
+    index::EliasFanoBuilder ef(shape);
+    {
+        std::vector<std::uint64_t> ranks(std::min<std::uint64_t>(n, kRankBatch));
+        for (std::uint64_t b0 = 0; b0 < n; b0 += kRankBatch) {
+            const std::uint64_t nb = std::min<std::uint64_t>(kRankBatch, n - b0);
+            const std::uint64_t per = 16384;
+            parallel_for((nb + per - 1) / per, threads, [&](std::size_t t, unsigned) {
+                const std::uint64_t lo = t * per, hi = std::min(nb, lo + per);
+                for (std::uint64_t i = lo; i < hi; ++i) {
+                    check_key(b0 + i);
+                    ranks[i] = index::key_rank(keys[b0 + i], squares);
+                }
+            });
+            for (std::uint64_t i = 0; i < nb; ++i) {
+                if (b0 + i > 0 &&
+                    ranks[i] <= (i > 0 ? ranks[i - 1] : index::key_rank(keys[b0 - 1], squares)))
+                    throw std::invalid_argument(where + "keys are not ascending and distinct at " +
+                                                std::to_string(b0 + i));
+                ef.push(ranks[i]);
+            }
+        }
+        ef.finish();
+    }
+
+    // 2. The values: a canonical Huffman code of the layer's depths (format/values.hpp), a
+    // directory of bit offsets per superblock and block, the bit stream.
+    std::array<std::uint8_t, 256> lengths{};
+    std::array<std::uint32_t, 256> codes{};
+    std::vector<std::uint8_t> dir;
+    BitWriter bits;
+    if (n > 0) {
+        const std::uint64_t per = 1 << 20;
+        const std::size_t parts = static_cast<std::size_t>((n + per - 1) / per);
+        std::vector<std::array<std::uint64_t, 256>> hists(parts);
+        parallel_for(parts, threads, [&](std::size_t t, unsigned) {
+            auto& h = hists[t];
+            h.fill(0);
+            const std::uint64_t lo = t * per, hi = std::min(n, lo + per);
+            for (std::uint64_t i = lo; i < hi; ++i)
+                ++h[depth[i]];
+        });
+        std::array<std::uint64_t, 256> hist{};
+        for (const auto& h : hists)
+            for (int s = 0; s < 256; ++s)
+                hist[s] += h[s];
+        lengths = huffman_lengths(hist);
+        if (const std::string why = canonical_codes(lengths, codes); !why.empty())
+            throw std::logic_error("TableWriter: Huffman code: " + why);
+        const std::uint64_t sb = w.meta.value_superblock, vb = w.meta.value_block;
+        const std::size_t entry = 8 + 2 * (sb / vb - 1);
+        dir.assign(static_cast<std::size_t>(align8(((n + sb - 1) / sb) * entry)), 0);
+        std::uint64_t base = 0;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            if (i % sb == 0) {
+                base = bits.bits();
+                put64(dir.data() + (i / sb) * entry, base);
+            } else if (i % vb == 0) {
+                store_le(dir.data() + (i / sb) * entry + 8 + 2 * ((i % sb) / vb - 1),
+                         bits.bits() - base, 2);
+            }
+            bits.put(codes[depth[i]], lengths[depth[i]]);
+        }
+    }
+    const std::uint64_t value_bits = bits.bits();
+
+    // 3. Write the six sections, each a multiple of 8 bytes (so each starts 8-aligned).
     std::array<std::uint8_t, kLayerEntrySize> e{};
     put32(e.data() + lte::pieces, info.pieces);
+    put32(e.data() + lte::low_bits, shape.l);
     put64(e.data() + lte::classes, info.classes);
     put64(e.data() + lte::raw, info.raw);
-
-    // MPHF blob: uncompressed, at an 8-aligned offset (pos is kept 8-aligned between layers).
-    put64(e.data() + lte::mphf_offset, w.pos);
-    put64(e.data() + lte::mphf_size, mphf_blob.size());
-    put64(e.data() + lte::mphf_xxh, xxh3_64(mphf_blob.data(), mphf_blob.size()));
-    w.write(mphf_blob.data(), mphf_blob.size());
-
-    const unsigned width = fp_bytes(w.meta.fingerprint_bits);
-    const auto fp = w.write_section(
-        want_fp, width, w.meta.fingerprint_block_slots, w.meta.fingerprint_level,
-        [&](std::uint64_t lo, std::uint64_t hi, std::uint8_t* dst) -> const std::uint8_t* {
-            for (std::uint64_t i = lo; i < hi; ++i)
-                store_le(dst + (i - lo) * width, fingerprints[i], width);
-            return dst;
-        });
-    put64(e.data() + lte::fp_offset, fp.offset);
-    put64(e.data() + lte::fp_size, fp.size);
-    put64(e.data() + lte::fp_first, fp.first);
-    put64(e.data() + lte::fp_count, fp.count);
-    put64(e.data() + lte::fp_xxh, fp.xxh);
-
-    const auto val = w.write_section(
-        info.classes, 1, w.meta.value_block_slots, w.meta.value_level,
-        [&](std::uint64_t lo, std::uint64_t, std::uint8_t*) { return values.data() + lo; });
-    put64(e.data() + lte::val_offset, val.offset);
-    put64(e.data() + lte::val_size, val.size);
-    put64(e.data() + lte::val_first, val.first);
-    put64(e.data() + lte::val_count, val.count);
-    put64(e.data() + lte::val_xxh, val.xxh);
-
-    w.pad8();
+    put64(e.data() + lte::universe, universe);
+    put64(e.data() + lte::value_bits, value_bits);
+    auto section = [&](Sec s, const void* data, std::size_t size) {
+        put64(e.data() + lte::sections + 16 * s, w.pos);
+        put64(e.data() + lte::sections + 16 * s + 8, size);
+        w.write(data, size);
+    };
+    section(kEfLow, ef.low().data(), ef.low().size() * 8);
+    section(kEfHigh, ef.high().data(), ef.high().size() * 8);
+    section(kEfSamples, ef.samples().data(), ef.samples().size() * 8);
+    section(kValCode, lengths.data(), n > 0 ? lengths.size() : 0);
+    section(kValDir, dir.data(), dir.size());
+    if (n > 0) {
+        const auto& words = bits.finish();
+        section(kValData, words.data(), words.size() * 8);
+    } else {
+        section(kValData, nullptr, 0);
+    }
     w.layer_table.insert(w.layer_table.end(), e.begin(), e.end());
     w.last_pieces = info.pieces;
     ++w.layer_count;
@@ -361,21 +377,37 @@ void TableWriter::commit() {
         throw std::logic_error("TableWriter::commit: writer failed earlier");
     if (w.layer_count == 0) throw std::logic_error("TableWriter::commit: no layer added");
 
-    const std::uint64_t lt_offset = w.pos;  // 8-aligned
+    // End of the data area: the last (partial) chunk, then the two levels of checksums.
+    w.end_chunk();
+    w.in_data = false;
+    const std::uint64_t cs1_offset = w.pos;
+    w.write_words(w.chunk_sums);
+    const std::uint64_t cs1_size = w.pos - cs1_offset;
+    std::vector<std::uint64_t> cs2;
+    {
+        const auto* p = reinterpret_cast<const std::uint8_t*>(w.chunk_sums.data());
+        for (std::uint64_t off = 0; off < cs1_size; off += w.meta.chunk_bytes)
+            cs2.push_back(xxh3_64(p + off, static_cast<std::size_t>(std::min<std::uint64_t>(
+                                               w.meta.chunk_bytes, cs1_size - off))));
+    }
+    const std::uint64_t cs2_offset = w.pos;
+    w.write_words(cs2);
+    const std::uint64_t cs2_size = w.pos - cs2_offset;
+    const std::uint64_t lt_offset = w.pos;
     w.write(w.layer_table.data(), w.layer_table.size());
-    const std::uint64_t bi_offset = w.pos;
-    w.write(w.block_index.data(), w.block_index.size());
 
     std::array<std::uint8_t, kTrailerSize> t{};
     std::memcpy(t.data() + trl::magic, kTrailerMagic, 8);
     put64(t.data() + trl::file_size, w.pos + kTrailerSize);
     put32(t.data() + trl::layer_count, static_cast<std::uint32_t>(w.layer_count));
+    put64(t.data() + trl::cs1_offset, cs1_offset);
+    put64(t.data() + trl::cs1_size, cs1_size);
+    put64(t.data() + trl::cs2_offset, cs2_offset);
+    put64(t.data() + trl::cs2_size, cs2_size);
     put64(t.data() + trl::lt_offset, lt_offset);
     put64(t.data() + trl::lt_size, w.layer_table.size());
-    put64(t.data() + trl::bi_offset, bi_offset);
-    put64(t.data() + trl::bi_size, w.block_index.size());
     put64(t.data() + trl::lt_xxh, xxh3_64(w.layer_table.data(), w.layer_table.size()));
-    put64(t.data() + trl::bi_xxh, xxh3_64(w.block_index.data(), w.block_index.size()));
+    put64(t.data() + trl::cs2_xxh, xxh3_64(cs2.data(), cs2.size() * 8));
     XXH3_128bits_update(w.file_hash.get(), t.data(), trl::file_xxh128_lo);
     const XXH128_hash_t fh = XXH3_128bits_digest(w.file_hash.get());
     put64(t.data() + trl::file_xxh128_lo, fh.low64);

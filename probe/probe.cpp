@@ -3,8 +3,6 @@
 #include <mutex>
 #include <string>
 
-#include "core/fingerprint.hpp"
-#include "core/mphf.hpp"
 #include "core/notation.hpp"
 
 namespace konane {
@@ -27,50 +25,20 @@ struct Tablebase::State {
     Board board;
     Ruleset rules = Ruleset::Brainking;
     SymmetryGroup group;
-    unsigned fingerprint_bits = 0;
     std::vector<int> layer_of_pieces;  ///< layer index by piece count, -1 if none
-    // The perfect-hash views, validated on first use of each layer (call_once publishes them).
-    mutable std::vector<std::once_flag> once;
-    mutable std::vector<MphfView> views;
 
     State(std::shared_ptr<const format::Table> t, const Board& b, Ruleset r)
         : table(std::move(t)),
           board(b),
           rules(r),
           group(b),
-          fingerprint_bits(table->meta().fingerprint_bits),
-          layer_of_pieces(static_cast<std::size_t>(b.squares()) + 1, -1),
-          once(table->layers().size()),
-          views(table->layers().size()) {
+          layer_of_pieces(static_cast<std::size_t>(b.squares()) + 1, -1) {
         const auto& layers = table->layers();
         for (std::size_t i = 0; i < layers.size(); ++i) {
             if (layers[i].pieces < layer_of_pieces.size()) {
                 layer_of_pieces[layers[i].pieces] = static_cast<int>(i);
             }
         }
-    }
-
-    const MphfView& view(int layer) const {
-        std::call_once(once[layer], [&] {
-            const auto& info = table->layers()[layer];
-            const auto blob = table->mphf_blob(static_cast<std::size_t>(layer));
-            MphfView v;
-            try {
-                v = MphfView::from_bytes(blob);
-            } catch (const std::exception& e) {
-                throw format::FormatError(table->path().string() + ": layer " +
-                                          std::to_string(info.pieces) +
-                                          " perfect hash: " + e.what());
-            }
-            if (v.size() != info.classes) {
-                throw format::FormatError(table->path().string() + ": layer " +
-                                          std::to_string(info.pieces) + " perfect hash: covers " +
-                                          std::to_string(v.size()) + " keys, layer has " +
-                                          std::to_string(info.classes));
-            }
-            views[layer] = v;
-        });
-        return views[layer];
     }
 };
 
@@ -84,12 +52,6 @@ Tablebase Tablebase::open(const std::filesystem::path& path, const format::Expec
         r = parse_ruleset(m.ruleset);
     } catch (const std::invalid_argument& e) {
         throw format::FormatError(path.string() + ": header: " + e.what());
-    }
-    if (m.fingerprint_bits == 0) {
-        throw format::FormatError(path.string() +
-                                  ": header: the table has no fingerprints (written with "
-                                  "0 fingerprint bits), so a probe could not tell a stored "
-                                  "position from another; regenerate it with 8 or 16 bits");
     }
     if (b.squares() > 63) {
         throw format::FormatError(path.string() + ": header: board " + b.name() +
@@ -117,13 +79,10 @@ std::optional<Value> Tablebase::lookup(Position p) const {
     if (stage_of(s.board, p) != Stage::Play) return std::nullopt;
     const int layer = s.layer_of_pieces[static_cast<std::size_t>(piece_count(p))];
     if (layer < 0) return std::nullopt;
-    const std::uint64_t key = s.group.canonical_key(p);
-    const std::uint64_t slot = s.view(layer)(key);
-    if (s.fingerprint_bits && s.table->fingerprint(static_cast<std::size_t>(layer), slot) !=
-                                  fingerprint(key, s.fingerprint_bits)) {
-        return std::nullopt;
-    }
-    return Value::from_depth(s.table->value(static_cast<std::size_t>(layer), slot));
+    const auto l = static_cast<std::size_t>(layer);
+    const auto rank = s.table->find(l, s.group.canonical_key(p));
+    if (!rank) return std::nullopt;
+    return Value::from_depth(s.table->value(l, *rank));
 }
 
 namespace {

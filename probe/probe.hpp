@@ -76,11 +76,8 @@ std::optional<MoveValue> pick_best(const std::vector<MoveValue>& moves);
 ///   ruleset (the Play stage). The opening-stage positions (the full board with Black to move,
 ///   and a one-hole board with White to move whose hole is one of Black's legal removals) are
 ///   answered from their children.
-/// - Fingerprints: a position not stored is told from a stored one by a per-slot fingerprint;
-///   with b fingerprint bits (16 by default) a position not stored is mistaken for a stored one
-///   with probability 2^-b per look-up. Reachable positions are always answered exactly. A
-///   table written with 0 fingerprint bits cannot tell them apart at all: look-ups of
-///   unreachable positions then return arbitrary values.
+/// - Membership is exact: a position the table does not hold is always reported as not stored
+///   (the file keeps the sorted set of its positions, format/FORMAT.md).
 class Tablebase {
   public:
     /// Opens a table file. `expect` may require a board size and ruleset.
@@ -97,7 +94,7 @@ class Tablebase {
     const SymmetryGroup& group() const;
 
     /// The stored value of a Play-stage position, or nullopt when the table does not hold it
-    /// (squares off the board, no layer of its piece count, or its slot's fingerprint differs).
+    /// (squares off the board, no layer of its piece count, or not among the layer's positions).
     /// Opening-stage positions are never stored: use value().
     /// @throws format::FormatError if the block needed is damaged.
     std::optional<Value> lookup(Position p) const;

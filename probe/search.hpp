@@ -44,9 +44,8 @@ struct SearchOptions {
 ///
 /// With a Tablebase of the same board, the search takes a stored value instead of searching
 /// below a Play-stage position, once it has checked it: every child must be stored too and the
-/// stored depth must be the one its children's stored depths give. A position not stored that
-/// a fingerprint mistakes for a stored one (probability 2^-fingerprint_bits per look-up) is
-/// thus rejected unless its children agree as well; a rejected value is searched instead.
+/// stored depth must be the one its children's stored depths give (a check against a damaged
+/// or foreign table; membership itself is exact); a rejected value is searched instead.
 ///
 /// Not thread-safe (the memo is mutable state); use one Searcher per thread. The Tablebase is
 /// shared (copied handle), not owned exclusively.

@@ -10,7 +10,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/fingerprint.hpp"
 #include "core/movegen.hpp"
 #include "format/table.hpp"
 #include "solver/keyfile.hpp"
@@ -226,7 +225,6 @@ GenerateReport generate(const GenerateOptions& o) {
         meta.cols = static_cast<unsigned>(b.cols);
         meta.ruleset = ruleset_name(o.rules);
         meta.generator = "konane 0.1.0";
-        meta.fingerprint_bits = o.fingerprint_bits;
         writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
     }
 
@@ -286,18 +284,17 @@ GenerateReport generate(const GenerateOptions& o) {
         if (writer) {
             const auto t = Clock::now();
             if (o.progress) o.progress("write", n, 0, keys.size());
+            // The file stores values by rank (the keys' sorted order), not by hash slot.
             const MphfView mph = layer->mphf.view();
-            std::vector<std::uint16_t> fps(o.fingerprint_bits ? keys.size() : 0);
-            if (o.fingerprint_bits) {
-                const auto count = static_cast<std::int64_t>(keys.size());
+            std::vector<Depth> by_rank(keys.size());
+            const auto count = static_cast<std::int64_t>(keys.size());
 #pragma omp parallel for num_threads(threads) if (count > 65536) schedule(static)
-                for (std::int64_t i = 0; i < count; ++i) {
-                    fps[mph(keys[i])] = fingerprint(keys[i], o.fingerprint_bits);
-                }
+            for (std::int64_t i = 0; i < count; ++i) {
+                by_rank[i] = layer->depth[mph(keys[i])];
             }
             writer->add_layer(
-                format::LayerInfo{static_cast<std::uint32_t>(n), keys.size(), rec.raw},
-                layer->mphf.bytes(), fps, layer->depth);
+                format::LayerInfo{static_cast<std::uint32_t>(n), keys.size(), rec.raw}, keys,
+                by_rank);
             rep.write_seconds += since(t);
         }
         rep.classes += lr.classes;

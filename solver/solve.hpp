@@ -11,8 +11,8 @@
 
 #include "core/board.hpp"
 #include "core/depth.hpp"
-#include "core/mphf.hpp"
 #include "core/symmetry.hpp"
+#include "index/mphf.hpp"
 #include "solver/enumerate.hpp"
 #include "solver/workdir.hpp"
 
@@ -86,10 +86,9 @@ class SolvedLookup {
 struct GenerateOptions {
     Board board = Board::make(4, 4);
     Ruleset rules = Ruleset::Brainking;
-    int threads = 0;                 ///< OpenMP threads; <= 0: all
-    std::filesystem::path output;    ///< table file to write; empty: write none
-    unsigned fingerprint_bits = 16;  ///< 0, 8 or 16
-    bool keep_layers = false;        ///< keep every SolvedLayer (with keys) in the result
+    int threads = 0;               ///< OpenMP threads; <= 0: all
+    std::filesystem::path output;  ///< table file to write; empty: write none
+    bool keep_layers = false;      ///< keep every SolvedLayer (with keys) in the result
     /// Memory budget in bytes (0: default_memory_budget()). The enumeration sorts and spills
     /// children to disk to stay within it; the solve refuses (std::invalid_argument, before
     /// solving) when a layer's working set does not fit (solve_memory_bytes()).

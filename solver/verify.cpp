@@ -7,11 +7,10 @@
 #include <atomic>
 #include <memory>
 
-#include "core/fingerprint.hpp"
 #include "core/movegen.hpp"
-#include "core/mphf.hpp"
 #include "core/notation.hpp"
 #include "core/symmetry.hpp"
+#include "index/mphf.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
 #include "solver/workdir.hpp"
@@ -104,38 +103,31 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         }
         auto layer = std::make_unique<SolvedLayer>();
         layer->pieces = el.pieces;
-        MphfView view;
+        // The stored positions must be exactly the enumerated ones (exact membership).
+        std::vector<Depth> by_rank;
         try {
-            view = MphfView::from_bytes(table.mphf_blob(li));
-            table.read_values(li, layer->depth);
+            std::vector<std::uint64_t> keys;
+            table.read_keys(li, keys);
+            if (keys != el.keys) {
+                ++r.key_mismatches;
+                note(r, where + ": the stored positions differ from the enumerated ones");
+                return r;
+            }
+            table.read_values(li, by_rank);
         } catch (const std::exception& e) {
             note(r, where + ": " + e.what());
             return r;
         }
-        if (view.size() != el.keys.size()) {
-            note(r, where + ": perfect hash covers " + std::to_string(view.size()) + " keys");
-            return r;
-        }
-        std::vector<std::uint16_t> fps;
-        table.read_fingerprints(li, fps);
-        const unsigned bits = m.fingerprint_bits;
-        // Distinct slots and fingerprints.
-        std::vector<std::atomic<std::uint8_t>> hit(el.keys.size());
-        std::uint64_t collisions = 0, fp_bad = 0;
+        // Depths by slot of a perfect hash built here, for the children's look-ups.
+        layer->mphf = Mphf::build(el.keys, threads);
+        const MphfView view = layer->mphf.view();
+        layer->depth.assign(el.keys.size(), 0);
         const auto n = static_cast<std::int64_t>(el.keys.size());
-#pragma omp parallel for num_threads(threads) if (n > 8192) reduction(+ : collisions, fp_bad)
+#pragma omp parallel for num_threads(threads) if (n > 65536) schedule(static)
         for (std::int64_t i = 0; i < n; ++i) {
-            const std::uint64_t slot = view(el.keys[i]);
-            if (slot >= static_cast<std::uint64_t>(n) || hit[slot].exchange(1) != 0)
-                ++collisions;
-            else if (bits && fps[slot] != fingerprint(el.keys[i], bits))
-                ++fp_bad;
+            layer->depth[view(el.keys[i])] = by_rank[i];
         }
-        r.hash_collisions += collisions;
-        r.fingerprint_mismatches += fp_bad;
-        if (collisions) note(r, where + ": " + std::to_string(collisions) + " keys share a slot");
-        if (fp_bad) note(r, where + ": " + std::to_string(fp_bad) + " fingerprints differ");
-        if (collisions) return r;
+        by_rank = {};
 
         // Retrograde consistency: recompute each depth from the children's stored depths.
         std::uint64_t wrong = 0;

@@ -1,5 +1,5 @@
-// Table verification: checksums, the perfect hash of every layer, and a retrograde consistency
-// pass that recomputes every stored depth from the stored depths of its children.
+// Table verification: checksums, the stored positions of every layer, and a retrograde
+// consistency pass that recomputes every stored depth from the stored depths of its children.
 #pragma once
 
 #include <cstdint>
@@ -16,11 +16,12 @@ namespace konane::solver {
 struct VerifyResult {
     bool ok = true;
     std::vector<std::string> problems;    ///< at most a few per kind, then a count
-    std::uint64_t blocks_checked = 0;     ///< zstd blocks checksummed and decoded
+    std::uint64_t blocks_checked = 0;     ///< checksum chunks checked
     std::uint64_t positions_checked = 0;  ///< positions whose depth was recomputed
     std::uint64_t wrong_values = 0;       ///< stored depth differs from the recomputed one
-    std::uint64_t hash_collisions = 0;    ///< keys of a layer sharing a slot
-    std::uint64_t fingerprint_mismatches = 0;
+    /// Layers whose stored positions differ from the enumerated ones (a position missing or
+    /// one too many: membership would then be wrong).
+    std::uint64_t key_mismatches = 0;
     std::uint64_t layer_count_mismatches = 0;  ///< layers whose class or raw count differs
 };
 
@@ -37,8 +38,8 @@ struct VerifyOptions {
 
 /// Verifies a table: (1) every checksum (format::Table::verify_checksums); (2) re-enumerates
 /// the positions of the table's board and ruleset (enumerate_to(), in bounded memory, on
-/// disk) and checks each layer's class and raw counts, that its keys hash to distinct slots,
-/// and that every slot's fingerprint matches its key; (3) recomputes every stored depth from
+/// disk) and checks each layer's class and raw counts and that it stores exactly the
+/// enumerated positions; (3) recomputes every stored depth from
 /// the stored depths of its children (rules.md "Values"), in parallel, holding only the layers
 /// a jump can reach. Never throws for a damaged table: reports it. Throws std::runtime_error
 /// when the work directory cannot be used.

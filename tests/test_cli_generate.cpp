@@ -1,5 +1,5 @@
 // `konane generate` and friends as a user meets them: bad arguments, targets that are not
-// regular files, tables without fingerprints, and an interrupted generation.
+// regular files, tables of an older format, and an interrupted generation.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -68,7 +69,7 @@ TEST_CASE("cli: generate refuses bad arguments with exit code 2", "[cli][generat
     const std::string out = (d.path / "t.kbt").string();
     for (const char* bad :
          {"9x9", "6x7", "0x4", "abc", "4x4 --rules nope", "4x4 -j 5000", "4x4 -j -1",
-          "4x4 --fingerprint-bits 0", "4x4 --work ''", "4x4 --memory ''", "4x4 --memory 12X",
+          "4x4 --fingerprint-bits 16", "4x4 --work ''", "4x4 --memory ''", "4x4 --memory 12X",
           "4x4 --memory 1M", "4x4 --memory -5G", "4x4 --memory 0x10M"}) {
         INFO(bad);
         const Run r = run(std::string("generate ") + bad + " -q -o " + out);
@@ -95,15 +96,26 @@ TEST_CASE("cli: generate never replaces something that is not a regular file", "
     CHECK_FALSE(fs::exists(d.path / "missing"));
 }
 
-TEST_CASE("probe refuses a table without fingerprints", "[probe][generate]") {
+TEST_CASE("probe refuses a table of format version 1 and says how to regenerate it",
+          "[probe][generate]") {
     Dir d;
     konane::solver::GenerateOptions o;
     o.board = konane::Board::make(3, 4);
-    o.fingerprint_bits = 0;
-    o.output = d.path / "nofp.kbt";
+    o.output = d.path / "old.kbt";
     konane::solver::generate(o);
     REQUIRE(fs::exists(o.output));
-    CHECK_THROWS_WITH(konane::Tablebase::open(o.output), Catch::Contains("has no fingerprints"));
+    {
+        // Version field (bytes 8..11) set to 1, as a table written before format 2 has it.
+        std::fstream f(o.output, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(8);
+        f.put(1);
+    }
+    CHECK_THROWS_WITH(konane::Tablebase::open(o.output),
+                      Catch::Contains("unsupported format version 1") &&
+                          Catch::Contains("konane generate 3x4 --rules brainking"));
+    const Run r = run("probe " + o.output.string() + " '.xox/xoxo/oxox b'");
+    CHECK(r.code != 0);
+    CHECK(r.output.find("format version 1") != std::string::npos);
 }
 
 TEST_CASE("an interrupted generate leaves no table, and its rerun resumes to the same file",

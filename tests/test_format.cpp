@@ -53,25 +53,30 @@ struct TempDir {
 
 struct SynthLayer {
     LayerInfo info;
-    std::vector<std::uint8_t> blob;
-    std::vector<std::uint16_t> fp;
-    std::vector<std::uint8_t> values;
+    std::vector<std::uint64_t> keys;   ///< sorted, distinct, `pieces` bits on 36 squares
+    std::vector<std::uint8_t> values;  ///< by rank
 };
 
-/// A layer of n slots: random blob (multiple of 8 bytes), random fingerprints of `fp_bits`
-/// bits, skewed random depths (mostly short, geometric tail).
-SynthLayer make_layer(std::uint32_t pieces, std::uint64_t n, unsigned fp_bits, std::uint64_t seed) {
+/// A layer of n positions of `pieces` pieces on the 6x6 board (random distinct keys, either side
+/// to move), with skewed random depths (mostly short, geometric tail).
+SynthLayer make_layer(std::uint32_t pieces, std::uint64_t n, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     SynthLayer l;
     l.info = {pieces, n, n * 3 + 1};
-    l.blob.resize(8 * (1 + rng() % 64));
-    for (auto& b : l.blob)
-        b = static_cast<std::uint8_t>(rng());
-    if (fp_bits > 0) {
-        l.fp.resize(n);
-        const std::uint32_t mask = (1u << fp_bits) - 1;
-        for (auto& f : l.fp)
-            f = static_cast<std::uint16_t>(rng() & mask);
+    std::vector<int> squares(36);
+    for (int i = 0; i < 36; ++i)
+        squares[i] = i;
+    while (l.keys.size() < n) {
+        while (l.keys.size() < n) {
+            std::uint64_t k = (rng() & 1) << 63;
+            for (std::uint32_t j = 0; j < pieces; ++j) {  // partial Fisher-Yates
+                std::swap(squares[j], squares[j + rng() % (36 - j)]);
+                k |= std::uint64_t{1} << squares[j];
+            }
+            l.keys.push_back(k);
+        }
+        std::sort(l.keys.begin(), l.keys.end());
+        l.keys.erase(std::unique(l.keys.begin(), l.keys.end()), l.keys.end());
     }
     std::geometric_distribution<int> depth(0.4);
     l.values.resize(n);
@@ -80,13 +85,12 @@ SynthLayer make_layer(std::uint32_t pieces, std::uint64_t n, unsigned fp_bits, s
     return l;
 }
 
-TableMeta base_meta(unsigned fp_bits = 16) {
+TableMeta base_meta() {
     TableMeta m;
-    m.rows = 4;
-    m.cols = 4;
+    m.rows = 6;
+    m.cols = 6;
     m.ruleset = "brainking";
-    m.generator = "konane 0.1.0 (test)";
-    m.fingerprint_bits = fp_bits;
+    m.generator = "konane 0.2.0 (test)";
     return m;
 }
 
@@ -94,7 +98,7 @@ void write_table(const fs::path& p, const TableMeta& meta, const std::vector<Syn
                  int threads = 0) {
     TableWriter w(p, meta, threads);
     for (const auto& l : layers)
-        w.add_layer(l.info, l.blob, l.fp, l.values);
+        w.add_layer(l.info, l.keys, l.values);
     w.commit();
 }
 
@@ -120,6 +124,15 @@ std::uint64_t le64_at(const std::vector<std::uint8_t>& b, std::size_t off) {
     return v;
 }
 
+// Trailer fields (FORMAT.md §7): the trailer is the last 112 bytes.
+constexpr std::size_t kTrailer = 112;
+std::size_t cs1_offset_of(const std::vector<std::uint8_t>& b) {
+    return le64_at(b, b.size() - kTrailer + 24);
+}
+std::size_t cs2_offset_of(const std::vector<std::uint8_t>& b) {
+    return le64_at(b, b.size() - kTrailer + 40);
+}
+
 /// The message of the FormatError thrown by Table::open, or "" if it opened.
 std::string open_error(const fs::path& p, const Expect& expect = {}) {
     try {
@@ -130,7 +143,21 @@ std::string open_error(const fs::path& p, const Expect& expect = {}) {
     }
 }
 
-/// Checks every value, fingerprint and blob of `t` against `layers`, by probe and in bulk.
+/// Up to `count` keys of `pieces` pieces on 6x6 that are not in `l` (random, bounded tries).
+std::vector<std::uint64_t> absent_keys(const SynthLayer& l, std::size_t count, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint64_t> out;
+    for (std::size_t tries = 0; tries < 4 * count && out.size() < count; ++tries) {
+        std::uint64_t k = (rng() & 1) << 63;
+        while (static_cast<std::uint32_t>(std::popcount(k & ~(1ull << 63))) < l.info.pieces)
+            k |= std::uint64_t{1} << (rng() % 36);
+        if (!std::binary_search(l.keys.begin(), l.keys.end(), k)) out.push_back(k);
+    }
+    return out;
+}
+
+/// Checks every key, rank and value of `t` against `layers`, by probe and in bulk, and that
+/// positions not stored are reported as not stored.
 void check_contents(const Table& t, const TableMeta& meta, const std::vector<SynthLayer>& layers) {
     REQUIRE(t.meta() == meta);
     REQUIRE(t.layers().size() == layers.size());
@@ -139,62 +166,64 @@ void check_contents(const Table& t, const TableMeta& meta, const std::vector<Syn
         INFO("layer " << i << " n=" << l.info.classes);
         REQUIRE(t.layers()[i] == l.info);
         REQUIRE(t.layer_index(l.info.pieces) == static_cast<int>(i));
-        const auto blob = t.mphf_blob(i);
-        REQUIRE(reinterpret_cast<std::uintptr_t>(blob.data()) % 8 == 0);
-        REQUIRE(std::equal(blob.begin(), blob.end(), l.blob.begin(), l.blob.end()));
         std::vector<std::uint8_t> vals;
         t.read_values(i, vals);
         REQUIRE(vals == l.values);
-        std::vector<std::uint16_t> fps;
-        t.read_fingerprints(i, fps);
-        if (meta.fingerprint_bits == 0) {
-            REQUIRE(fps == std::vector<std::uint16_t>(l.info.classes, 0));
-        } else {
-            REQUIRE(fps == l.fp);
-        }
+        std::vector<std::uint64_t> keys;
+        t.read_keys(i, keys);
+        REQUIRE(keys == l.keys);
         bool all_ok = true;  // one REQUIRE per layer keeps the test fast
-        for (std::uint64_t s = 0; s < l.info.classes; ++s) {
-            all_ok = all_ok && t.value(i, s) == l.values[s];
-            const std::uint16_t want = meta.fingerprint_bits == 0 ? 0 : l.fp[s];
-            all_ok = all_ok && t.fingerprint(i, s) == want;
+        for (std::uint64_t r = 0; r < l.info.classes; ++r) {
+            all_ok = all_ok && t.value(i, r) == l.values[r];
+            const auto found = t.find(i, l.keys[r]);
+            all_ok = all_ok && found && *found == r;
         }
         REQUIRE(all_ok);
+        for (std::uint64_t k : absent_keys(l, 200, 1000 + i))
+            all_ok = all_ok && !t.find(i, k).has_value();
+        REQUIRE(all_ok);
+        if (!l.keys.empty()) {
+            const std::uint64_t k = l.keys[0];
+            REQUIRE_FALSE(t.find(i, k ^ 1ull << 40).has_value());  // off the board
+            const std::uint64_t occ = k & ~(1ull << 63);
+            const std::uint64_t grown = occ | (std::uint64_t{1} << std::countr_one(occ));
+            REQUIRE_FALSE(t.find(i, grown).has_value());  // one piece too many
+        }
         const SectionSizes sz = t.section_sizes(i);
-        REQUIRE(sz.mphf == l.blob.size());
-        REQUIRE((sz.values > 0) == (l.info.classes > 0));
-        REQUIRE((sz.fingerprints > 0) == (l.info.classes > 0 && meta.fingerprint_bits > 0));
+        REQUIRE((sz.index() > 0) == (l.info.classes > 0));
+        REQUIRE((sz.values() > 0) == (l.info.classes > 0));
         REQUIRE_THROWS_AS(t.value(i, l.info.classes), std::out_of_range);
-        REQUIRE_THROWS_AS(t.fingerprint(i, l.info.classes), std::out_of_range);
     }
     REQUIRE_THROWS_AS(t.value(layers.size(), 0), std::out_of_range);
-    REQUIRE_THROWS_AS(t.mphf_blob(layers.size()), std::out_of_range);
+    REQUIRE_THROWS_AS(t.find(layers.size(), 0), std::out_of_range);
     const VerifyReport r = t.verify_checksums(2);
     INFO((r.problems.empty() ? std::string() : r.problems.front()));
     REQUIRE(r.ok);
     REQUIRE(r.problems.empty());
 }
 
-/// A small table (tiny blocks) whose header + layer table + block index + trailer are ~2 KB.
+/// A small table (small chunks and blocks) whose directory and trailer are a few hundred bytes.
 TableMeta small_meta() {
-    TableMeta m = base_meta(16);
-    m.value_block_slots = 64;
-    m.fingerprint_block_slots = 64;
+    TableMeta m = base_meta();
+    m.chunk_bytes = 256;
+    m.value_block = 8;
+    m.value_superblock = 64;
+    m.sample_zeros = 8;
     return m;
 }
 std::vector<SynthLayer> small_layers() {
-    return {make_layer(2, 1, 16, 11), make_layer(3, 63, 16, 12), make_layer(5, 64, 16, 13),
-            make_layer(6, 65, 16, 14), make_layer(9, 200, 16, 15)};
+    return {make_layer(2, 1, 11), make_layer(3, 63, 12), make_layer(5, 64, 13),
+            make_layer(6, 65, 14), make_layer(9, 200, 15)};
 }
 
 /// Reads everything in the table; true if a FormatError was thrown somewhere.
 bool reading_everything_throws(const Table& t) {
     try {
         for (std::size_t i = 0; i < t.layers().size(); ++i) {
-            t.mphf_blob(i);
             std::vector<std::uint8_t> v;
             t.read_values(i, v);
-            std::vector<std::uint16_t> f;
-            t.read_fingerprints(i, f);
+            std::vector<std::uint64_t> k;
+            t.read_keys(i, k);
         }
     } catch (const FormatError&) {
         return true;
@@ -204,105 +233,76 @@ bool reading_everything_throws(const Table& t) {
 
 }  // namespace
 
-TEST_CASE("format: round trip value by value with 16-bit fingerprints", "[format]") {
+TEST_CASE("format: round trip rank by rank across block and superblock boundaries", "[format]") {
     TempDir dir;
-    const TableMeta meta = base_meta(16);
-    // Block boundaries: values blocks hold 16384 slots, fingerprint blocks 8192.
+    const TableMeta meta = base_meta();
+    // Directory blocks hold 64 values, superblocks 1024.
     std::vector<SynthLayer> layers;
-    std::uint32_t pieces = 1;
+    std::uint32_t pieces = 4;
     std::uint64_t seed = 100;
-    for (std::uint64_t n : {1ull, 8191ull, 8192ull, 8193ull, 16383ull, 16384ull})
-        layers.push_back(make_layer(pieces++, n, 16, seed++));
-    layers.push_back(make_layer(15, 16385, 16, seed++));
-    layers.push_back(make_layer(16, 300000, 16, seed++));
+    for (std::uint64_t n : {1ull, 63ull, 64ull, 65ull, 1023ull, 1024ull, 1025ull})
+        layers.push_back(make_layer(pieces++, n, seed++));
+    layers.push_back(make_layer(15, 4097, seed++));
+    layers.push_back(make_layer(18, 300000, seed++));
     const fs::path p = dir / "t.kbt";
     write_table(p, meta, layers);
     REQUIRE(dir.entries() == std::vector<std::string>{"t.kbt"});
-    const auto t = Table::open(p, Expect{4, 4, "brainking"});
+    const auto t = Table::open(p, Expect{6, 6, "brainking"});
     REQUIRE(t->file_size() == fs::file_size(p));
-    REQUIRE(t->layer_index(7) == -1);
+    REQUIRE(t->layer_index(11) == -1);
     REQUIRE(t->layer_index(0) == -1);
     check_contents(*t, meta, layers);
 }
 
-TEST_CASE("format: round trip with 8-bit or no fingerprints and an empty layer", "[format]") {
+TEST_CASE("format: round trip with other parameters and an empty layer and one value", "[format]") {
     TempDir dir;
-    for (unsigned bits : {0u, 8u}) {
-        INFO("fingerprint bits " << bits);
-        TableMeta meta = base_meta(bits);
-        meta.value_block_slots = 1024;
-        meta.fingerprint_block_slots = 512;
-        meta.value_level = 3;
-        meta.ruleset = "center";
-        meta.generator = "";
-        std::vector<SynthLayer> layers = {make_layer(0, 0, bits, 1), make_layer(1, 1, bits, 2),
-                                          make_layer(2, 1023, bits, 3),
-                                          make_layer(4, 5000, bits, 4)};
-        const fs::path p = dir / ("t" + std::to_string(bits) + ".kbt");
-        write_table(p, meta, layers, 3);
-        check_contents(*Table::open(p), meta, layers);
-    }
+    TableMeta meta = small_meta();
+    meta.ruleset = "center";
+    meta.generator = "";
+    std::vector<SynthLayer> layers = {make_layer(0, 0, 1), make_layer(1, 1, 2),
+                                      make_layer(2, 600, 3), make_layer(4, 5000, 4)};
+    std::fill(layers[2].values.begin(), layers[2].values.end(), 7);  // a single symbol
+    layers[3].values[10] = 255;                                      // a rare long code
+    const fs::path p = dir / "t.kbt";
+    write_table(p, meta, layers, 3);
+    check_contents(*Table::open(p), meta, layers);
 }
 
-TEST_CASE("format: a layer larger than one writer batch (32 MiB raw)", "[format]") {
+TEST_CASE("format: a layer larger than one ranking batch (2^20 keys)", "[format]") {
     TempDir dir;
-    TableMeta meta = base_meta(8);
-    meta.value_level = 1;  // keep the test fast; the layout does not depend on the level
-    meta.fingerprint_level = 1;
-    const std::uint64_t n = (std::uint64_t{32} << 20) + 16384 * 3 + 17;
-    SynthLayer l;
-    l.info = {9, n, n};
-    l.blob.assign(64, 0xA5);
-    l.values.resize(n);
-    l.fp.resize(n);
-    std::uint64_t x = 88172645463325252ull;  // xorshift64: cheap, skewed values
-    for (std::uint64_t i = 0; i < n; ++i) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        l.values[i] = static_cast<std::uint8_t>(std::countr_zero(x | (1ull << 40)));
-        l.fp[i] = static_cast<std::uint16_t>(x >> 56);
-    }
+    const auto l = make_layer(17, (std::uint64_t{1} << 20) + 4097, 9);
     const fs::path p = dir / "big.kbt";
-    write_table(p, meta, {l}, 2);
+    write_table(p, base_meta(), {l}, 2);
     const auto t = Table::open(p);
     std::vector<std::uint8_t> v;
     t->read_values(0, v);
     REQUIRE(v == l.values);
-    std::vector<std::uint16_t> f;
-    t->read_fingerprints(0, f);
-    REQUIRE(f == l.fp);
+    std::vector<std::uint64_t> k;
+    t->read_keys(0, k);
+    REQUIRE(k == l.keys);
     bool ok = true;
-    for (std::uint64_t s :
-         {std::uint64_t{0}, n / 2, (std::uint64_t{32} << 20) - 1, std::uint64_t{32} << 20, n - 1})
-        ok = ok && t->value(0, s) == l.values[s] && t->fingerprint(0, s) == l.fp[s];
+    for (std::uint64_t r : {std::uint64_t{0}, l.info.classes / 2, (std::uint64_t{1} << 20) - 1,
+                            std::uint64_t{1} << 20, l.info.classes - 1})
+        ok = ok && t->value(0, r) == l.values[r] && t->find(0, l.keys[r]) == r;
     REQUIRE(ok);
     REQUIRE(t->verify_checksums().ok);
 }
 
 TEST_CASE("format: output is identical for any thread count", "[format]") {
     TempDir dir;
-    TableMeta meta = base_meta(16);
-    meta.value_block_slots = 256;
-    meta.fingerprint_block_slots = 128;
-    const std::vector<SynthLayer> layers = {make_layer(3, 1000, 16, 5),
-                                            make_layer(4, 70000, 16, 6)};
-    write_table(dir / "a.kbt", meta, layers, 1);
-    write_table(dir / "b.kbt", meta, layers, 3);
-    write_table(dir / "c.kbt", meta, layers, 0);
+    const std::vector<SynthLayer> layers = {make_layer(3, 1000, 5), make_layer(9, 70000, 6)};
+    write_table(dir / "a.kbt", base_meta(), layers, 1);
+    write_table(dir / "b.kbt", base_meta(), layers, 3);
+    write_table(dir / "c.kbt", base_meta(), layers, 0);
     const auto a = read_bytes(dir / "a.kbt");
     REQUIRE(a == read_bytes(dir / "b.kbt"));
     REQUIRE(a == read_bytes(dir / "c.kbt"));
 }
 
-TEST_CASE("format: concurrent probes through the block cache", "[format][concurrency]") {
+TEST_CASE("format: concurrent probes check chunks once and agree", "[format][concurrency]") {
     TempDir dir;
-    TableMeta meta = base_meta(16);
-    meta.value_block_slots = 256;  // many blocks: the cache evicts constantly
-    meta.fingerprint_block_slots = 128;
-    const std::vector<SynthLayer> layers = {make_layer(2, 777, 16, 21),
-                                            make_layer(3, 60000, 16, 22)};
-    write_table(dir / "t.kbt", meta, layers);
+    const std::vector<SynthLayer> layers = {make_layer(2, 400, 21), make_layer(10, 60000, 22)};
+    write_table(dir / "t.kbt", small_meta(), layers);
     const auto t = Table::open(dir / "t.kbt");
     std::atomic<int> wrong{0};
     std::vector<std::thread> threads;
@@ -311,10 +311,9 @@ TEST_CASE("format: concurrent probes through the block cache", "[format][concurr
             std::mt19937_64 rng(k);
             for (int i = 0; i < 20000; ++i) {
                 const std::size_t l = rng() % 2;
-                const std::uint64_t s = rng() % layers[l].info.classes;
-                if (t->value(l, s) != layers[l].values[s]) ++wrong;
-                if (t->fingerprint(l, s) != layers[l].fp[s]) ++wrong;
-                if (i % 1000 == 0 && t->mphf_blob(l).size() != layers[l].blob.size()) ++wrong;
+                const std::uint64_t r = rng() % layers[l].info.classes;
+                if (t->value(l, r) != layers[l].values[r]) ++wrong;
+                if (t->find(l, layers[l].keys[r]) != r) ++wrong;
             }
         });
     }
@@ -323,9 +322,7 @@ TEST_CASE("format: concurrent probes through the block cache", "[format][concurr
     REQUIRE(wrong == 0);
 }
 
-TEST_CASE(
-    "format: every byte of header and layer table and block index and trailer is checked on open",
-    "[format]") {
+TEST_CASE("format: every byte of header and directory and trailer is checked on open", "[format]") {
     TempDir dir;
     const TableMeta meta = small_meta();
     const auto layers = small_layers();
@@ -333,15 +330,15 @@ TEST_CASE(
     write_table(good, meta, layers);
     const auto bytes = read_bytes(good);
     const std::size_t size = bytes.size();
-    // The directory (layer table + block index) starts at the layer table offset, which the
-    // trailer (last 96 bytes) holds at offset 24.
-    const std::size_t lt_offset = le64_at(bytes, size - 96 + 24);
-    REQUIRE(lt_offset < size);
-    REQUIRE(256 + (size - lt_offset) < 4096);  // "a few KB at most"
+    // Checked on open: the header, and everything from the second-level checksums on (they,
+    // the layer table and the trailer). The first-level checksums are checked on first use.
+    const std::size_t cs2 = cs2_offset_of(bytes);
+    REQUIRE(cs2 < size);
+    REQUIRE(256 + (size - cs2) < 4096);  // "a few KB at most"
     std::vector<std::size_t> positions;
     for (std::size_t i = 0; i < 256; ++i)
         positions.push_back(i);
-    for (std::size_t i = lt_offset; i < size; ++i)
+    for (std::size_t i = cs2; i < size; ++i)
         positions.push_back(i);
 
     const fs::path bad = dir / "bad.kbt";
@@ -362,91 +359,93 @@ TEST_CASE(
     REQUIRE(open_error(good).empty());
 }
 
-TEST_CASE("format: damage in the data area is caught on decode and by verify", "[format]") {
+TEST_CASE("format: damage in the data area is caught on first read and by verify", "[format]") {
     TempDir dir;
     const TableMeta meta = small_meta();
     const auto layers = small_layers();
     const fs::path good = dir / "good.kbt";
     write_table(good, meta, layers);
     const auto bytes = read_bytes(good);
-    const std::size_t lt_offset = le64_at(bytes, bytes.size() - 96 + 24);
+    // The data area and the first-level checksums: [256, cs2_offset).
+    const std::size_t end = cs2_offset_of(bytes);
     const fs::path bad = dir / "bad.kbt";
     std::mt19937_64 rng(99);
-    std::vector<std::size_t> positions = {256, lt_offset - 1};
+    std::vector<std::size_t> positions = {256, cs1_offset_of(bytes) - 1, cs1_offset_of(bytes),
+                                          end - 1};
     for (int i = 0; i < 150; ++i)
-        positions.push_back(256 + rng() % (lt_offset - 256));
-    int caught_on_open = 0;
+        positions.push_back(256 + rng() % (end - 256));
+    int probes_threw = 0;
     for (std::size_t pos : positions) {
         INFO("byte " << pos);
         auto copy = bytes;
         copy[pos] ^= static_cast<std::uint8_t>(1 + rng() % 255);
         write_bytes(bad, copy);
-        std::shared_ptr<const Table> t;
-        try {
-            t = Table::open(bad);
-        } catch (const FormatError&) {
-            ++caught_on_open;  // e.g. alignment padding, which must be zero
-            continue;
-        }
+        const auto t = Table::open(bad);  // opening does not read the data
         const VerifyReport r = t->verify_checksums(2);
         REQUIRE_FALSE(r.ok);
         REQUIRE_FALSE(r.problems.empty());
         REQUIRE(r.blocks_checked > 0);
         REQUIRE(reading_everything_throws(*t));
-        // A fresh open and probing every slot also throws (or the byte was in an MPHF blob).
+        // A fresh open and probing every position and value: never a wrong answer, each
+        // either right or a FormatError.
         const auto t2 = Table::open(bad);
-        bool probe_threw = false;
-        try {
-            for (std::size_t l = 0; l < layers.size(); ++l) {
-                t2->mphf_blob(l);
-                for (std::uint64_t s = 0; s < layers[l].info.classes; ++s) {
-                    // never a wrong answer: each value read is either right or throws
-                    const auto v = t2->value(l, s);
-                    const auto f = t2->fingerprint(l, s);
-                    if (v != layers[l].values[s] || f != layers[l].fp[s])
-                        FAIL("wrong answer at layer " << l << " slot " << s);
+        bool threw = false;
+        for (std::size_t l = 0; l < layers.size(); ++l) {
+            for (std::uint64_t r = 0; r < layers[l].info.classes; ++r) {
+                try {
+                    if (t2->value(l, r) != layers[l].values[r])
+                        FAIL("wrong value at layer " << l << " rank " << r);
+                } catch (const FormatError&) {
+                    threw = true;
+                }
+                try {
+                    if (t2->find(l, layers[l].keys[r]) != r)
+                        FAIL("wrong rank at layer " << l << " rank " << r);
+                } catch (const FormatError&) {
+                    threw = true;
                 }
             }
-        } catch (const FormatError&) {
-            probe_threw = true;
         }
-        REQUIRE(probe_threw);
+        probes_threw += threw ? 1 : 0;
     }
-    REQUIRE(caught_on_open < static_cast<int>(positions.size()));
+    // Probes read nearly every chunk (a damaged byte a probe never reads, e.g. in padding,
+    // is left to verify).
+    REQUIRE(probes_threw > static_cast<int>(positions.size()) * 3 / 4);
 }
 
-TEST_CASE("format: a damaged block names layer and section and block while others still work",
-          "[format]") {
+TEST_CASE("format: a damaged chunk names layer and section while others still work", "[format]") {
     TempDir dir;
-    TableMeta meta = base_meta(16);
-    meta.value_block_slots = 64;
-    meta.fingerprint_block_slots = 64;
-    const std::vector<SynthLayer> layers = {make_layer(7, 300, 16, 3)};
+    TableMeta meta = base_meta();
+    meta.chunk_bytes = 256;
+    const std::vector<SynthLayer> layers = {make_layer(7, 3000, 3)};
     const fs::path p = dir / "t.kbt";
     write_table(p, meta, layers);
     auto bytes = read_bytes(p);
     const auto sizes = Table::open(p)->section_sizes(0);
-    // Canonical layout: header (256), MPHF, fingerprints, values.
-    const std::size_t values_at = 256 + sizes.mphf + sizes.fingerprints;
-    bytes[values_at + 3] ^= 0x40;  // inside values block 0
-    bytes[256 + 1] ^= 0x01;        // inside the MPHF blob
+    // Canonical layout: header (256), index low, high, samples, value code, directory, values.
+    const std::size_t values_at = 256 + sizes.index() + sizes.val_code + sizes.val_dir;
+    REQUIRE(sizes.val_data > 600);
+    bytes[values_at + sizes.val_data - 20] ^= 0x40;  // in the last chunk of the values
     write_bytes(p, bytes);
     const auto t = Table::open(p);
-    REQUIRE_THROWS_WITH(t->value(0, 0), Catch::Contains(p.string()) &&
-                                            Catch::Contains("layer 0 (7 pieces): values block 0") &&
-                                            Catch::Contains("checksum mismatch"));
-    REQUIRE_THROWS_AS(t->value(0, 63), FormatError);  // same block, still refused
-    REQUIRE(t->value(0, 64) == layers[0].values[64]);
-    REQUIRE(t->fingerprint(0, 0) == layers[0].fp[0]);
-    REQUIRE_THROWS_WITH(t->mphf_blob(0), Catch::Contains("MPHF") && Catch::Contains("checksum"));
-    REQUIRE_THROWS_AS(t->mphf_blob(0), FormatError);  // every call, not just the first
+    REQUIRE_THROWS_WITH(t->value(0, 2999), Catch::Contains(p.string()) &&
+                                               Catch::Contains("layer 0 (7 pieces): values") &&
+                                               Catch::Contains("checksum mismatch"));
+    REQUIRE_THROWS_AS(t->value(0, 2998), FormatError);  // same chunk, still refused
+    REQUIRE(t->value(0, 0) == layers[0].values[0]);
+    REQUIRE(t->find(0, layers[0].keys[0]) == 0);
     std::vector<std::uint8_t> v;
     REQUIRE_THROWS_AS(t->read_values(0, v), FormatError);
+    std::vector<std::uint64_t> k;
+    t->read_keys(0, k);
+    REQUIRE(k == layers[0].keys);
     const VerifyReport r = t->verify_checksums();
     REQUIRE_FALSE(r.ok);
-    // MPHF section, values section, values block 0 and the whole-file hash.
-    REQUIRE(r.problems.size() == 4);
-    REQUIRE(r.blocks_checked == 5 + 5);
+    // The values chunk and the whole-file hash.
+    REQUIRE(r.problems.size() == 2);
+    REQUIRE_THAT(r.problems[1], Catch::Contains("layer 0 (7 pieces): values"));
+    const std::size_t data = cs1_offset_of(bytes) - 256;
+    REQUIRE(r.blocks_checked == (data + 255) / 256 + ((data + 255) / 256 * 8 + 255) / 256);
 }
 
 TEST_CASE("format: truncated and extended files are refused", "[format]") {
@@ -511,10 +510,17 @@ TEST_CASE("format: empty or random or foreign files and directories are refused 
     auto bytes = read_bytes(good);
     write_bytes(p, std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + 100));
     REQUIRE_THAT(open_error(p), Catch::Contains("header: file truncated"));
-    auto v2 = bytes;
-    v2[8] = 2;
-    write_bytes(p, v2);
-    REQUIRE_THAT(open_error(p), Catch::Contains("header: unsupported format version 2"));
+    auto v3 = bytes;
+    v3[8] = 3;
+    write_bytes(p, v3);
+    REQUIRE_THAT(open_error(p), Catch::Contains("header: unsupported format version 3") &&
+                                    Catch::Contains("newer"));
+    auto v1 = bytes;
+    v1[8] = 1;
+    write_bytes(p, v1);
+    REQUIRE_THAT(open_error(p), Catch::Contains("header: unsupported format version 1") &&
+                                    Catch::Contains("regenerate it with `konane generate 6x6 "
+                                                    "--rules brainking -o "));
     // A line-ending conversion (CRLF -> LF) breaks the magic.
     auto lf = bytes;
     lf.erase(lf.begin() + 4);
@@ -526,14 +532,14 @@ TEST_CASE("format: a table of another board or ruleset is refused when one is as
           "[format]") {
     TempDir dir;
     const fs::path p = dir / "t.kbt";
-    write_table(p, small_meta(), small_layers());  // 4x4 brainking
+    write_table(p, small_meta(), small_layers());  // 6x6 brainking
     REQUIRE(open_error(p, Expect{}).empty());
-    REQUIRE(open_error(p, Expect{4, 4, "brainking"}).empty());
-    REQUIRE(open_error(p, Expect{4, 0, ""}).empty());
-    REQUIRE_THAT(open_error(p, Expect{6, 6, "brainking"}),
-                 Catch::Contains(p.string() + ": header: table is for a 4x4 board, expected 6x6"));
+    REQUIRE(open_error(p, Expect{6, 6, "brainking"}).empty());
+    REQUIRE(open_error(p, Expect{6, 0, ""}).empty());
+    REQUIRE_THAT(open_error(p, Expect{4, 4, "brainking"}),
+                 Catch::Contains(p.string() + ": header: table is for a 6x6 board, expected 4x4"));
     REQUIRE_THAT(open_error(p, Expect{0, 5, ""}), Catch::Contains("expected *x5"));
-    REQUIRE_THAT(open_error(p, Expect{4, 4, "center"}),
+    REQUIRE_THAT(open_error(p, Expect{6, 6, "center"}),
                  Catch::Contains("table is for ruleset 'brainking', expected 'center'"));
 }
 
@@ -543,39 +549,50 @@ TEST_CASE("format: writer argument checks", "[format]") {
     bad.rows = 9;
     REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
     bad = base_meta();
+    bad.rows = 8;
+    bad.cols = 8;  // 64 squares: no key holds them
+    REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
+    bad = base_meta();
     bad.ruleset = "Brain King";
     REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
     bad = base_meta();
-    bad.fingerprint_bits = 12;
+    bad.chunk_bytes = 1000;
     REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
     bad = base_meta();
-    bad.value_block_slots = 1000;
+    bad.value_block = 128;
+    bad.value_superblock = 64;
     REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
     REQUIRE(dir.entries().empty());
 
     const fs::path p = dir / "t.kbt";
     {
-        TableWriter w(p, base_meta(8));
+        TableWriter w(p, base_meta());
         REQUIRE_THROWS_AS(w.commit(), std::logic_error);  // no layer yet
-        auto l = make_layer(5, 100, 8, 1);
-        auto odd_blob = l.blob;
-        odd_blob.push_back(0);
-        REQUIRE_THROWS_AS(w.add_layer(l.info, odd_blob, l.fp, l.values), std::invalid_argument);
-        REQUIRE_THROWS_AS(w.add_layer(l.info, l.blob, std::span(l.fp).first(99), l.values),
+        auto l = make_layer(5, 100, 1);
+        REQUIRE_THROWS_AS(w.add_layer(l.info, std::span(l.keys).first(99), l.values),
                           std::invalid_argument);
-        REQUIRE_THROWS_AS(w.add_layer(l.info, l.blob, l.fp, std::span(l.values).first(99)),
+        REQUIRE_THROWS_AS(w.add_layer(l.info, l.keys, std::span(l.values).first(99)),
                           std::invalid_argument);
-        auto wide = l.fp;
-        wide[7] = 256;
-        REQUIRE_THROWS_AS(w.add_layer(l.info, l.blob, wide, l.values), std::invalid_argument);
+        auto unsorted = l.keys;
+        std::swap(unsorted[10], unsorted[11]);
+        REQUIRE_THROWS_AS(w.add_layer(l.info, unsorted, l.values), std::invalid_argument);
+        auto twice = l.keys;
+        twice[11] = twice[10];
+        REQUIRE_THROWS_AS(w.add_layer(l.info, twice, l.values), std::invalid_argument);
+        auto six = l.keys;
+        six[50] = (six[50] & (std::uint64_t{1} << 63)) | 0x3F;  // 6 pieces
+        REQUIRE_THROWS_AS(w.add_layer(l.info, six, l.values), std::invalid_argument);
+        auto off = l.keys;
+        off.back() = (std::uint64_t{1} << 62) | 0xF;  // a square beyond the 36th
+        REQUIRE_THROWS_AS(w.add_layer(l.info, off, l.values), std::invalid_argument);
         LayerInfo too_many = l.info;
-        too_many.pieces = 17;
-        REQUIRE_THROWS_AS(w.add_layer(too_many, l.blob, l.fp, l.values), std::invalid_argument);
-        w.add_layer(l.info, l.blob, l.fp, l.values);  // still usable after refusals
-        REQUIRE_THROWS_AS(w.add_layer(l.info, l.blob, l.fp, l.values), std::invalid_argument);
+        too_many.pieces = 37;
+        REQUIRE_THROWS_AS(w.add_layer(too_many, l.keys, l.values), std::invalid_argument);
+        w.add_layer(l.info, l.keys, l.values);  // still usable after refusals
+        REQUIRE_THROWS_AS(w.add_layer(l.info, l.keys, l.values), std::invalid_argument);
         w.commit();
         REQUIRE_THROWS_AS(w.commit(), std::logic_error);
-        REQUIRE_THROWS_AS(w.add_layer(l.info, l.blob, l.fp, l.values), std::logic_error);
+        REQUIRE_THROWS_AS(w.add_layer(l.info, l.keys, l.values), std::logic_error);
     }
     REQUIRE(dir.entries() == std::vector<std::string>{"t.kbt"});
     REQUIRE(Table::open(p)->layers().size() == 1);
@@ -602,7 +619,7 @@ TEST_CASE("format: an abandoned writer leaves nothing and an old table survives"
     {
         TableWriter w(p, small_meta());
         for (const auto& l : small_layers())
-            w.add_layer(l.info, l.blob, l.fp, l.values);
+            w.add_layer(l.info, l.keys, l.values);
         REQUIRE(dir.entries().size() == 1);  // the temporary file
         REQUIRE(dir.entries()[0].rfind("t.kbt.tmp.", 0) == 0);
     }
@@ -612,13 +629,13 @@ TEST_CASE("format: an abandoned writer leaves nothing and an old table survives"
     const auto old_bytes = read_bytes(p);
     {
         TableWriter w(p, base_meta());
-        const auto l = make_layer(3, 10, 16, 1);
-        w.add_layer(l.info, l.blob, l.fp, l.values);
+        const auto l = make_layer(3, 10, 1);
+        w.add_layer(l.info, l.keys, l.values);
     }
     REQUIRE(read_bytes(p) == old_bytes);
     REQUIRE(dir.entries() == std::vector<std::string>{"t.kbt"});
     // A committed writer replaces the old table atomically.
-    const std::vector<SynthLayer> other = {make_layer(3, 10, 16, 1)};
+    const std::vector<SynthLayer> other = {make_layer(3, 10, 1)};
     write_table(p, base_meta(), other);
     check_contents(*Table::open(p), base_meta(), other);
 }
@@ -642,7 +659,7 @@ std::string write_in_child(const fs::path& p, rlim_t limit, bool kill_before_com
             if (::setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
             TableWriter w(p, small_meta(), 1);
             for (const auto& l : small_layers())
-                w.add_layer(l.info, l.blob, l.fp, l.values);
+                w.add_layer(l.info, l.keys, l.values);
             if (kill_before_commit) ::raise(SIGKILL);
             w.commit();
             report = "ok";
@@ -679,9 +696,9 @@ TEST_CASE("format: a full file system fails cleanly at any point", "[format]") {
     fs::remove(ref);
 
     const fs::path p = dir / "t.kbt";
-    // Fails in the header, in the data, in the directory, in the trailer.
+    // Fails in the header, in the data, in the checksums and layer table, in the trailer.
     for (std::size_t limit : {std::size_t{0}, std::size_t{100}, std::size_t{256}, std::size_t{1000},
-                              size / 2, size - 200, size - 96, size - 1}) {
+                              size / 2, size - 400, size - 112, size - 1}) {
         INFO("RLIMIT_FSIZE " << limit << " of " << size);
         const std::string report = write_in_child(p, limit);
         REQUIRE_THAT(report, Catch::StartsWith("error: " + p.string() + ": write") &&

@@ -1,4 +1,4 @@
-// Tests for the minimal perfect hash function (core/mphf.hpp).
+// Tests for the minimal perfect hash function (index/mphf.hpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/mphf.hpp"
+#include "index/mphf.hpp"
 
 using konane::Mphf;
 using konane::MphfView;

@@ -594,3 +594,116 @@ TEST_CASE("cli: probe and analyse and solve", "[probe][cli]") {
         CHECK_THAT(r.out, Catch::Contains("rank 1") && Catch::Contains("file b"));
     }
 }
+
+namespace {
+
+/// The symmetry classes reachable under a ruleset, by the reference enumeration (no code shared
+/// with the solver): class keys of every raw position reached after both removals.
+std::set<std::pair<std::uint64_t, char>> reachable_classes(const ref::RefBoard& rb, ref::Rules rr) {
+    const auto syms = ref::symmetries(rb);
+    std::set<std::pair<std::uint64_t, char>> out;
+    for (const ref::RefKey& k : ref::enumerate_reachable(rb, rr).raw) {
+        const ref::RefKey c = ref::class_key(rb, syms, ref::pos_of(rb, k));
+        out.insert({c.occ, c.side});
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("probe: every position of 4x4 and 3x5 is stored exactly when its class is reachable",
+          "[probe]") {
+    // 3x5 under `center`: Black has no central piece to remove, so there is no table.
+    for (const auto& [rows, cols] : {std::pair{4, 4}, std::pair{3, 5}}) {
+        for (Ruleset r : {Ruleset::Brainking, Ruleset::Center, Ruleset::Any}) {
+            if (rows == 3 && r == Ruleset::Center) continue;
+            const ref::RefBoard rb(rows, cols);
+            const ref::Rules rr = ref::rules_of(r);
+            INFO(rows << "x" << cols << " " << ruleset_name(r));
+            const Tablebase& tb = table(rows, cols, r);
+            const Board& b = tb.board();
+            const auto classes = reachable_classes(rb, rr);
+            const auto syms = ref::symmetries(rb);
+            ref::RefMemo memo(rb, rr);
+            std::uint64_t stored = 0, wrong_membership = 0, wrong_value = 0;
+            for (std::uint64_t occ = 0; occ < (std::uint64_t{1} << b.squares()); ++occ) {
+                for (Color side : {Color::Black, Color::White}) {
+                    const Position p{occ, side};
+                    const ref::RefPos rp = ref::from_core(rb, p);
+                    const ref::RefKey c = ref::class_key(rb, syms, rp);
+                    // The table holds the Play stage: the positions after both removals.
+                    const bool want =
+                        stage_of(b, p) == Stage::Play && classes.count({c.occ, c.side});
+                    const auto got = tb.lookup(p);
+                    if (got.has_value() != want) {
+                        ++wrong_membership;
+                        UNSCOPED_INFO("membership wrong: " << ref::to_text(rb, rp));
+                        continue;
+                    }
+                    if (!got) continue;
+                    ++stored;
+                    const ref::RefValue v = ref::solve(rp, memo);
+                    if (got->win != v.win || got->depth != v.depth) ++wrong_value;
+                }
+            }
+            CHECK(wrong_membership == 0);
+            CHECK(wrong_value == 0);
+            CHECK(stored > 100);
+        }
+    }
+}
+
+TEST_CASE("cli: probe --batch answers every position of 3x5 in order", "[probe][cli]") {
+    const ref::RefBoard rb(3, 5);
+    const Tablebase& tb = table(3, 5, Ruleset::Brainking);
+    const Board& b = tb.board();
+    const std::string file = table_file(3, 5, Ruleset::Brainking).string();
+    // Every occupancy and side, and malformed lines among them.
+    const fs::path in = fs::path(KONANE_TEST_TMPDIR) / ("batch-" + std::to_string(::getpid()));
+    std::vector<std::string> lines;
+    for (std::uint64_t occ = 0; occ < (std::uint64_t{1} << 15); ++occ)
+        for (Color side : {Color::Black, Color::White})
+            lines.push_back(format_position(b, Position{occ, side}));
+    lines.insert(lines.begin() + 7, "not a position");
+    lines.insert(lines.begin() + 1000, "..xo/oxox/xoxo/oxox b");  // another board
+    lines.push_back("");
+    {
+        std::FILE* f = std::fopen(in.c_str(), "w");
+        REQUIRE(f != nullptr);
+        for (const auto& l : lines)
+            std::fprintf(f, "%s\n", l.c_str());
+        std::fclose(f);
+    }
+    const auto r = konane_cmd("probe " + shq(file) + " --batch < " + shq(in.string()));
+    fs::remove(in);
+    REQUIRE(r.code == 0);
+    std::vector<nlohmann::json> out;
+    std::size_t start = 0;
+    while (start < r.out.size()) {
+        const std::size_t nl = r.out.find('\n', start);
+        REQUIRE(nl != std::string::npos);
+        out.push_back(nlohmann::json::parse(r.out.substr(start, nl - start)));
+        start = nl + 1;
+    }
+    REQUIRE(out.size() == lines.size());
+    std::uint64_t stored = 0, wrong = 0, errors = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto& j = out[i];
+        if (j.contains("error")) {
+            ++errors;
+            CHECK(j["position"] == lines[i]);
+            continue;
+        }
+        const Position p = parse_position(lines[i], &b).position;
+        CHECK(j["position"] == lines[i]);
+        const auto v = tb.value(p);
+        if (j["stored"] != v.has_value()) ++wrong;
+        if (v) {
+            ++stored;
+            if (j["value"] != (v->win ? "win" : "loss") || j["depth"] != v->depth) ++wrong;
+        }
+    }
+    CHECK(errors == 3);
+    CHECK(wrong == 0);
+    CHECK(stored > 100);
+}

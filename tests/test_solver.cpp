@@ -3,12 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
+#include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 
-#include "core/fingerprint.hpp"
 #include "format/table.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
@@ -294,13 +295,12 @@ TEST_CASE("verify accepts a generated table and finds a wrong value", "[solver][
         format::TableWriter w(bad, meta, 1);
         for (std::size_t i = 0; i < rep.solved.size(); ++i) {
             const auto& l = rep.solved[i];
-            std::vector<std::uint16_t> fps(l.keys.size());
-            for (auto k : l.keys)
-                fps[l.mphf(k)] = fingerprint(k, 16);
-            std::vector<std::uint8_t> depth = l.depth;
+            std::vector<std::uint8_t> depth(l.keys.size());
+            for (std::size_t k = 0; k < l.keys.size(); ++k)
+                depth[k] = l.depth[l.mphf(l.keys[k])];
             if (l.pieces == 10) depth[depth.size() / 2] ^= 1;  // WIN <-> LOSS
-            w.add_layer({static_cast<std::uint32_t>(l.pieces), l.keys.size(), l.raw},
-                        l.mphf.bytes(), fps, depth);
+            w.add_layer({static_cast<std::uint32_t>(l.pieces), l.keys.size(), l.raw}, l.keys,
+                        depth);
         }
         w.commit();
     }
@@ -311,6 +311,36 @@ TEST_CASE("verify accepts a generated table and finds a wrong value", "[solver][
     CHECK_FALSE(r.ok);
     // The changed position, and possibly parents whose values depend on it.
     CHECK(r.wrong_values >= 1);
+
+    // One position of the 10-piece layer replaced by another position of 10 pieces that is not
+    // reachable: the stored set differs from the enumerated one.
+    const auto other = dir.path / "other.kbt";
+    {
+        format::TableWriter w(other, meta, 1);
+        for (std::size_t i = 0; i < rep.solved.size(); ++i) {
+            const auto& l = rep.solved[i];
+            std::vector<std::uint64_t> keys = l.keys;
+            std::vector<std::uint8_t> depth(l.keys.size());
+            for (std::size_t k = 0; k < l.keys.size(); ++k)
+                depth[k] = l.depth[l.mphf(l.keys[k])];
+            if (l.pieces == 10) {
+                std::uint64_t fresh = 0;
+                for (std::uint64_t occ = (1u << 10) - 1; fresh == 0; ++occ)
+                    if (std::popcount(occ) == 10 &&
+                        !std::binary_search(keys.begin(), keys.end(), occ))
+                        fresh = occ;
+                keys[0] = fresh;
+                std::sort(keys.begin(), keys.end());
+            }
+            w.add_layer({static_cast<std::uint32_t>(l.pieces), keys.size(), l.raw}, keys, depth);
+        }
+        w.commit();
+    }
+    solver::VerifyOptions vo2;
+    vo2.threads = 2;
+    const auto r2 = solver::verify_table(*format::Table::open(other), vo2);
+    CHECK_FALSE(r2.ok);
+    CHECK(r2.key_mismatches == 1);
 }
 
 TEST_CASE("generate refuses boards over 36 squares", "[solver]") {

@@ -20,9 +20,9 @@
 
 #include "core/board.hpp"
 #include "core/movegen.hpp"
-#include "core/mphf.hpp"
 #include "core/symmetry.hpp"
 #include "format/table.hpp"
+#include "index/mphf.hpp"
 #include "probe/probe.hpp"
 #include "solver/enumerate.hpp"
 #include "solver/solve.hpp"
@@ -230,38 +230,26 @@ std::filesystem::path table_path() {
     return path;
 }
 
-/// One slot of every block of every layer, in a cycle: the table's block cache (64 blocks)
-/// misses whenever the table has well over 64 blocks per section (5x6: thousands), so each
-/// call decodes one block (zstd, checksum) and copies it into the cache.
-void block_cycle(benchmark::State& state, bool values) {
+/// One rank of every value block of every layer, in a cycle: each call decodes the block up to
+/// that rank (Huffman, table-driven) after reading its directory entry.
+void BM_ValueBlockDecode(benchmark::State& state) {
     const auto t = format::Table::open(table_path());
-    const std::uint64_t per =
-        values ? t->meta().value_block_slots : t->meta().fingerprint_block_slots;
+    const std::uint64_t per = t->meta().value_block;
     std::vector<std::pair<std::size_t, std::uint64_t>> slots;
     for (std::size_t l = 0; l < t->layers().size(); ++l)
-        for (std::uint64_t s = 0; s < t->layers()[l].classes; s += per)
+        for (std::uint64_t s = per - 1; s < t->layers()[l].classes; s += per)
             slots.emplace_back(l, s);
     std::uint64_t acc = 0;
     for (auto _ : state) {
         for (const auto& [l, s] : slots)
-            acc += values ? t->value(l, s) : t->fingerprint(l, s);
+            acc += t->value(l, s);
     }
     benchmark::DoNotOptimize(acc);
     per_item(state, slots.size());
-    const double raw = values ? static_cast<double>(per) : 2.0 * static_cast<double>(per);
-    state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) *
-                                                      static_cast<double>(slots.size()) * raw));
     state.SetLabel(table_path().filename().string() + ", " + std::to_string(slots.size()) +
-                   " blocks" + (slots.size() < 256 ? " (few: partly cached)" : ""));
-}
-void BM_ValueBlockDecode(benchmark::State& state) {
-    block_cycle(state, true);
-}
-void BM_FingerprintBlockDecode(benchmark::State& state) {
-    block_cycle(state, false);
+                   " blocks, last value of each");
 }
 BENCHMARK(BM_ValueBlockDecode)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_FingerprintBlockDecode)->Unit(benchmark::kMicrosecond);
 
 /// Whole-layer decoding (Table::read_values: every block, in parallel, no cache) of the
 /// largest layer.

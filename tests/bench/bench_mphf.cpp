@@ -1,4 +1,4 @@
-// Micro-benchmarks of the minimal perfect hash (core/mphf.hpp) against BBHash (BooPHF.h).
+// Micro-benchmarks of the minimal perfect hash (index/mphf.hpp) against BBHash (BooPHF.h).
 // Keys: distinct occupancy-mask-like keys (36 low bits, bit 63 a side flag), 1M and 10M.
 // Counters: keys_per_s (build rate), bits_per_key, time_per_query (s; e.g. "17n" = 17 ns).
 #include <benchmark/benchmark.h>
@@ -12,7 +12,7 @@
 
 #include "tests/bench/bbhash.hpp"
 
-#include "core/mphf.hpp"
+#include "index/mphf.hpp"
 
 namespace {
 

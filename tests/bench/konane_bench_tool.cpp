@@ -36,10 +36,10 @@
 
 #include "core/board.hpp"
 #include "core/movegen.hpp"
-#include "core/mphf.hpp"
 #include "core/notation.hpp"
 #include "core/symmetry.hpp"
 #include "format/table.hpp"
+#include "index/mphf.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "solver/enumerate.hpp"
@@ -298,8 +298,8 @@ void warm_page_cache(const std::filesystem::path& path) {
 }
 
 /// Probes value() and best_move() of every position of 200 random games (another seed than the
-/// measured positions), so that every layer's hash function is validated before timing and the
-/// block cache holds unrelated blocks, as in a long-running program.
+/// measured positions), so that the value code of every layer is loaded before timing and the
+/// chunks checked so far are unrelated ones, as in a long-running program.
 std::uint64_t warm_up(const Tablebase& tb, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     const Board& b = tb.board();
@@ -331,8 +331,8 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     j["samples"] = pos.size();
     j["cold_samples"] = std::min(cold_samples, pos.size());
     {
-        // Random order, page cache warm, fresh table: each probe finds its blocks in the block
-        // cache only when an earlier probe happened to decode them.
+        // Random order, page cache warm, fresh table: each probe finds its chunks checked (and
+        // its pages mapped) only when an earlier probe happened to touch them.
         const Tablebase tb = Tablebase::open(path);
         sink += warm_up(tb, seed + 1000);
         std::vector<double> val, mv;
@@ -356,7 +356,7 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     }
     {
         // Warm: the same position again right after a first probe (its blocks are decoded and
-        // in the block cache, the hash functions validated, the pages resident).
+        // chunks checked, the pages resident).
         const Tablebase tb = Tablebase::open(path);
         std::vector<double> val, mv;
         for (const auto& p : pos) {
@@ -377,8 +377,7 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     }
     {
         // Cold: the file dropped from the page cache, the table opened afresh (not timed), then
-        // the first probe: it validates the layer's hash function (a checksum pass over it)
-        // and reads and decodes its blocks from the disk.
+        // the first probe: it reads and checks the chunks it needs from the disk.
         std::vector<double> val, mv, open_ns, resident;
         const std::size_t n = std::min(cold_samples, pos.size());
         for (std::size_t i = 0; i < n; ++i) {
@@ -428,14 +427,22 @@ int run_size(const std::string& file) {
     json j;
     j["table"] = file;
     j["file_bytes"] = t->file_size();
-    j["fingerprint_bits"] = t->meta().fingerprint_bits;
-    j["value_block_slots"] = t->meta().value_block_slots;
-    j["value_level"] = t->meta().value_level;
+    j["meta"] = {{"chunk_bytes", t->meta().chunk_bytes},
+                 {"sample_zeros", t->meta().sample_zeros},
+                 {"value_block", t->meta().value_block},
+                 {"value_superblock", t->meta().value_superblock}};
     j["layers"] = json::array();
     std::map<int, std::uint64_t> all;
-    std::uint64_t n_all = 0, mphf = 0, fp = 0, val = 0;
+    std::uint64_t n_all = 0;
+    format::SectionSizes sum;
     double entropy_sum_bits = 0;
     std::vector<std::uint8_t> values;
+    auto sections = [](const format::SectionSizes& s, double per) {
+        return json{{"ef_low", s.ef_low * per},         {"ef_high", s.ef_high * per},
+                    {"ef_samples", s.ef_samples * per}, {"index", s.index() * per},
+                    {"val_code", s.val_code * per},     {"val_dir", s.val_dir * per},
+                    {"val_data", s.val_data * per},     {"values", s.values() * per}};
+    };
     for (std::size_t i = 0; i < t->layers().size(); ++i) {
         const auto& l = t->layers()[i];
         const auto s = t->section_sizes(i);
@@ -448,29 +455,27 @@ int run_size(const std::string& file) {
         const double h = entropy_bits(hist, l.classes);
         entropy_sum_bits += h * static_cast<double>(l.classes);
         n_all += l.classes;
-        mphf += s.mphf;
-        fp += s.fingerprints;
-        val += s.values;
-        const double per = 8.0 / static_cast<double>(l.classes);
-        j["layers"].push_back(
-            {{"pieces", l.pieces},
-             {"classes", l.classes},
-             {"distinct_values", hist.size()},
-             {"entropy_bits", h},
-             {"bytes", {{"mphf", s.mphf}, {"fingerprints", s.fingerprints}, {"values", s.values}}},
-             {"bits_per_position",
-              {{"mphf", s.mphf * per},
-               {"fingerprints", s.fingerprints * per},
-               {"values", s.values * per}}}});
+        sum.ef_low += s.ef_low;
+        sum.ef_high += s.ef_high;
+        sum.ef_samples += s.ef_samples;
+        sum.val_code += s.val_code;
+        sum.val_dir += s.val_dir;
+        sum.val_data += s.val_data;
+        j["layers"].push_back({{"pieces", l.pieces},
+                               {"classes", l.classes},
+                               {"distinct_values", hist.size()},
+                               {"entropy_bits", h},
+                               {"bytes", sections(s, 1.0)},
+                               {"bits_per_position", sections(s, 8.0 / l.classes)}});
     }
     const double per = 8.0 / static_cast<double>(n_all);
-    const std::uint64_t other = t->file_size() - mphf - fp - val;
+    const std::uint64_t other = t->file_size() - sum.index() - sum.values();
     j["classes"] = n_all;
-    j["bytes"] = {{"mphf", mphf}, {"fingerprints", fp}, {"values", val}, {"other", other}};
-    j["bits_per_position"] = {
-        {"total", t->file_size() * per}, {"mphf", mphf * per},
-        {"fingerprints", fp * per},      {"values", val * per},
-        {"other", other * per},          {"without_fingerprints", (t->file_size() - fp) * per}};
+    j["bytes"] = sections(sum, 1.0);
+    j["bytes"]["other"] = other;
+    j["bits_per_position"] = sections(sum, per);
+    j["bits_per_position"]["other"] = other * per;
+    j["bits_per_position"]["total"] = t->file_size() * per;
     j["entropy"] = {{"per_layer_weighted_bits", entropy_sum_bits / static_cast<double>(n_all)},
                     {"global_bits", entropy_bits(all, n_all)}};
     std::printf("%s\n", j.dump().c_str());
@@ -500,7 +505,7 @@ int run_baseline(const std::string& file, std::size_t positions, std::uint64_t s
         std::vector<double> table_secs;
         for (int i = 0; i < reps; ++i) {
             const auto t0 = Clock::now();
-            const Tablebase tb = Tablebase::open(path);  // fresh block cache, pages warm
+            const Tablebase tb = Tablebase::open(path);  // no chunk checked yet, pages warm
             ref = compute_openings(tb);
             table_secs.push_back(seconds_since(t0));
         }

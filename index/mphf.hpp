@@ -108,7 +108,7 @@ inline std::uint64_t bucket_map(std::uint64_t x) {
 
 }  // namespace mphf_detail
 
-/// A read-only view of a serialized MPHF (layout in the header comment of core/mphf.hpp).
+/// A read-only view of a serialized MPHF (layout in the header comment of index/mphf.hpp).
 /// Does not own the bytes: works zero-copy over e.g. a memory-mapped file. Cheap to copy.
 class MphfView {
   public:

@@ -1,6 +1,6 @@
-// Minimal perfect hash function: construction and validation. See core/mphf.hpp for the
+// Minimal perfect hash function: construction and validation. See index/mphf.hpp for the
 // algorithm, the query and the serialized layout.
-#include "core/mphf.hpp"
+#include "index/mphf.hpp"
 
 #include <omp.h>
 #include <xxhash.h>

@@ -1,0 +1,95 @@
+// Internal to konane_format: the canonical Huffman code of a layer's values (FORMAT.md §4.2).
+// Source: D. A. Huffman, "A method for the construction of minimum-redundancy codes", 1952;
+// canonical codes as in RFC 1951 §3.2.2 (DEFLATE), bits packed least significant first, each
+// code written from its first (most significant) bit on.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "format/detail.hpp"
+
+namespace konane::format::detail {
+
+/// Code lengths (0 = symbol absent) of a Huffman code for the histogram, at most
+/// kMaxCodeLength bits (frequencies are halved until the code fits). A single present symbol
+/// gets length 1. All zero when the histogram is empty.
+std::array<std::uint8_t, 256> huffman_lengths(const std::array<std::uint64_t, 256>& hist);
+
+/// Canonical codes for the lengths: code[s] holds the code of s bit-reversed (ready to be
+/// written LSB first). Returns "" or what is wrong (over-subscribed, length > kMaxCodeLength).
+std::string canonical_codes(const std::array<std::uint8_t, 256>& lengths,
+                            std::array<std::uint32_t, 256>& code);
+
+/// Appends bits LSB first to 64-bit words.
+class BitWriter {
+  public:
+    void put(std::uint64_t bits, unsigned n) {  // n <= 32
+        acc_ |= bits << fill_;
+        fill_ += n;
+        if (fill_ >= 64) {
+            words_.push_back(acc_);
+            fill_ -= 64;
+            acc_ = fill_ == 0 ? 0 : bits >> (n - fill_);
+        }
+        total_ += n;
+    }
+    std::uint64_t bits() const { return total_; }
+    /// The words, the last one zero-padded, then one extra zero word (for 8-byte reads).
+    std::vector<std::uint64_t>& finish() {
+        if (fill_ > 0) words_.push_back(acc_);
+        words_.push_back(0);
+        acc_ = 0;
+        fill_ = 0;
+        return words_;
+    }
+
+  private:
+    std::vector<std::uint64_t> words_;
+    std::uint64_t acc_ = 0, total_ = 0;
+    unsigned fill_ = 0;
+};
+
+/// Decoder of one layer's canonical code: a table for codes of up to kTableBits bits, the
+/// canonical first-code arrays for longer ones.
+class HuffmanDecoder {
+  public:
+    static constexpr unsigned kTableBits = 11;
+
+    /// Builds from code lengths; returns "" or what is wrong with them.
+    std::string build(const std::array<std::uint8_t, 256>& lengths);
+
+    /// Decodes one symbol at bit `pos` of `data` (which has 8 readable bytes past every bit
+    /// position used); advances pos. Returns -1 for a bit pattern that is no code.
+    int decode(const std::uint8_t* data, std::uint64_t& pos) const {
+        std::uint64_t w;
+        std::memcpy(&w, data + (pos >> 3), 8);
+        w >>= (pos & 7);  // at least 57 valid bits
+        const std::uint16_t e = table_[w & ((1u << kTableBits) - 1)];
+        if (e >> 8 != 0) {
+            pos += e >> 8;
+            return e & 0xFF;
+        }
+        // Long code: canonical decoding, one bit at a time.
+        std::uint32_t code = 0;
+        for (unsigned len = 1; len <= kMaxCodeLength; ++len) {
+            code = (code << 1) | static_cast<std::uint32_t>((w >> (len - 1)) & 1);
+            if (code >= first_[len] && code - first_[len] < count_[len]) {
+                pos += len;
+                return sorted_[index_[len] + code - first_[len]];
+            }
+        }
+        return -1;
+    }
+
+  private:
+    std::uint16_t table_[1u << kTableBits] = {};  // symbol | length << 8; length 0: long code
+    std::uint32_t first_[kMaxCodeLength + 1] = {}, count_[kMaxCodeLength + 1] = {},
+                                          index_[kMaxCodeLength + 1] = {};
+    std::uint8_t sorted_[256] = {};
+};
+
+}  // namespace konane::format::detail
