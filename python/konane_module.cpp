@@ -770,9 +770,11 @@ them all by retrograde analysis and writes the table file; returns a GenerateRep
 board: 'RxC' or (rows, cols), at most 36 squares. rules: 'brainking', 'center' or 'any'.
 threads: 0 for every core. output: the file to write (default 'konane-RxC-RULES.kbt' in the
 current directory); written under a temporary name and renamed when complete, so a failure or
-an interruption leaves no file under that name. progress: None or a callable
-progress(phase, pieces, done, total) called from time to time (phase 'enumerate', 'hash' or
-'solve'; pieces the layer's piece count; done and total positions, total 0 when unknown),
+an interruption leaves no file under that name; the finished steps stay in OUTPUT.work, and
+calling generate() again with the same output resumes from them (the directory is removed
+once the table is complete). progress: None or a callable
+progress(phase, pieces, done, total) called from time to time (phase 'enumerate', 'hash',
+'solve' or 'write'; pieces the layer's piece count; done and total positions, total 0 when unknown),
 possibly from a worker thread. An exception raised by progress, or Ctrl-C, stops the
 generation at the next layer and is raised. Same board and ruleset give the same file for any
 thread count. Runs without the GIL. Raises ValueError for a board that is too large or bad

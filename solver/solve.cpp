@@ -158,6 +158,14 @@ GenerateReport generate(const GenerateOptions& o) {
                                     std::to_string(kMaxGenerateSquares));
     }
 
+    if (!o.output.empty()) {
+        // Before any work (and before the work directory, which would create it).
+        const auto dir = o.output.has_parent_path() ? o.output.parent_path() : ".";
+        if (!std::filesystem::is_directory(dir)) {
+            throw format::IoError(o.output.string() + ": " + dir.string() +
+                                  ": no such directory");
+        }
+    }
     std::unique_ptr<TempDir> tmp;
     std::filesystem::path work = o.work_dir;
     if (work.empty() && !o.output.empty()) {

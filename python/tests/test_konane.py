@@ -429,7 +429,7 @@ def test_generate_errors(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_an_exception_in_progress_stops_generation_and_leaves_no_file(tmp_path):
+def test_an_exception_in_progress_stops_generation_and_leaves_no_table(tmp_path):
     class Stop(Exception):
         pass
 
@@ -439,10 +439,14 @@ def test_an_exception_in_progress_stops_generation_and_leaves_no_file(tmp_path):
 
     with pytest.raises(Stop, match="stopped at"):
         konane.generate("4x4", output=tmp_path / "stopped.kbt", progress=progress)
-    assert list(tmp_path.iterdir()) == []
+    # No table; the work directory keeps the finished steps, and a rerun resumes from them.
+    assert [p.name for p in tmp_path.iterdir()] == ["stopped.kbt.work"]
+    report = konane.generate("4x4", output=tmp_path / "stopped.kbt")
+    assert report.classes == 975
+    assert [p.name for p in tmp_path.iterdir()] == ["stopped.kbt"]
 
 
-def test_ctrl_c_stops_generation_and_leaves_no_file(tmp_path):
+def test_ctrl_c_stops_generation_and_leaves_no_table(tmp_path):
     # interrupt_main() is what Ctrl-C does: a pending SIGINT for the main thread. Whichever
     # thread reports progress, the KeyboardInterrupt comes out of generate().
     interrupted = []
@@ -455,7 +459,8 @@ def test_ctrl_c_stops_generation_and_leaves_no_file(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         konane.generate("5x5", output=tmp_path / "interrupted.kbt", progress=progress)
     assert interrupted
-    assert list(tmp_path.iterdir()) == []
+    # No table; only the work directory a rerun resumes from.
+    assert [p.name for p in tmp_path.iterdir()] == ["interrupted.kbt.work"]
 
 
 # ------------------------------------------------------------------------------------------------
