@@ -162,8 +162,7 @@ GenerateReport generate(const GenerateOptions& o) {
         // Before any work (and before the work directory, which would create it).
         const auto dir = o.output.has_parent_path() ? o.output.parent_path() : ".";
         if (!std::filesystem::is_directory(dir)) {
-            throw format::IoError(o.output.string() + ": " + dir.string() +
-                                  ": no such directory");
+            throw format::IoError(o.output.string() + ": " + dir.string() + ": no such directory");
         }
     }
     std::unique_ptr<TempDir> tmp;
