@@ -49,6 +49,7 @@ def main():
     ap.add_argument("--dir", required=True)
     ap.add_argument("--rules", required=True)
     ap.add_argument("--commit", required=True)
+    ap.add_argument("--note", default="")
     ap.add_argument("boards", nargs="+")
     a = ap.parse_args()
 
@@ -76,6 +77,9 @@ def main():
     w("and peak memory are those of the run that built its table (`generate --json`); a resumed run")
     w("counts the time of every layer, whichever run did it.")
     w("")
+    if a.note:
+        w(a.note)
+        w("")
     w("| board | winner | Black's best removal | White's best reply | depth | classes | raw positions | file | generation | peak memory |")
     w("|---|---|---|---|---:|---:|---:|---:|---:|---:|")
     for b, gen, op, info in data:
