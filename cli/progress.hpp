@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <string>
 
+#include "solver/workdir.hpp"
+
 namespace konane::cli {
 
 /// Prints "[phase] layer N: done/total positions, R/s, T s left, memory M, disk D" on stderr, at
@@ -71,11 +73,7 @@ class ProgressLine {
     }
     std::string disk() const {
         if (dir_.empty()) return "";
-        std::error_code ec;
-        std::uint64_t sum = 0;
-        for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
-            if (e.is_regular_file(ec)) sum += e.file_size(ec);
-        }
+        const std::uint64_t sum = solver::directory_bytes(dir_);
         char buf[48];
         std::snprintf(buf, sizeof buf, ", disk %.0f MiB", static_cast<double>(sum) / 1048576.0);
         return buf;

@@ -336,13 +336,17 @@ std::uint64_t WorkDir::recorded_peak_disk() const {
     return m;
 }
 
-std::uint64_t WorkDir::bytes_on_disk() const {
+std::uint64_t directory_bytes(const std::filesystem::path& dir) {
     std::uint64_t sum = 0;
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
         if (e.is_regular_file(ec)) sum += e.file_size(ec);
     }
     return sum;
+}
+
+std::uint64_t WorkDir::bytes_on_disk() const {
+    return directory_bytes(dir_);
 }
 
 bool WorkDir::is_own_file(const std::string& name) {

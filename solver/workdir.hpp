@@ -105,6 +105,9 @@ class WorkDir {
     int handle_ = -1;
 };
 
+/// Bytes of the regular files directly in `dir` (0 when it cannot be read).
+std::uint64_t directory_bytes(const std::filesystem::path& dir);
+
 /// Peak resident set size of this process in bytes since it started (VmHWM of
 /// /proc/self/status; 0 if unknown).
 std::uint64_t peak_rss_bytes();
