@@ -150,6 +150,7 @@ int run_generate(const GenerateArgs& a) {
     o.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
         progress(phase, pieces, done, total);
     };
+    o.run_progress = [&](std::uint64_t done, std::uint64_t total) { progress.run(done, total); };
     std::error_code ec;
     const auto space = std::filesystem::space(existing_parent(o.work_dir), ec);
     if (!ec && space.available < kMinDisk) {

@@ -23,6 +23,14 @@ class ProgressLine {
         : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), last_(Clock::now()) {}
     ~ProgressLine() { finish(); }
 
+    /// Whole-run progress (positions of the layers done, of all layers): each line then ends
+    /// with the share done and the time left at the rate since the first report.
+    void run(std::uint64_t done, std::uint64_t total) {
+        if (run_total_ == 0) run_start_ = Clock::now();
+        run_done_ = done;
+        run_total_ = total;
+    }
+
     /// Reports the bytes held in `dir` (a work directory) on each line.
     void watch_directory(std::filesystem::path dir) { dir_ = std::move(dir); }
 
@@ -49,8 +57,8 @@ class ProgressLine {
                      "%s[%s] layer %d: %llu/%llu positions, %.2f M/s%s, memory %.0f MiB%s%s",
                      tty_ ? "\r" : "", phase, pieces, static_cast<unsigned long long>(done),
                      static_cast<unsigned long long>(total), rate / 1e6, eta,
-                     static_cast<double>(resident_bytes()) / 1048576.0, disk().c_str(),
-                     tty_ ? "\x1b[K" : "\n");
+                     static_cast<double>(resident_bytes()) / 1048576.0,
+                     (disk() + whole_run(now)).c_str(), tty_ ? "\x1b[K" : "\n");
         std::fflush(stderr);
         dirty_ = tty_;
     }
@@ -78,6 +86,19 @@ class ProgressLine {
         std::snprintf(buf, sizeof buf, ", disk %.0f MiB", static_cast<double>(sum) / 1048576.0);
         return buf;
     }
+    std::string whole_run(std::chrono::steady_clock::time_point now) const {
+        if (run_total_ == 0 || run_done_ == 0) return "";
+        const double el = std::chrono::duration<double>(now - run_start_).count();
+        const double left =
+            el * static_cast<double>(run_total_ - run_done_) / static_cast<double>(run_done_);
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "; run %.0f%%, about %.0f s left",
+                      100.0 * static_cast<double>(run_done_) / static_cast<double>(run_total_),
+                      left);
+        return buf;
+    }
+    std::uint64_t run_done_ = 0, run_total_ = 0;
+    std::chrono::steady_clock::time_point run_start_{};
     std::filesystem::path dir_;
     using Clock = std::chrono::steady_clock;
     bool enabled_;

@@ -236,6 +236,10 @@ GenerateReport generate(const GenerateOptions& o) {
     }
 
     PhaseMeter meter;
+    std::uint64_t run_total = 0, run_done = 0;
+    for (int n : order)
+        run_total += wd.layer(n).classes;
+    if (o.run_progress) o.run_progress(0, run_total);
     SolvedLookup lookup(b);
     std::vector<std::unique_ptr<SolvedLayer>> live;  // layers the lookup still refers to
     for (int n : order) {
@@ -308,6 +312,8 @@ GenerateReport generate(const GenerateOptions& o) {
         rep.raw += lr.raw;
         rep.mphf_bytes += lr.mphf_bytes;
         rep.layers.push_back(lr);
+        run_done += lr.classes;
+        if (o.run_progress) o.run_progress(run_done, run_total);
 
         if (o.keep_layers) layer->keys = std::move(keys);
         keys = {};

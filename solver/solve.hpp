@@ -102,6 +102,10 @@ struct GenerateOptions {
     /// let a later run rewrite the table, e.g. in a newer format, without solving again).
     bool keep_work = false;
     ProgressFn progress;  ///< optional progress reports
+    /// Optional whole-run progress once the enumeration is complete: positions whose layers
+    /// are solved and written (or read back from the work directory), and all positions.
+    /// Called before the first layer (done 0) and after each one.
+    std::function<void(std::uint64_t done, std::uint64_t total)> run_progress;
 };
 
 /// Figures of one phase of a generation (rchar and wchar of /proc/self/io, ru_maxrss).
