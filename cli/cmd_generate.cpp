@@ -132,12 +132,9 @@ int run_generate(const GenerateArgs& a) {
     o.threads = a.threads;
     o.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
     o.output = a.output.empty() ? solver::default_table_name(o.board, o.rules) : a.output;
-    o.work_dir = a.work;
+    o.work_dir =
+        a.work.empty() ? solver::default_work_dir(o.output) : std::filesystem::path(a.work);
     o.keep_work = a.keep_work;
-    if (o.work_dir.empty()) {
-        o.work_dir = o.output;
-        o.work_dir += ".work";
-    }
     check_locations(o.output, o.work_dir);
     const std::uint64_t budget =
         a.memory.empty() ? solver::default_memory_budget() : o.memory_bytes;

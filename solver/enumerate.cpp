@@ -329,9 +329,10 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
     o.progress = progress;
     enumerate_to(wd, b, r, o);
     std::vector<EnumeratedLayer> layers;
-    for (int n = first_layer_pieces(b); n >= 0; --n) {
+    const std::vector<int> order = wd.layers_with_positions();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const int n = *it;
         const LayerRecord& rec = wd.layer(n);
-        if (rec.classes == 0) continue;
         EnumeratedLayer l;
         l.pieces = n;
         l.keys = read_key_file(wd.layer_keys(n));

@@ -101,6 +101,12 @@ std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window) {
     return classes * 19 + window * 3 / 2 + (std::uint64_t{8} << 20);
 }
 
+std::filesystem::path default_work_dir(const std::filesystem::path& output) {
+    std::filesystem::path work = output;
+    work += ".work";
+    return work;
+}
+
 std::string default_table_name(const Board& b, Ruleset r) {
     return "konane-" + b.name() + "-" + ruleset_name(r) + ".kbt";
 }
@@ -168,8 +174,7 @@ GenerateReport generate(const GenerateOptions& o) {
     std::unique_ptr<TempDir> tmp;
     std::filesystem::path work = o.work_dir;
     if (work.empty() && !o.output.empty()) {
-        work = o.output;
-        work += ".work";
+        work = default_work_dir(o.output);
     } else if (work.empty()) {
         tmp = std::make_unique<TempDir>("konane-generate");
         work = tmp->path() / "work";
@@ -193,10 +198,7 @@ GenerateReport generate(const GenerateOptions& o) {
         note_disk();
         rep.enumerate_phase = meter.done();
     }
-    std::vector<int> order;  // non-empty layers, ascending
-    for (int n = 0; n <= first_layer_pieces(b); ++n) {
-        if (wd.layer(n).classes) order.push_back(n);
-    }
+    const std::vector<int> order = wd.layers_with_positions();
     for (int n : order)
         rep.enumerate_seconds += wd.layer(n).enumerate_seconds;
     if (!o.output.empty() && order.empty()) {

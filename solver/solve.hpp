@@ -161,6 +161,9 @@ std::uint64_t default_memory_budget();
 /// the table writer's buffers (2) per position, 1.5 bytes per window position, 8 MiB more.
 std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window);
 
+/// The default work directory of a generation writing `output`: OUTPUT.work beside it.
+std::filesystem::path default_work_dir(const std::filesystem::path& output);
+
 /// Default table file name for a board and ruleset: "konane-RxC-RULES.kbt".
 std::string default_table_name(const Board& b, Ruleset r);
 

@@ -69,10 +69,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
     eo.memory_bytes = o.memory_bytes ? o.memory_bytes : default_memory_budget();
     eo.progress = progress;
     enumerate_to(wd, b, rules, eo);
-    std::vector<int> order;  // non-empty layers, ascending, as stored
-    for (int n = 0; n <= first_layer_pieces(b); ++n) {
-        if (wd.layer(n).classes) order.push_back(n);
-    }
+    const std::vector<int> order = wd.layers_with_positions();  // ascending, as stored
     const auto& stored = table.layers();
     if (order.size() != stored.size()) {
         note(r, file + ": layer table: " + std::to_string(stored.size()) + " layers stored, " +

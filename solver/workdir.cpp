@@ -216,6 +216,14 @@ const LayerRecord& WorkDir::layer(int pieces) const {
     return it == layers_.end() ? none : it->second;
 }
 
+std::vector<int> WorkDir::layers_with_positions() const {
+    std::vector<int> out;
+    for (const auto& [n, rec] : layers_) {
+        if (rec.enumerated && rec.classes) out.push_back(n);
+    }
+    return out;
+}
+
 int WorkDir::lowest_enumerated() const {
     int low = INT_MAX;
     for (const auto& [n, rec] : layers_) {

@@ -67,6 +67,8 @@ class WorkDir {
 
     /// The record of a layer (a default one when nothing is recorded).
     const LayerRecord& layer(int pieces) const;
+    /// The enumerated layers that hold at least one position, in ascending piece count.
+    std::vector<int> layers_with_positions() const;
     /// The lowest layer whose enumeration step finished; INT32_MAX when none.
     int lowest_enumerated() const;
     /// Whether the enumeration of every layer finished.
