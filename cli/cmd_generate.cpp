@@ -17,6 +17,7 @@
 #include "format/table.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
+#include "solver/estimate.hpp"
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
 
@@ -159,6 +160,17 @@ int run_generate(const GenerateArgs& a) {
                      o.board.name().c_str(), ruleset_name(o.rules), mib(budget).c_str(),
                      o.work_dir.c_str(), ec ? "?" : mib(space.available).c_str(),
                      std::filesystem::exists(o.work_dir / "manifest") ? ", resuming" : "");
+    }
+    if (!a.quiet) {
+        if (const auto e = solver::estimate_resources(o.board, o.rules)) {
+            std::fprintf(stderr,
+                         "estimate%s: %llu positions; memory %s for the largest layer's solve; "
+                         "disk %s (work) + %s (table), from %s\n",
+                         e->upper_bound ? " (upper bound)" : "",
+                         static_cast<unsigned long long>(e->classes), mib(e->memory_bytes).c_str(),
+                         mib(e->work_bytes).c_str(), mib(e->table_bytes).c_str(),
+                         e->source.c_str());
+        }
     }
     const auto rep = solver::generate(o);
     progress.finish();

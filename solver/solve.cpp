@@ -1,6 +1,7 @@
 #include "solver/solve.hpp"
 
 #include <omp.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,9 +11,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/movegen.hpp"
 #include "format/table.hpp"
+#include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
+#include "solver/retrograde.hpp"
 #include "solver/workdir.hpp"
 
 namespace konane::solver {
@@ -24,64 +26,21 @@ double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Solves one layer: depth[mphf(key)] for every key, from the children's depths in `lookup`.
-// Positions go in batches of kBatch, in three passes (canonical keys and pilot prefetches,
-// slots and depth prefetches, depths), so that the cache misses of a batch overlap.
+// Solves one layer: layer.depth[mphf(key)] for every key and by_rank[i] for keys[i], from the
+// children's depths in `lookup` (recompute_layer()).
 void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
-                 const std::vector<std::uint64_t>& keys, int threads, const ProgressFn& progress) {
-    constexpr std::int64_t kBatch = 32;
-    const auto n = static_cast<std::int64_t>(keys.size());
-    const std::int64_t batches = (n + kBatch - 1) / kBatch;
+                 const std::vector<std::uint64_t>& keys, std::vector<Depth>& by_rank, int threads,
+                 const ProgressFn& progress) {
     layer.depth.assign(keys.size(), 0);
+    by_rank.assign(keys.size(), 0);
     const MphfView mph = layer.mphf.view();
-    std::uint64_t done = 0;
-    int max_depth = 0;
-#pragma omp parallel num_threads(threads) if (n > 8192) reduction(max : max_depth)
-    {
-        std::vector<SolvedLookup::Pending> pending;
-        std::vector<const Depth*> where;
-        std::vector<std::uint8_t> owner;
-        pending.reserve(kBatch * 64);
-        where.reserve(kBatch * 64);
-        owner.reserve(kBatch * 64);
-#pragma omp for schedule(dynamic, 64)
-        for (std::int64_t batch = 0; batch < batches; ++batch) {
-            const std::int64_t lo = batch * kBatch, hi = std::min(n, lo + kBatch);
-            pending.clear();
-            owner.clear();
-            // 1: canonical keys of every child; prefetch their pilots (and our own keys').
-            for (std::int64_t i = lo; i < hi; ++i) {
-                mph.prefetch(keys[i]);
-                for_each_jump(b, position_of_key(keys[i]), [&](Move, Position c) {
-                    pending.push_back(lookup.start(c));
-                    owner.push_back(static_cast<std::uint8_t>(i - lo));
-                });
-            }
-            // 2: slots; prefetch the depths.
-            where.resize(pending.size());
-            for (std::size_t j = 0; j < pending.size(); ++j)
-                where[j] = lookup.finish(pending[j]);
-            // 3: combine (rules.md "Values").
-            DepthAccumulator acc[kBatch];
-            for (std::size_t j = 0; j < where.size(); ++j)
-                acc[owner[j]].add(*where[j]);
-            for (std::int64_t i = lo; i < hi; ++i) {
-                const int d = acc[i - lo].result();
-                if (d > max_depth) max_depth = d;
-                layer.depth[mph(keys[i])] = static_cast<Depth>(d);
-            }
-            if ((batch & 2047) == 0 && progress) {
-#pragma omp critical(konane_solve_progress)
-                {
-                    done += 2048 * kBatch;
-                    if (omp_get_thread_num() == 0) {
-                        progress("solve", layer.pieces, std::min<std::uint64_t>(done, n), n);
-                    }
-                }
-            }
-        }
-    }
-    if (max_depth > 255) throw std::runtime_error("depth to end over 255 plies");
+    recompute_layer(
+        b, lookup, keys, layer.pieces, threads, "solve", progress,
+        [&](std::int64_t i) { mph.prefetch(keys[i]); },
+        [&](std::int64_t i, int d) {
+            by_rank[i] = static_cast<Depth>(d);
+            layer.depth[mph(keys[i])] = static_cast<Depth>(d);
+        });
 }
 
 }  // namespace
@@ -149,6 +108,54 @@ std::string gib(std::uint64_t bytes) {
     return buf;
 }
 
+// The device holding `p` or, when it does not exist yet, its nearest existing parent.
+std::filesystem::path existing(std::filesystem::path p) {
+    std::error_code ec;
+    if (p.empty()) p = ".";
+    while (!std::filesystem::exists(p, ec) && p.has_parent_path() && p != p.parent_path())
+        p = p.parent_path();
+    return p;
+}
+
+std::uint64_t free_bytes(const std::filesystem::path& p) {
+    std::error_code ec;
+    const auto s = std::filesystem::space(existing(p), ec);
+    return ec ? UINT64_MAX : s.available;
+}
+
+// Refuses a run whose estimate (estimate_resources()) exceeds the memory budget or the free
+// disk, before any work. An upper-bound estimate (another ruleset's) refuses nothing.
+void check_resources(const Board& b, Ruleset rules, std::uint64_t budget,
+                     const std::filesystem::path& work, const std::filesystem::path& output) {
+    const auto e = estimate_resources(b, rules);
+    if (!e || e->upper_bound) return;
+    const std::string what = b.name() + " " + ruleset_name(rules);
+    if (e->memory_bytes > budget) {
+        throw std::invalid_argument("memory budget " + gib(budget) + " cannot hold the solve of " +
+                                    what + "'s largest layer (" + std::to_string(e->largest_layer) +
+                                    " positions): it needs about " + gib(e->memory_bytes) + " (" +
+                                    e->source + "); rerun with --memory " +
+                                    std::to_string((e->memory_bytes >> 20) + 1) + "M or more");
+    }
+    // The work directory may already hold part of the work (a resumed run).
+    std::error_code ec;
+    const std::uint64_t held = std::filesystem::exists(work, ec) ? directory_bytes(work) : 0;
+    std::uint64_t need_work = e->work_bytes > held ? e->work_bytes - held : 0;
+    std::uint64_t need_out = output.empty() ? 0 : e->table_bytes;
+    struct stat sw {
+    }, so{};
+    const bool same = !output.empty() && ::stat(existing(work).c_str(), &sw) == 0 &&
+                      ::stat(existing(output).c_str(), &so) == 0 && sw.st_dev == so.st_dev;
+    if (same) need_work += need_out, need_out = 0;
+    auto refuse = [&](const std::filesystem::path& where, std::uint64_t need, std::uint64_t have) {
+        throw std::invalid_argument(where.string() + ": " + gib(have) +
+                                    " free on its file system, " + what + " needs about " +
+                                    gib(need) + " there (" + e->source + ")");
+    };
+    if (const auto have = free_bytes(work); need_work > have) refuse(work, need_work, have);
+    if (const auto have = free_bytes(output); need_out > have) refuse(output, need_out, have);
+}
+
 }  // namespace
 
 GenerateReport generate(const GenerateOptions& o) {
@@ -173,9 +180,12 @@ GenerateReport generate(const GenerateOptions& o) {
     }
     std::unique_ptr<TempDir> tmp;
     std::filesystem::path work = o.work_dir;
-    if (work.empty() && !o.output.empty()) {
-        work = default_work_dir(o.output);
-    } else if (work.empty()) {
+    if (work.empty() && !o.output.empty()) work = default_work_dir(o.output);
+    if (!o.keep_layers) {
+        check_resources(b, o.rules, rep.memory_bytes,
+                        work.empty() ? std::filesystem::temp_directory_path() : work, o.output);
+    }
+    if (work.empty()) {
         tmp = std::make_unique<TempDir>("konane-generate");
         work = tmp->path() / "work";
     }
@@ -260,6 +270,7 @@ GenerateReport generate(const GenerateOptions& o) {
         lr.classes = rec.classes;
         lr.raw = rec.raw;
         lr.enumerate_seconds = rec.enumerate_seconds;
+        std::vector<Depth> by_rank;  // the depths in key order, as the file stores them
         if (rec.solved) {
             // Solved before an interruption: read back the hash and the depths.
             layer->mphf = Mphf::from_words(read_key_file(wd.solved_mphf(n)));
@@ -277,7 +288,7 @@ GenerateReport generate(const GenerateOptions& o) {
             layer->mphf = Mphf::build(keys, threads);
             layer->hash_seconds = since(t);
             t = Clock::now();
-            solve_layer(b, lookup, *layer, keys, threads, o.progress);
+            solve_layer(b, lookup, *layer, keys, by_rank, threads, o.progress);
             layer->solve_seconds = since(t);
             for (Depth d : layer->depth)
                 lr.max_depth = std::max<int>(lr.max_depth, d);
@@ -297,13 +308,16 @@ GenerateReport generate(const GenerateOptions& o) {
         if (writer) {
             const auto t = Clock::now();
             if (o.progress) o.progress("write", n, 0, keys.size());
-            // The file stores values by rank (the keys' sorted order), not by hash slot.
-            const MphfView mph = layer->mphf.view();
-            std::vector<Depth> by_rank(keys.size());
-            const auto count = static_cast<std::int64_t>(keys.size());
+            if (by_rank.empty() && !keys.empty()) {
+                // Read back from the work directory: the file stores values by rank (the keys'
+                // sorted order), not by hash slot.
+                const MphfView mph = layer->mphf.view();
+                by_rank.resize(keys.size());
+                const auto count = static_cast<std::int64_t>(keys.size());
 #pragma omp parallel for num_threads(threads) if (count > 65536) schedule(static)
-            for (std::int64_t i = 0; i < count; ++i) {
-                by_rank[i] = layer->depth[mph(keys[i])];
+                for (std::int64_t i = 0; i < count; ++i) {
+                    by_rank[i] = layer->depth[mph(keys[i])];
+                }
             }
             writer->add_layer(
                 format::LayerInfo{static_cast<std::uint32_t>(n), keys.size(), rec.raw}, keys,

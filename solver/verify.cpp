@@ -7,11 +7,11 @@
 #include <atomic>
 #include <memory>
 
-#include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "core/symmetry.hpp"
 #include "index/mphf.hpp"
 #include "solver/keyfile.hpp"
+#include "solver/retrograde.hpp"
 #include "solver/solve.hpp"
 #include "solver/workdir.hpp"
 
@@ -124,32 +124,30 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         for (std::int64_t i = 0; i < n; ++i) {
             layer->depth[view(el.keys[i])] = by_rank[i];
         }
-        by_rank = {};
 
         // Retrograde consistency: recompute each depth from the children's stored depths.
-        std::uint64_t wrong = 0;
-        std::int64_t first_wrong = -1;
-#pragma omp parallel for num_threads(threads) if (n > 8192) schedule(dynamic, 2048) reduction(+ : wrong)
-        for (std::int64_t i = 0; i < n; ++i) {
-            const Position p = position_of_key(el.keys[i]);
-            DepthAccumulator acc;
-            for_each_jump(b, p, [&](Move, Position c) { acc.add(lookup.depth_of(c)); });
-            if (acc.result() != layer->depth[view(el.keys[i])]) {
-                ++wrong;
-#pragma omp critical(konane_verify_first)
-                if (first_wrong < 0 || i < first_wrong) first_wrong = i;
-            }
-        }
+        std::atomic<std::uint64_t> wrong{0};
+        std::atomic<std::int64_t> first_wrong{-1};
+        recompute_layer(
+            b, lookup, el.keys, el.pieces, threads, "verify", progress, [](std::int64_t) {},
+            [&](std::int64_t i, int d) {
+                if (d == by_rank[i]) return;
+                wrong.fetch_add(1, std::memory_order_relaxed);
+                std::int64_t f = first_wrong.load(std::memory_order_relaxed);
+                while ((f < 0 || i < f) && !first_wrong.compare_exchange_weak(f, i)) {
+                }
+            });
+        by_rank = {};
         r.positions_checked += static_cast<std::uint64_t>(n);
-        r.wrong_values += wrong;
+        r.wrong_values += wrong.load();
         if (wrong) {
-            note(r, where + ": " + std::to_string(wrong) +
+            note(r, where + ": " + std::to_string(wrong.load()) +
                         " stored depths differ from the depths recomputed from their children");
         }
         if (progress) progress("verify", el.pieces, el.keys.size(), el.keys.size());
         if (wrong) {
             r.problems.push_back(where + ": first wrong position " +
-                                 format_position(b, position_of_key(el.keys[first_wrong])));
+                                 format_position(b, position_of_key(el.keys[first_wrong.load()])));
         }
         lookup.add(el.pieces, view, layer->depth.data());
         solved.push_back(std::move(layer));

@@ -268,3 +268,23 @@ TEST_CASE("a damaged work file is refused on resume, naming it", "[cli][generate
     CHECK(r.output.find("checksum mismatch") != std::string::npos);
     CHECK_FALSE(fs::exists(table));
 }
+
+TEST_CASE("a generate whose estimate exceeds the memory budget is refused before any work",
+          "[cli][generate]") {
+    Dir d;
+    const fs::path out = d.path / "t.kbt";
+    // 6x6 needs about 9 GiB for its largest layer's solve; 5x6 about 184 MiB.
+    for (const char* args : {"6x6 --memory 2G", "5x6 --memory 100M", "6x5 --memory 150M"}) {
+        INFO(args);
+        const Run r = run(std::string("generate ") + args + " -q -o " + out.string());
+        CHECK(r.code == 2);
+        CHECK(r.output.find("cannot hold the solve") != std::string::npos);
+        CHECK(r.output.find("rerun with --memory") != std::string::npos);
+        CHECK_FALSE(fs::exists(out));
+        CHECK_FALSE(fs::exists(d.path / "t.kbt.work"));
+    }
+    // The estimate is printed at the start; a budget that holds it is not refused.
+    const Run ok = run("generate 4x5 --memory 64M -o " + out.string());
+    CHECK(ok.code == 0);
+    CHECK(ok.output.find("estimate: 26653 positions") != std::string::npos);
+}

@@ -14,6 +14,7 @@
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "reference.hpp"
+#include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
@@ -254,16 +255,55 @@ TEST_CASE("generate refuses a budget that cannot hold a layer's solve", "[solver
     o.memory_bytes = std::uint64_t{1} << 20;
     o.output = dir.path / "t.kbt";
     o.work_dir = dir.path / "work";
+    // Known board and ruleset: refused from the estimate, before any work.
+    CHECK_THROWS_WITH(solver::generate(o),
+                      Catch::Contains("cannot hold the solve of 5x5 brainking") &&
+                          Catch::Contains("largest layer"));
+    CHECK_FALSE(std::filesystem::exists(o.work_dir));
+    // Ruleset `any` has no estimate: refused once its layers are counted, the enumeration kept.
+    o.rules = Ruleset::Any;
     CHECK_THROWS_WITH(solver::generate(o), Catch::Contains("cannot hold the solve of layer") &&
                                                Catch::Contains("to resume"));
     CHECK_FALSE(std::filesystem::exists(o.output));
-    // The enumeration is kept: a larger budget resumes and completes.
     CHECK(std::filesystem::exists(o.work_dir / "manifest"));
+    // A larger budget resumes and completes, with the file of a run never interrupted.
     o.memory_bytes = std::uint64_t{256} << 20;
     const auto rep = solver::generate(o);
     CHECK(rep.resumed);
-    CHECK(rep.classes == 270689);
     CHECK_FALSE(std::filesystem::exists(o.work_dir));
+    solver::GenerateOptions fresh = o;
+    fresh.output = dir.path / "fresh.kbt";
+    fresh.work_dir = dir.path / "fresh-work";
+    const auto rep2 = solver::generate(fresh);
+    CHECK_FALSE(rep2.resumed);
+    CHECK(rep.classes == rep2.classes);
+    CHECK(read_file(o.output) == read_file(fresh.output));
+}
+
+TEST_CASE("the size estimates agree with the tables generated here", "[solver]") {
+    for (auto [r, c] : {std::pair{3, 5}, {4, 4}, {4, 5}, {5, 4}, {3, 6}}) {
+        const Board b = Board::make(r, c);
+        INFO(b.name());
+        const auto e = solver::estimate_resources(b, Ruleset::Brainking);
+        REQUIRE(e.has_value());
+        CHECK_FALSE(e->upper_bound);
+        solver::GenerateOptions o;
+        o.board = b;
+        o.keep_layers = true;
+        const auto rep = solver::generate(o);
+        CHECK(rep.classes == e->classes);
+        // The largest layer and its window are among the measured layers.
+        bool found = false;
+        for (const auto& l : rep.layers)
+            found = found || l.classes == e->largest_layer;
+        CHECK(found);
+        CHECK(e->memory_bytes == solver::solve_memory_bytes(e->largest_layer, e->window));
+        const auto center = solver::estimate_resources(b, Ruleset::Center);
+        REQUIRE(center.has_value());
+        CHECK(center->upper_bound);
+    }
+    CHECK_FALSE(solver::estimate_resources(Board::make(5, 5), Ruleset::Any).has_value());
+    CHECK_FALSE(solver::estimate_resources(Board::make(4, 7), Ruleset::Brainking).has_value());
 }
 
 TEST_CASE("verify accepts a generated table and finds a wrong value", "[solver][verify]") {

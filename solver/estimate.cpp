@@ -1,0 +1,61 @@
+#include "solver/estimate.hpp"
+
+#include "solver/solve.hpp"
+
+namespace konane::solver {
+
+namespace {
+
+// Measured when the brainking tables of docs/solved.md were built (scripts/build-tables, format
+// 2): board, classes in all, the classes of the layer whose solve needs the most memory and of
+// the layers its jumps reach, the work directory's peak bytes and the table's bytes.
+struct Measured {
+    int rows, cols;
+    std::uint64_t classes, largest_layer, window, work_bytes, table_bytes;
+};
+constexpr Measured kMeasured[] = {
+    {2, 2, 1, 1, 0, 507, 872},
+    {2, 3, 6, 4, 1, 1129, 1872},
+    {2, 4, 13, 5, 3, 1789, 2864},
+    {2, 5, 17, 4, 7, 1958, 2864},
+    {2, 6, 29, 7, 9, 2630, 3856},
+    {2, 7, 21, 4, 11, 2731, 3856},
+    {2, 8, 176, 24, 67, 5124, 6936},
+    {3, 3, 6, 2, 1, 1570, 2368},
+    {3, 4, 92, 20, 8, 3692, 5368},
+    {3, 5, 270, 59, 69, 5129, 6600},
+    {3, 6, 3116, 612, 1018, 12675, 12080},
+    {3, 7, 17794, 3467, 7257, 44135, 35200},
+    {3, 8, 190397, 37308, 74407, 368760, 256024},
+    {4, 4, 975, 189, 190, 7158, 8392},
+    {4, 5, 26653, 5078, 6921, 55363, 42320},
+    {4, 6, 742922, 140784, 219699, 1257588, 861184},
+    {5, 4, 26653, 5078, 6921, 58171, 42128},
+    {5, 5, 270689, 48706, 82002, 533227, 437384},
+    {5, 6, 49924129, 8560302, 14804535, 81958017, 57683408},
+    {6, 4, 742922, 140784, 219699, 1260240, 861272},
+    {6, 5, 49924129, 8560302, 14804535, 78285069, 57714120},
+    {6, 6, 2700595924, 439978644, 743089305, 4130298982, 3261046928},
+};
+
+}  // namespace
+
+std::optional<ResourceEstimate> estimate_resources(const Board& b, Ruleset rules) {
+    if (rules == Ruleset::Any) return std::nullopt;
+    for (const Measured& m : kMeasured) {
+        if (m.rows != b.rows || m.cols != b.cols) continue;
+        ResourceEstimate e;
+        e.classes = m.classes;
+        e.largest_layer = m.largest_layer;
+        e.window = m.window;
+        e.memory_bytes = solve_memory_bytes(m.largest_layer, m.window);
+        e.work_bytes = m.work_bytes;
+        e.table_bytes = m.table_bytes;
+        e.upper_bound = rules != Ruleset::Brainking;
+        e.source = "the " + b.name() + " brainking table's measured sizes";
+        return e;
+    }
+    return std::nullopt;
+}
+
+}  // namespace konane::solver
