@@ -22,16 +22,14 @@ using namespace mphf_detail;
 
 // ---- Construction parameters (not part of the format: B and the offsets are stored). ----
 constexpr std::uint64_t kPartKeys = std::uint64_t{1} << 16;  // target keys per partition
-constexpr std::uint64_t kLambdaNum = 7;                      // lambda = 7/2 = 3.5 keys/bucket
-constexpr std::uint64_t kLambdaDen = 2;
 constexpr int kMaxAttempts = 32;
 constexpr std::size_t kRecent = 16;  // recently placed buckets that may not be evicted
 constexpr std::uint64_t kNumPilots = 256;
 
-/// Slots of a partition holding np keys: load factor ~0.998, at least one free slot.
-/// (The eviction search makes this tight fill cheap: at 30M keys it evicts ~1.5% of buckets.)
-std::uint64_t slots_for(std::uint64_t np) {
-    return np + std::max<std::uint64_t>(1, (np + 498) / 499);
+/// Slots of a partition holding np keys: np / slack_den more, at least one free slot.
+/// (The eviction search makes a tight fill cheap: at 1/499, 30M keys evict ~1.5% of buckets.)
+std::uint64_t slots_for(std::uint64_t np, const MphfBuildParams& q) {
+    return np + std::max<std::uint64_t>(1, (np + q.slack_den - 1) / q.slack_den);
 }
 
 struct Shape {
@@ -39,11 +37,11 @@ struct Shape {
     std::uint64_t buckets = 0;
 };
 
-Shape shape_for(std::uint64_t n) {
+Shape shape_for(std::uint64_t n, const MphfBuildParams& q) {
     if (n == 0) return {};
     const std::uint64_t p = std::max<std::uint64_t>(1, (n + kPartKeys / 2) / kPartKeys);
-    const unsigned __int128 num = static_cast<unsigned __int128>(n) * kLambdaDen;
-    const unsigned __int128 den = static_cast<unsigned __int128>(p) * kLambdaNum;
+    const unsigned __int128 num = static_cast<unsigned __int128>(n) * 10;
+    const unsigned __int128 den = static_cast<unsigned __int128>(p) * q.lambda_tenths;
     const auto b = static_cast<std::uint64_t>((num + den - 1) / den);
     return {p, std::max<std::uint64_t>(1, b)};
 }
@@ -259,9 +257,9 @@ struct BuildFailed {};
 
 /// One build attempt with a given seed. Throws BuildFailed if a partition's search fails.
 std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, int threads,
-                                         std::uint64_t seed) {
+                                         std::uint64_t seed, const MphfBuildParams& q) {
     const std::uint64_t n = keys.size();
-    const Shape shape = shape_for(n);
+    const Shape shape = shape_for(n, q);
     const std::uint64_t P = shape.parts;
     const std::uint64_t B = shape.buckets;
 
@@ -286,7 +284,7 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
                 counts[c * P + p] = acc;
                 acc += v;
             }
-            offsets[p + 1] = offsets[p] + slots_for(acc - part_begin[p]);
+            offsets[p + 1] = offsets[p] + slots_for(acc - part_begin[p], q);
         }
         part_begin[P] = acc;
     }
@@ -464,13 +462,17 @@ Mphf& Mphf::operator=(Mphf&& other) noexcept {
     return *this;
 }
 
-Mphf Mphf::build(std::span<const std::uint64_t> keys, int threads, std::uint64_t seed) {
+Mphf Mphf::build(std::span<const std::uint64_t> keys, int threads, std::uint64_t seed,
+                 const MphfBuildParams& params) {
+    if (params.lambda_tenths < 10 || params.lambda_tenths > 80 || params.slack_den < 8) {
+        throw std::invalid_argument("Mphf::build: lambda must be 1.0..8.0, slack_den 8 or more");
+    }
     if (threads <= 0) threads = omp_get_max_threads();
     threads = std::max(1, threads);
     std::uint64_t s = seed;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
         try {
-            return Mphf(build_attempt(keys, threads, s));
+            return Mphf(build_attempt(keys, threads, s, params));
         } catch (const BuildFailed&) {
             s = mix13(seed + static_cast<std::uint64_t>(attempt + 1) * kGolden);
         }

@@ -285,7 +285,7 @@ GenerateReport generate(const GenerateOptions& o) {
         } else {
             auto t = Clock::now();
             if (o.progress) o.progress("hash", n, 0, keys.size());
-            layer->mphf = Mphf::build(keys, threads);
+            layer->mphf = Mphf::build(keys, threads, Mphf::kDefaultSeed, kFastBuild);
             layer->hash_seconds = since(t);
             t = Clock::now();
             solve_layer(b, lookup, *layer, keys, by_rank, threads, o.progress);

@@ -116,7 +116,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
             return r;
         }
         // Depths by slot of a perfect hash built here, for the children's look-ups.
-        layer->mphf = Mphf::build(el.keys, threads);
+        layer->mphf = Mphf::build(el.keys, threads, Mphf::kDefaultSeed, kFastBuild);
         const MphfView view = layer->mphf.view();
         layer->depth.assign(el.keys.size(), 0);
         const auto n = static_cast<std::int64_t>(el.keys.size());

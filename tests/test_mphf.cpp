@@ -92,6 +92,26 @@ TEST_CASE("mphf: one million random keys and under 3 bits per key", "[mphf]") {
     REQUIRE(f.bits_per_key() < 3.0);
 }
 
+TEST_CASE("mphf: every construction parameter in range gives a bijection", "[mphf]") {
+    const auto keys = random_keys(300000, 11);
+    for (konane::MphfBuildParams q :
+         {konane::kFastBuild, konane::MphfBuildParams{10, 8}, konane::MphfBuildParams{80, 1000}}) {
+        CAPTURE(q.lambda_tenths, q.slack_den);
+        const Mphf f = Mphf::build(keys, 2, Mphf::kDefaultSeed, q);
+        check_bijection(f.view(), keys);
+        // Serialized, it reads back the same (the shape, not the parameters, is stored).
+        const Mphf g = Mphf::from_words(f.words());
+        for (std::size_t i = 0; i < keys.size(); i += 97)
+            REQUIRE(g(keys[i]) == f(keys[i]));
+    }
+    const Mphf fast = Mphf::build(keys, 2, Mphf::kDefaultSeed, konane::kFastBuild);
+    CHECK(fast.bits_per_key() > Mphf::build(keys, 2).bits_per_key());
+    CHECK_THROWS_AS(Mphf::build(keys, 2, Mphf::kDefaultSeed, konane::MphfBuildParams{5, 499}),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(Mphf::build(keys, 2, Mphf::kDefaultSeed, konane::MphfBuildParams{35, 2}),
+                    std::invalid_argument);
+}
+
 TEST_CASE("mphf: structured keys", "[mphf]") {
     SECTION("consecutive integers") {
         std::vector<std::uint64_t> keys(200000);

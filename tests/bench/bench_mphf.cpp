@@ -75,9 +75,12 @@ void query_counters(benchmark::State& state, std::size_t queries) {
 void BM_MphfBuild(benchmark::State& state) {
     const auto& keys = keys_for(static_cast<std::size_t>(state.range(0)));
     const int threads = static_cast<int>(state.range(1));
+    konane::MphfBuildParams params;
+    if (state.range(2)) params.lambda_tenths = static_cast<unsigned>(state.range(2));
+    if (state.range(3)) params.slack_den = static_cast<std::uint64_t>(state.range(3));
     double bits = 0;
     for (auto _ : state) {
-        konane::Mphf f = konane::Mphf::build(keys, threads);
+        konane::Mphf f = konane::Mphf::build(keys, threads, konane::Mphf::kDefaultSeed, params);
         bits = f.bits_per_key();
         benchmark::DoNotOptimize(f.words().data());
     }
@@ -85,11 +88,16 @@ void BM_MphfBuild(benchmark::State& state) {
         static_cast<double>(state.iterations() * keys.size()), benchmark::Counter::kIsRate);
     state.counters["bits_per_key"] = bits;
 }
+// Args: keys, threads, lambda in tenths and slack denominator (0: the defaults, 3.5 and 499).
 BENCHMARK(BM_MphfBuild)
-    ->Args({1000000, 1})
-    ->Args({1000000, 2})
-    ->Args({10000000, 1})
-    ->Args({10000000, 2})
+    ->Args({1000000, 1, 0, 0})
+    ->Args({1000000, 2, 0, 0})
+    ->Args({10000000, 1, 0, 0})
+    ->Args({10000000, 2, 0, 0})
+    ->Args({10000000, 1, 30, 99})
+    ->Args({10000000, 1, 25, 99})
+    ->Args({10000000, 1, 25, 33})
+    ->Args({10000000, 1, 20, 33})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);
