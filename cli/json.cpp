@@ -39,7 +39,9 @@ std::string batch_line(const Tablebase& tb, std::string_view line) {
     } catch (const std::invalid_argument& e) {
         j = json{{"position", line}, {"error", e.what()}};
     }
-    return j.dump();
+    // The line, and the error quoting it, may be any bytes: what is not UTF-8 becomes U+FFFD
+    // instead of an exception that would end the batch.
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 json answer_json(const Board& b, const Answer& a) {
