@@ -83,7 +83,6 @@ struct ProbeArgs {
 /// line that is no position of the table's board gets "error" and the batch goes on.
 int run_batch(const ProbeArgs& a) {
     const Tablebase tb = Tablebase::open(a.file);
-    const Board& b = tb.board();
     std::string line;
     std::string out;
     for (int c; (c = getc_unlocked(stdin)) != EOF || !line.empty();) {
@@ -91,21 +90,7 @@ int run_batch(const ProbeArgs& a) {
             line += static_cast<char>(c);
             continue;
         }
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        json j;
-        try {
-            const Position p = parse_position(line, &b).position;
-            j["position"] = format_position(b, p);
-            const auto v = tb.value(p);
-            j["stored"] = v.has_value();
-            if (v) {
-                j["value"] = value_word(*v);
-                j["depth"] = v->depth;
-            }
-        } catch (const std::invalid_argument& e) {
-            j = json{{"position", line}, {"error", e.what()}};
-        }
-        out += j.dump();
+        out += batch_line(tb, line);
         out += '\n';
         if (out.size() > (1 << 16)) {
             std::fwrite(out.data(), 1, out.size(), stdout);

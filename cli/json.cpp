@@ -23,6 +23,27 @@ Answer search_answer(Searcher& s, Position p) {
     return Answer{p, s.value(p), s.moves(p), s.perfect_line(p)};
 }
 
+std::string batch_line(const Tablebase& tb, std::string_view line) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const Board& b = tb.board();
+    json j;
+    try {
+        const Position p = parse_position(line, &b).position;
+        j["position"] = format_position(b, p);
+        const auto v = tb.value(p);
+        j["stored"] = v.has_value();
+        if (v) {
+            j["value"] = value_word(*v);
+            j["depth"] = v->depth;
+        }
+    } catch (const std::invalid_argument& e) {
+        j = json{{"position", line}, {"error", e.what()}};
+    }
+    // The line, and the error quoting it, may be any bytes: what is not UTF-8 becomes U+FFFD
+    // instead of an exception that would end the batch.
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 json answer_json(const Board& b, const Answer& a) {
     json j;
     j["position"] = format_position(b, a.position);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,6 +52,12 @@ json answer_json(const Board& b, const Answer& a);
 /// ({"positions", "table_hits", "table_rejections"} of s).
 json solve_json(const Board& b, const Answer& a, const Searcher& s,
                 const std::optional<std::pair<Value, Value>>& both = std::nullopt);
+
+/// What `konane probe FILE --batch` prints for one line of its input (without the newline): the
+/// object {"position", "stored", and "value", "depth" when stored}, or {"position" (the line
+/// as given), "error"} when the line is no position of tb's board. A '\r' ending the line is
+/// ignored. Never throws for any input line (format::FormatError on a damaged table).
+std::string batch_line(const Tablebase& tb, std::string_view line);
 
 /// What `konane openings --json` prints: {"board", "rules", "winner", "best" (when Black has a
 /// removal), "openings": [{"black", "white", "winner", "depth"}], "best_replies": [...]};

@@ -707,3 +707,29 @@ TEST_CASE("cli: probe --batch answers every position of 3x5 in order", "[probe][
     CHECK(wrong == 0);
     CHECK(stored > 100);
 }
+
+// Found by tests/fuzz/fuzz_batch: a line that is not UTF-8 made the JSON library throw, which
+// ended the whole batch (exit 1, the answers so far lost).
+TEST_CASE("cli: probe --batch answers a line that is not UTF-8 and goes on", "[probe][cli]") {
+    const std::string file = table_file(4, 4, Ruleset::Brainking).string();
+    const fs::path in = fs::path(KONANE_TEST_TMPDIR) / ("batch-utf8-" + std::to_string(::getpid()));
+    {
+        std::FILE* f = std::fopen(in.c_str(), "w");
+        REQUIRE(f != nullptr);
+        std::fputs(
+            "..xo/oxox/xoxo/oxox b\n\xff\n..xo/o\xc3(ox/xoxo/oxox b\n..xo/oxox/xoxo/oxox w\n", f);
+        std::fclose(f);
+    }
+    const auto r = konane_cmd("probe " + shq(file) + " --batch < " + shq(in.string()));
+    fs::remove(in);
+    REQUIRE(r.code == 0);
+    std::vector<nlohmann::json> out;
+    for (std::size_t start = 0, nl; (nl = r.out.find('\n', start)) != std::string::npos;
+         start = nl + 1)
+        out.push_back(nlohmann::json::parse(r.out.substr(start, nl - start)));
+    REQUIRE(out.size() == 4);
+    CHECK(out[0]["stored"] == true);
+    CHECK(out[1].contains("error"));
+    CHECK(out[2].contains("error"));
+    CHECK(out[3]["position"] == "..xo/oxox/xoxo/oxox w");
+}
