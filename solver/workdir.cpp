@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -23,6 +24,36 @@
 namespace konane::solver {
 
 namespace {
+
+// A file name of the work directory (the list in workdir.hpp), parsed once for every use.
+struct WorkFile {
+    enum Kind { kOther, kLayer, kRun, kSolved } kind = kOther;  // kOther: manifest or lock
+    int target = 0, from = 0, index = 0;                        // layer N; run T-from-S-I; solved N
+    bool tmp = false;  // a temporary name, not yet renamed into place
+};
+
+std::optional<WorkFile> parse_work_file(const std::string& name) {
+    static const std::regex own(
+        R"((?:manifest|lock|layer-(\d+)\.keys|run-(\d+)-from-(\d+)-(\d+)\.keys|solved-(\d+)\.(?:mphf|depth))(\.tmp)?)");
+    std::smatch m;
+    if (!std::regex_match(name, m, own)) return std::nullopt;
+    auto num = [&](int g) { return std::stoi(m[g].str()); };
+    WorkFile f;
+    f.tmp = m[6].matched;
+    if (m[1].matched) {
+        f.kind = WorkFile::kLayer;
+        f.target = num(1);
+    } else if (m[2].matched) {
+        f.kind = WorkFile::kRun;
+        f.target = num(2);
+        f.from = num(3);
+        f.index = num(4);
+    } else if (m[5].matched) {
+        f.kind = WorkFile::kSolved;
+        f.target = num(5);
+    }
+    return f;
+}
 
 [[noreturn]] void fail(const std::filesystem::path& dir, const std::string& what) {
     throw std::runtime_error("work directory " + dir.string() + ": " + what);
@@ -193,13 +224,9 @@ std::vector<std::filesystem::path> WorkDir::runs_of(int target) const {
     };
     std::vector<Found> found;
     for (const auto& e : std::filesystem::directory_iterator(dir_)) {
-        int t, s, i;
-        char tail[8] = "";
-        if (std::sscanf(e.path().filename().c_str(), "run-%d-from-%d-%d.%7s", &t, &s, &i, tail) ==
-                4 &&
-            t == target && std::strcmp(tail, "keys") == 0) {
-            found.push_back({s, i, e.path()});
-        }
+        const auto f = parse_work_file(e.path().filename().string());
+        if (f && f->kind == WorkFile::kRun && !f->tmp && f->target == target)
+            found.push_back({f->from, f->index, e.path()});
     }
     std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
         return a.from != b.from ? a.from > b.from : a.index < b.index;
@@ -236,17 +263,16 @@ void WorkDir::clean_unfinished() {
     const int low = lowest_enumerated();
     std::vector<std::filesystem::path> drop;
     for (const auto& e : std::filesystem::directory_iterator(dir_)) {
-        const std::string name = e.path().filename().string();
-        int t, s, i;
-        char tail[8] = "";
-        bool remove = name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0;
-        if (std::sscanf(name.c_str(), "run-%d-from-%d-%d.%7s", &t, &s, &i, tail) == 4) {
+        const auto f = parse_work_file(e.path().filename().string());
+        if (!f) continue;  // not ours: never removed
+        bool remove = f->tmp;
+        if (f->kind == WorkFile::kRun) {
             // A run from a step that did not finish, or of a layer already merged.
-            remove = remove || s < low || t >= low || complete_;
-        } else if (std::sscanf(name.c_str(), "layer-%d.%7s", &t, tail) == 2) {
-            remove = remove || !layer(t).enumerated;
-        } else if (std::sscanf(name.c_str(), "solved-%d.%7s", &t, tail) == 2) {
-            remove = remove || !layer(t).solved;
+            remove = remove || f->from < low || f->target >= low || complete_;
+        } else if (f->kind == WorkFile::kLayer) {
+            remove = remove || !layer(f->target).enumerated;
+        } else if (f->kind == WorkFile::kSolved) {
+            remove = remove || !layer(f->target).solved;
         }
         if (remove) drop.push_back(e.path());
     }
@@ -358,9 +384,7 @@ std::uint64_t WorkDir::bytes_on_disk() const {
 }
 
 bool WorkDir::is_own_file(const std::string& name) {
-    static const std::regex own(
-        R"((manifest|lock|layer-\d+\.keys|run-\d+-from-\d+-\d+\.keys|solved-\d+\.(mphf|depth))(\.tmp)?)");
-    return std::regex_match(name, own);
+    return parse_work_file(name).has_value();
 }
 
 void WorkDir::remove_all() {
