@@ -5,6 +5,10 @@
 
 namespace konane::cli {
 
+std::string dump(const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 const char* value_word(const Value& v) {
     return v.win ? "win" : "loss";
 }
