@@ -10,10 +10,12 @@
 
 #include "cli/common.hpp"
 #include "cli/json.hpp"
+#include "cli/progress.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
+#include "solver/solve.hpp"
 
 namespace konane::cli {
 
@@ -318,7 +320,9 @@ struct SolveArgs {
     bool both = false;
     bool jumps_only = false;
     bool json = false;
+    bool quiet = false;
     std::size_t max_positions = 50'000'000;
+    std::string memory;
 };
 
 int run_solve(const SolveArgs& a) {
@@ -330,6 +334,15 @@ int run_solve(const SolveArgs& a) {
     opt.rules = parse_ruleset(a.rules);
     opt.jumps_only = a.jumps_only;
     opt.max_positions = a.max_positions;
+    // The memory budget bounds the memo too: the smaller of the two limits holds.
+    const std::uint64_t budget =
+        a.memory.empty() ? solver::default_memory_budget() : parse_size(a.memory, "--memory");
+    const std::uint64_t by_memory = budget / kSearchBytesPerPosition;
+    if (by_memory == 0) throw UsageError("--memory " + excerpt(a.memory) + ": too small");
+    const bool memory_binds = opt.max_positions == 0 || by_memory < opt.max_positions;
+    if (memory_binds) opt.max_positions = static_cast<std::size_t>(by_memory);
+    ProgressLine progress(!a.quiet);
+    opt.progress = [&](std::size_t n) { progress.count("search", n, opt.max_positions); };
     std::optional<Tablebase> tb;
     if (!a.table.empty()) {
         tb = Tablebase::open(a.table);
@@ -348,11 +361,19 @@ int run_solve(const SolveArgs& a) {
     const Position p = parsed.position;
     Answer ans;
     std::optional<Value> black_starts, white_starts;
-    ans = search_answer(s, p);  // SearchLimit: exit 1 (failure_of())
-    if (a.both) {
-        black_starts = s.value(Position{p.occ, Color::Black});
-        white_starts = s.value(Position{p.occ, Color::White});
+    try {
+        ans = search_answer(s, p);  // SearchLimit: exit 1 (failure_of())
+        if (a.both) {
+            black_starts = s.value(Position{p.occ, Color::Black});
+            white_starts = s.value(Position{p.occ, Color::White});
+        }
+    } catch (const SearchLimit& e) {
+        progress.finish();
+        if (!memory_binds) throw;
+        throw SearchLimit(fmt::format("{}; the memory budget {} MiB allows that many (--memory)",
+                                      e.what(), budget >> 20));
     }
+    progress.finish();
     std::string source = fmt::format("search, ruleset {}{}", ruleset_name(opt.rules),
                                      opt.jumps_only ? ", jumps only" : "");
     if (tb) source += ", table " + printable(a.table);
@@ -437,6 +458,13 @@ void add_probe_commands(CLI::App& app, Commands& out) {
                      "Most positions the search may keep (0: no limit)")
         ->capture_default_str()
         ->check(decimal(0, std::uint64_t{1} << 40));
+    solve
+        ->add_option("--memory", so->memory,
+                     "Memory budget of the search, e.g. 500M, 2G (default as generate: 60% of the "
+                     "machine's memory, at most 16G); it bounds the positions kept, about 64 "
+                     "bytes each")
+        ->check(non_empty());
+    solve->add_flag("-q,--quiet", so->quiet, "No progress line on stderr");
     solve->add_flag("--json", so->json, "JSON output");
     out.push_back({solve, [so, rules_opt] {
                        so->rules_given = rules_opt->count() > 0;
