@@ -75,7 +75,8 @@ std::string q(const std::string& s) {
 /// redirect them themselves).
 Run run(const std::string& args, const std::string& prefix = "") {
     const bool redirects = args.find("2>&1") != std::string::npos;
-    const std::string cmd = prefix + " " + q(KONANE_BINARY) + " " + args + (redirects ? "" : " 2>&1");
+    const std::string cmd =
+        prefix + " " + q(KONANE_BINARY) + " " + args + (redirects ? "" : " 2>&1");
     FILE* p = ::popen(cmd.c_str(), "r");
     REQUIRE(p != nullptr);
     Run r;
@@ -107,8 +108,8 @@ pid_t start_generate(const Dir& d, const char* board, const fs::path& out) {
     if (pid == 0) {
         for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM})
             ::signal(sig, SIG_DFL);  // not ignored as the test runner may have them
-        ::execl(KONANE_BINARY, KONANE_BINARY, "generate", board, "-j", "1", "-q", "-o",
-                out.c_str(), static_cast<char*>(nullptr));
+        ::execl(KONANE_BINARY, KONANE_BINARY, "generate", board, "-j", "1", "-q", "-o", out.c_str(),
+                static_cast<char*>(nullptr));
         ::_exit(127);
     }
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -141,7 +142,8 @@ TEST_CASE("cli: out of memory is one line with exit 1 and no temporary table",
           "[cli][hardening][slow]") {
     Dir d;
     const fs::path out = d.path / "t.kbt";
-    const Run r = run("generate 5x5 -q -j 1 --memory 2G -o " + q(out.string()), "ulimit -v 300000;");
+    const Run r =
+        run("generate 5x5 -q -j 1 --memory 2G -o " + q(out.string()), "ulimit -v 300000;");
     CHECK(r.code == 1);
     CHECK(r.out.find("out of memory") != std::string::npos);
     CHECK(lines(r.out) == 1);
@@ -216,9 +218,7 @@ TEST_CASE("cli: output and work locations are checked before any work", "[cli][h
     };
     fs::create_directories(d.path / "adir");
     fs::permissions(d.path / "adir", fs::perms::all);
-    {
-        std::ofstream(d.path / "afile") << "x";
-    }
+    { std::ofstream(d.path / "afile") << "x"; }
     const std::vector<Case> cases = {
         {"-o " + q(d.path.string()), 2, "exists and is not a regular file (a directory)"},
         {"-o /nonexistent/d/x.kbt", 1, "/nonexistent/d: no such directory"},
@@ -251,9 +251,9 @@ TEST_CASE("cli: output and work locations are checked before any work", "[cli][h
     for (const auto& [args, says] :
          {std::pair{"-o " + q((ro / "t.kbt").string()), "cannot create files in"},
           std::pair{"-o " + q((closed / "t.kbt").string()), "Permission denied"},
-          std::pair{"-o " + q((d.path / "adir" / "t.kbt").string()) + " --work " +
-                        q((ro / "w").string()),
-                    "--work"}}) {
+          std::pair{
+              "-o " + q((d.path / "adir" / "t.kbt").string()) + " --work " + q((ro / "w").string()),
+              "--work"}}) {
         INFO(args);
         if (!root) fs::permissions(closed, fs::perms::none);
         const Run r = run("generate 5x6 -q " + args, as_user);
@@ -410,8 +410,9 @@ TEST_CASE("cli: one exit code per kind of error for every subcommand", "[cli][ha
 
 TEST_CASE("cli: a long search shows progress on stderr", "[cli][hardening][slow]") {
     // Progress lines come every 5 s when stderr is not a terminal.
-    const Run r = run(
-        "solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxox b' --max-positions 4000000 2>&1 >/dev/null");
+    const Run r =
+        run("solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxox b' --max-positions 4000000 2>&1 "
+            ">/dev/null");
     CHECK(r.code == 1);
     CHECK(r.out.find("[search] ") == 0);
     CHECK(r.out.find(" M positions (limit 4.00 M)") != std::string::npos);
