@@ -206,8 +206,14 @@ Game parse_game(const Board& b, Ruleset r, std::string_view record, std::optiona
             g.moves.push_back(mc);
             g.positions.push_back(mc.child);
         } catch (const NotationError& e) {
-            // The inner message quotes the move (or the square at fault) already.
-            throw NotationError("move " + std::to_string(number) + ": " + e.what());
+            // "move N 'WORD': why", the word quoted once (the inner message may quote it too).
+            const std::string quoted = "'" + excerpt(word) + "'";
+            const std::string n = "move " + std::to_string(number) + " ";
+            std::string why = e.what();
+            if (why.rfind(quoted + " ", 0) == 0) throw NotationError(n + why);
+            if (const auto at = why.find(" " + quoted); at != std::string::npos)
+                why.erase(at, quoted.size() + 1);
+            throw NotationError(n + quoted + ": " + why);
         }
     }
     return g;
