@@ -1,4 +1,5 @@
 // `konane generate`, `konane info`, `konane openings`, `konane verify`.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -6,6 +7,9 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -14,6 +18,8 @@
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
 #include "core/notation.hpp"
+#include "core/text.hpp"
+#include "format/cleanup.hpp"
 #include "format/table.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
@@ -34,7 +40,7 @@ std::string mib(std::uint64_t bytes) {
 /// The least free disk space a generation starts with.
 constexpr std::uint64_t kMinDisk = std::uint64_t{64} << 20;
 
-/// The nearest existing directory at or above `p` ("." when none).
+/// The nearest existing path at or above `p` ("." when none); it may be a file.
 std::filesystem::path existing_parent(std::filesystem::path p) {
     std::error_code ec;
     while (!p.empty() && !std::filesystem::exists(p, ec))
@@ -42,47 +48,24 @@ std::filesystem::path existing_parent(std::filesystem::path p) {
     return p.empty() ? std::filesystem::path(".") : p;
 }
 
+/// Throws format::IoError naming `what` unless a file can be created in directory `dir`
+/// (tried for real, so that permissions, a read-only file system and root's rights all count;
+/// the file is removed at once).
+void check_creatable(const std::filesystem::path& dir, const std::string& what) {
+    const auto probe = dir / (".konane-write-check-" + std::to_string(::getpid()));
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        throw format::IoError(fmt::format("{}: cannot create files in {} ({})", what,
+                                          printable(dir.string()), std::strerror(errno)));
+    }
+    ::close(fd);
+    ::unlink(probe.c_str());
+}
+
 /// The smallest memory budget accepted: below it the fixed buffers alone would not fit.
 constexpr std::uint64_t kMinBudget = std::uint64_t{16} << 20;
 
-/// Parses a size: decimal digits with an optional suffix K, M, G or T (powers of 1024; "B"
-/// after it allowed). Throws UsageError naming the option for anything else.
-std::uint64_t parse_size(const std::string& text, const char* option) {
-    std::size_t i = 0;
-    std::uint64_t v = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-        if (v > (std::uint64_t{1} << 50))
-            throw UsageError(fmt::format("{} {}: too large", option, text));
-        v = v * 10 + static_cast<std::uint64_t>(text[i++] - '0');
-    }
-    int shift = 0;
-    if (i < text.size()) {
-        switch (text[i] | 0x20) {
-            case 'k':
-                shift = 10;
-                break;
-            case 'm':
-                shift = 20;
-                break;
-            case 'g':
-                shift = 30;
-                break;
-            case 't':
-                shift = 40;
-                break;
-            default:
-                shift = -1;
-        }
-        ++i;
-        if (i < text.size() && (text[i] | 0x20) == 'b') ++i;
-    }
-    if (i == 0 || i != text.size() || shift < 0) {
-        throw UsageError(fmt::format("{} {}: expected a size such as 500M or 12G", option, text));
-    }
-    if (v > (std::uint64_t{1} << (62 - shift)))
-        throw UsageError(fmt::format("{} {}: too large", option, text));
-    return v << shift;
-}
+void check_work_dir(const std::filesystem::path& work);
 
 /// Checks, before any work, that the table can be created in its directory and that the work
 /// directory can be created and written. Throws UsageError for a path of the wrong kind,
@@ -90,22 +73,53 @@ std::uint64_t parse_size(const std::string& text, const char* option) {
 void check_locations(const std::filesystem::path& output, const std::filesystem::path& work) {
     namespace fs = std::filesystem;
     std::error_code ec;
+    const std::string out = printable(output.string());
     if (fs::exists(output, ec) && !fs::is_regular_file(output, ec)) {
-        throw UsageError(output.string() + ": exists and is not a regular file");
+        throw UsageError(out + ": exists and is not a regular file" +
+                         (fs::is_directory(output, ec) ? " (a directory)" : ""));
     }
     const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
-    if (!fs::is_directory(dir, ec)) throw format::IoError(dir.string() + ": no such directory");
-    if (::access(dir.c_str(), W_OK) != 0) {
-        throw format::IoError(dir.string() + ": not writable (" + std::strerror(errno) + ")");
+    if (!fs::is_directory(dir, ec)) {
+        throw format::IoError(out + ": " + printable(dir.string()) + ": no such directory");
     }
+    check_creatable(dir, out);
+    check_work_dir(work);
+}
+
+/// Throws unless `work` can serve as a work directory: UsageError when it exists and is not a
+/// directory, format::IoError when it (or, when missing, the directory it would be created in)
+/// does not take new files.
+void check_work_dir(const std::filesystem::path& work) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const std::string what = "--work " + printable(work.string());
     if (fs::exists(work, ec) && !fs::is_directory(work, ec)) {
-        throw UsageError("--work " + work.string() + ": exists and is not a directory");
+        throw UsageError(what + ": exists and is not a directory");
     }
-    const fs::path probe = existing_parent(work);
-    if (::access(probe.c_str(), W_OK) != 0) {
-        throw format::IoError("--work " + work.string() + ": " + probe.string() +
-                              " is not writable (" + std::strerror(errno) + ")");
+    const fs::path base = existing_parent(work);
+    if (!fs::is_directory(base, ec)) {
+        throw UsageError(what + ": " + printable(base.string()) + " is not a directory");
     }
+    check_creatable(base, what);
+}
+
+/// Starts and joins `threads` - 1 threads, so that a machine that cannot give them (`ulimit -u`,
+/// address space) is refused before any work, with a message, instead of the OpenMP runtime
+/// ending the process later. Throws std::system_error.
+void check_threads(int threads) {
+    const unsigned n = threads > 0 ? static_cast<unsigned>(threads)
+                                   : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    try {
+        for (unsigned i = 1; i < n; ++i)
+            pool.emplace_back([] {});
+    } catch (const std::system_error& e) {
+        for (auto& t : pool)
+            t.join();
+        throw std::system_error(e.code(), fmt::format("cannot start {} threads", n));
+    }
+    for (auto& t : pool)
+        t.join();
 }
 
 struct GenerateArgs {
@@ -137,6 +151,14 @@ int run_generate(const GenerateArgs& a) {
         a.work.empty() ? solver::default_work_dir(o.output) : std::filesystem::path(a.work);
     o.keep_work = a.keep_work;
     check_locations(o.output, o.work_dir);
+    check_threads(o.threads);
+    // Temporary tables of this output left by a killed run (kill -9); a live writer's are locked.
+    for (const auto& p : format::remove_stale_temporaries(o.output)) {
+        if (!a.quiet) {
+            std::fprintf(stderr, "removed %s, a temporary table left by a run that was killed\n",
+                         printable(p.string()).c_str());
+        }
+    }
     const std::uint64_t budget =
         a.memory.empty() ? solver::default_memory_budget() : o.memory_bytes;
     if (budget < kMinBudget) {
@@ -158,7 +180,8 @@ int run_generate(const GenerateArgs& a) {
     if (!a.quiet) {
         std::fprintf(stderr, "%s %s: memory budget %s, work directory %s (%s free)%s\n",
                      o.board.name().c_str(), ruleset_name(o.rules), mib(budget).c_str(),
-                     o.work_dir.c_str(), ec ? "?" : mib(space.available).c_str(),
+                     printable(o.work_dir.string()).c_str(),
+                     ec ? "?" : mib(space.available).c_str(),
                      std::filesystem::exists(o.work_dir / "manifest") ? ", resuming" : "");
     }
     if (!a.quiet) {
@@ -186,7 +209,7 @@ int run_generate(const GenerateArgs& a) {
         json j;
         j["board"] = o.board.name();
         j["rules"] = ruleset_name(o.rules);
-        j["file"] = o.output.string();
+        j["file"] = printable(o.output.string());
         j["positions"] = {{"classes", rep.classes}, {"raw", rep.raw}};
         j["threads"] = rep.threads;
         j["seconds"] = {{"enumerate", rep.enumerate_seconds},
@@ -222,7 +245,7 @@ int run_generate(const GenerateArgs& a) {
                                      {"hash", l.hash_seconds},
                                      {"solve", l.solve_seconds}}}});
         }
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", dump(j).c_str());
         return kOk;
     }
     std::printf("%s %s: %zu layers, %llu classes, %llu raw positions\n", o.board.name().c_str(),
@@ -253,8 +276,9 @@ int run_generate(const GenerateArgs& a) {
                     mib(p.bytes_written).c_str());
     }
     std::printf("file: %s, %llu bytes, %.2f bits per position (index %.2f, values %.2f)\n",
-                o.output.c_str(), static_cast<unsigned long long>(rep.file_bytes),
-                rep.file_bytes * per, index_bytes * per, value_bytes * per);
+                printable(o.output.string()).c_str(),
+                static_cast<unsigned long long>(rep.file_bytes), rep.file_bytes * per,
+                index_bytes * per, value_bytes * per);
     return kOk;
 }
 
@@ -283,7 +307,7 @@ int run_info(const FileArgs& a) {
     const std::string board = fmt::format("{}x{}", m.rows, m.cols);
     if (a.json) {
         json j;
-        j["file"] = a.file;
+        j["file"] = printable(a.file);
         j["board"] = board;
         j["rules"] = m.ruleset;
         j["generator"] = m.generator;
@@ -302,10 +326,10 @@ int run_info(const FileArgs& a) {
                                    {"raw", l.raw},
                                    {"bytes", {{"index", s.index()}, {"values", s.values()}}}});
         }
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", dump(j).c_str());
         return kOk;
     }
-    std::printf("file:        %s (%llu bytes)\n", a.file.c_str(),
+    std::printf("file:        %s (%llu bytes)\n", printable(a.file).c_str(),
                 static_cast<unsigned long long>(t->file_size()));
     std::printf("board:       %s, ruleset %s\n", board.c_str(), m.ruleset.c_str());
     std::printf("generator:   %s\n", m.generator.c_str());
@@ -330,9 +354,15 @@ int run_info(const FileArgs& a) {
 int run_openings(const FileArgs& a) {
     const Tablebase tb = Tablebase::open(a.file);
     const Board& b = tb.board();
-    const Openings o = compute_openings(tb);
+    Openings o;
+    try {
+        o = compute_openings(tb);
+    } catch (const NotStored& e) {
+        // A table of this board and ruleset holds every opening: it is damaged (exit 2).
+        throw format::FormatError(std::string(e.what()) + ": the table is damaged or foreign");
+    }
     if (a.json) {
-        std::printf("%s\n", openings_json(b, tb.rules(), o).dump().c_str());
+        std::printf("%s\n", dump(openings_json(b, tb.rules(), o)).c_str());
         return kOk;
     }
     std::printf("%s %s: every opening (depth in plies from Black's first jump)\n", b.name().c_str(),
@@ -376,6 +406,8 @@ int run_verify(const FileArgs& a) {
             fmt::format("--memory {}: at least {} is needed", a.memory, mib(kMinBudget)));
     }
     vo.work_dir = a.work;
+    if (!vo.work_dir.empty()) check_work_dir(vo.work_dir);
+    check_threads(vo.threads);
     if (!vo.work_dir.empty()) progress.watch_directory(vo.work_dir);
     vo.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
         progress(phase, pieces, done, total);
@@ -385,16 +417,16 @@ int run_verify(const FileArgs& a) {
     progress.finish();
     if (a.json) {
         json j;
-        j["file"] = a.file;
+        j["file"] = printable(a.file);
         j["ok"] = r.ok;
         j["blocks_checked"] = r.blocks_checked;
         j["positions_checked"] = r.positions_checked;
         j["wrong_values"] = r.wrong_values;
         j["key_mismatches"] = r.key_mismatches;
         j["problems"] = r.problems;
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", dump(j).c_str());
     } else {
-        std::printf("%s: %s\n", a.file.c_str(), r.ok ? "OK" : "FAILED");
+        std::printf("%s: %s\n", printable(a.file).c_str(), r.ok ? "OK" : "FAILED");
         std::printf("  %llu chunks checksummed, %llu positions recomputed from their children\n",
                     static_cast<unsigned long long>(r.blocks_checked),
                     static_cast<unsigned long long>(r.positions_checked));
@@ -410,11 +442,14 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     auto g = std::make_shared<GenerateArgs>();
     auto* gen = app.add_subcommand(
         "generate", "Enumerate, hash and solve every position of a board; write the table");
-    gen->add_option("BOARD", g->board, "Board size RxC, at most 36 squares (e.g. 5x5)")->required();
+    gen->add_option("BOARD", g->board, "Board size RxC, at most 36 squares (e.g. 5x5)")
+        ->required()
+        ->check(non_empty());
     gen->add_option("--rules", g->rules, "Opening ruleset: brainking, center or any")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(non_empty());
     gen->add_option("-j,--threads", g->threads, "Threads, 1..1024 (default 0: all cores)")
-        ->check(CLI::Range(0, 1024));
+        ->check(decimal(0, 1024));
     gen->add_option("-o,--output", g->output, "Table file (default konane-RxC-RULES.kbt)")
         ->check(non_empty());
     gen->add_option("--memory", g->memory,
@@ -436,14 +471,14 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     auto i = std::make_shared<FileArgs>();
     auto* info =
         app.add_subcommand("info", "Board, ruleset, counts per layer and section sizes of a table");
-    info->add_option("FILE", i->file, "Table file")->required();
+    info->add_option("FILE", i->file, "Table file")->required()->check(non_empty());
     info->add_flag("--json", i->json, "JSON output");
     out.push_back({info, [i] { return run_info(*i); }});
 
     auto op = std::make_shared<FileArgs>();
     auto* openings = app.add_subcommand(
         "openings", "Every opening removal pair with its winner and depth, and the verdict");
-    openings->add_option("FILE", op->file, "Table file")->required();
+    openings->add_option("FILE", op->file, "Table file")->required()->check(non_empty());
     openings->add_flag("--json", op->json, "JSON output");
     out.push_back({openings, [op] { return run_openings(*op); }});
 
@@ -452,9 +487,9 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         "verify",
         "Check every checksum, that the stored positions are exactly the reachable ones, and every "
         "value against its children");
-    verify->add_option("FILE", v->file, "Table file")->required();
+    verify->add_option("FILE", v->file, "Table file")->required()->check(non_empty());
     verify->add_option("-j,--threads", v->threads, "Threads, 1..1024 (default 0: all cores)")
-        ->check(CLI::Range(0, 1024));
+        ->check(decimal(0, 1024));
     verify
         ->add_option("--memory", v->memory,
                      "Memory budget of the re-enumeration, e.g. 500M, 12G (default as generate)")

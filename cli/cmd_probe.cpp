@@ -10,9 +10,12 @@
 
 #include "cli/common.hpp"
 #include "cli/json.hpp"
+#include "cli/progress.hpp"
 #include "core/notation.hpp"
+#include "core/text.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
+#include "solver/solve.hpp"
 
 namespace konane::cli {
 
@@ -63,7 +66,7 @@ int not_stored(const char* cmd, const std::string& what, const Board& b, Positio
     std::fprintf(stderr,
                  "konane %s: %s\n  the table holds the positions reachable under its ruleset; "
                  "search finds any position's value: konane solve '%s'\n",
-                 cmd, what.c_str(), format_position(b, p).c_str());
+                 cmd, safe_message(what).c_str(), format_position(b, p).c_str());
     return kNotStored;
 }
 
@@ -125,12 +128,12 @@ int run_probe(const ProbeArgs& a) {
     try {
         const auto v = tb.value(p);
         if (!v) {
-            return not_stored(
-                "probe",
-                fmt::format("position {} is not stored in {} (not reachable on {} "
-                            "under ruleset {})",
-                            format_position(b, p), a.file, b.name(), ruleset_name(tb.rules())),
-                b, p);
+            return not_stored("probe",
+                              fmt::format("position {} is not stored in {} (not reachable on {} "
+                                          "under ruleset {})",
+                                          format_position(b, p), printable(a.file), b.name(),
+                                          ruleset_name(tb.rules())),
+                              b, p);
         }
         ans.value = *v;
         ans.moves = tb.moves(p);
@@ -139,9 +142,11 @@ int run_probe(const ProbeArgs& a) {
         return not_stored("probe", e.what(), b, p);
     }
     if (a.json) {
-        std::printf("%s\n", answer_json(b, ans).dump().c_str());
+        std::printf("%s\n", dump(answer_json(b, ans)).c_str());
     } else {
-        print_answer(b, ans, fmt::format("table {}, ruleset {}", a.file, ruleset_name(tb.rules())));
+        print_answer(
+            b, ans,
+            fmt::format("table {}, ruleset {}", printable(a.file), ruleset_name(tb.rules())));
     }
     return kOk;
 }
@@ -176,10 +181,11 @@ int run_analyse(const AnalyseArgs& a) {
         for (std::size_t i = 0; i < game.positions.size(); ++i) {
             const auto v = tb.value(game.positions[i]);
             if (!v) {
-                return not_stored("analyse",
-                                  fmt::format("position {} (after move {}) is not stored in {}",
-                                              format_position(b, game.positions[i]), i, a.file),
-                                  b, game.positions[i]);
+                return not_stored(
+                    "analyse",
+                    fmt::format("position {} (after move {}) is not stored in {}",
+                                format_position(b, game.positions[i]), i, printable(a.file)),
+                    b, game.positions[i]);
             }
             values.push_back(*v);
         }
@@ -238,7 +244,7 @@ int run_analyse(const AnalyseArgs& a) {
                       {"depth", end_value.depth},
                       {"game_over", over},
                       {"winner", winner_name(end, end_value)}};
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", dump(j).c_str());
         return kOk;
     }
     std::printf(
@@ -299,7 +305,9 @@ struct SolveArgs {
     bool both = false;
     bool jumps_only = false;
     bool json = false;
+    bool quiet = false;
     std::size_t max_positions = 50'000'000;
+    std::string memory;
 };
 
 int run_solve(const SolveArgs& a) {
@@ -311,6 +319,15 @@ int run_solve(const SolveArgs& a) {
     opt.rules = parse_ruleset(a.rules);
     opt.jumps_only = a.jumps_only;
     opt.max_positions = a.max_positions;
+    // The memory budget bounds the memo too: the smaller of the two limits holds.
+    const std::uint64_t budget =
+        a.memory.empty() ? solver::default_memory_budget() : parse_size(a.memory, "--memory");
+    const std::uint64_t by_memory = budget / kSearchBytesPerPosition;
+    if (by_memory == 0) throw UsageError("--memory " + excerpt(a.memory) + ": too small");
+    const bool memory_binds = opt.max_positions == 0 || by_memory < opt.max_positions;
+    if (memory_binds) opt.max_positions = static_cast<std::size_t>(by_memory);
+    ProgressLine progress(!a.quiet);
+    opt.progress = [&](std::size_t n) { progress.count("search", n, opt.max_positions); };
     std::optional<Tablebase> tb;
     if (!a.table.empty()) {
         tb = Tablebase::open(a.table);
@@ -330,23 +347,26 @@ int run_solve(const SolveArgs& a) {
     Answer ans;
     std::optional<Value> black_starts, white_starts;
     try {
-        ans = search_answer(s, p);
+        ans = search_answer(s, p);  // SearchLimit: exit 1 (failure_of())
         if (a.both) {
             black_starts = s.value(Position{p.occ, Color::Black});
             white_starts = s.value(Position{p.occ, Color::White});
         }
     } catch (const SearchLimit& e) {
-        std::fprintf(stderr, "konane solve: error: %s\n", e.what());
-        return kFailed;
+        progress.finish();
+        if (!memory_binds) throw;
+        throw SearchLimit(fmt::format("{}; the memory budget {} MiB allows that many (--memory)",
+                                      e.what(), budget >> 20));
     }
+    progress.finish();
     std::string source = fmt::format("search, ruleset {}{}", ruleset_name(opt.rules),
                                      opt.jumps_only ? ", jumps only" : "");
-    if (tb) source += ", table " + a.table;
+    if (tb) source += ", table " + printable(a.table);
     if (a.json) {
         std::optional<std::pair<Value, Value>> both;
         if (a.both) both = std::pair{*black_starts, *white_starts};
         const json j = solve_json(b, ans, s, both);
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", dump(j).c_str());
         return kOk;
     }
     print_answer(b, ans, source);
@@ -375,7 +395,7 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     auto* probe = app.add_subcommand(
         "probe",
         "Value, depth and perfect move of a position from a table, then every move's value");
-    probe->add_option("FILE", p->file, "Table file")->required();
+    probe->add_option("FILE", p->file, "Table file")->required()->check(non_empty());
     probe
         ->add_option("POSITION", p->position,
                      "Position, e.g. '..xo/oxox/xoxo/oxox b' (default: the full board)")
@@ -392,7 +412,7 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     auto* analyse = app.add_subcommand(
         "analyse",
         "Each move of a game with the value before and after it; mistakes and turning points");
-    analyse->add_option("FILE", an->file, "Table file")->required();
+    analyse->add_option("FILE", an->file, "Table file")->required()->check(non_empty());
     analyse
         ->add_option("RECORD", an->record,
                      "Game record from the full board, e.g. 'a4 b4 a2-a4' on 4x4")
@@ -406,11 +426,14 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     solve->add_option("POSITION", so->position, "Position, e.g. '.oxox. b' (a 1x6 board)")
         ->check(non_empty())
         ->required();
-    solve->add_option("--board", so->board, "Board size RxC the position must have");
-    solve->add_option("--table", so->table, "Table of the same board whose values the search uses");
+    solve->add_option("--board", so->board, "Board size RxC the position must have")
+        ->check(non_empty());
+    solve->add_option("--table", so->table, "Table of the same board whose values the search uses")
+        ->check(non_empty());
     auto* rules_opt =
         solve->add_option("--rules", so->rules, "Opening ruleset (for full and one-hole boards)")
-            ->capture_default_str();
+            ->capture_default_str()
+            ->check(non_empty());
     solve->add_flag("--both", so->both,
                     "Also the outcome class: who wins when Black starts and when White starts");
     solve->add_flag("--jumps-only", so->jumps_only,
@@ -418,7 +441,15 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     solve
         ->add_option("--max-positions", so->max_positions,
                      "Most positions the search may keep (0: no limit)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(decimal(0, std::uint64_t{1} << 40));
+    solve
+        ->add_option("--memory", so->memory,
+                     "Memory budget of the search, e.g. 500M, 2G (default as generate: 60% of the "
+                     "machine's memory, at most 16G); it bounds the positions kept, about 64 "
+                     "bytes each")
+        ->check(non_empty());
+    solve->add_flag("-q,--quiet", so->quiet, "No progress line on stderr");
     solve->add_flag("--json", so->json, "JSON output");
     out.push_back({solve, [so, rules_opt] {
                        so->rules_given = rules_opt->count() > 0;

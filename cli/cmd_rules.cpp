@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
+#include "cli/json.hpp"
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
 
@@ -52,7 +53,7 @@ int run_moves(const MovesOptions& o) {
         j["moves"] = nlohmann::ordered_json::array();
         for (const auto& mc : moves)
             j["moves"].push_back(format_move(*board, mc.move));
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", dump(j).c_str());
         return kOk;
     }
     std::printf("position: %s\n", format_position(*board, pos).c_str());
@@ -75,7 +76,7 @@ int run_perft(const PerftOptions& o) {
                                  {"rules", ruleset_name(rules)},
                                  {"depth", o.depth},
                                  {"nodes", nodes}};
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", dump(j).c_str());
     } else {
         std::printf("%llu\n", static_cast<unsigned long long>(nodes));
     }
@@ -92,7 +93,8 @@ void add_rules_commands(CLI::App& app, Commands& out) {
         ->add_option("POSITION", mo->position,
                      "Position, e.g. '..xo/oxox/xoxo/oxox b' (default: the full board)")
         ->check(non_empty());
-    moves->add_option("--board", mo->board, "Board size RxC (default 6x6, or the position's)");
+    moves->add_option("--board", mo->board, "Board size RxC (default 6x6, or the position's)")
+        ->check(non_empty());
     moves->add_option("--rules", mo->rules, "Opening ruleset: brainking, center or any")
         ->capture_default_str();
     moves->add_option("--game", mo->game,
@@ -103,8 +105,10 @@ void add_rules_commands(CLI::App& app, Commands& out) {
     auto po = std::make_shared<PerftOptions>();
     auto* perft_cmd = app.add_subcommand(
         "perft", "Count the move sequences of DEPTH plies from the full board (removals count)");
-    perft_cmd->add_option("BOARD", po->board, "Board size RxC, e.g. 6x6")->required();
-    perft_cmd->add_option("DEPTH", po->depth, "Number of plies")->required();
+    perft_cmd->add_option("BOARD", po->board, "Board size RxC, e.g. 6x6")
+        ->required()
+        ->check(non_empty());
+    perft_cmd->add_option("DEPTH", po->depth, "Number of plies")->required()->check(decimal(0, 64));
     perft_cmd->add_option("--rules", po->rules, "Opening ruleset: brainking, center or any")
         ->capture_default_str();
     perft_cmd->add_flag("--json", po->json, "JSON output");

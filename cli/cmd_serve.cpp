@@ -87,10 +87,11 @@ void add_serve_command(CLI::App& app, Commands& out) {
         "(/api/probe, /api/solve, /api/openings, /api/tables)");
     serve->add_option("TABLE", s->files, "Table files (one per board and ruleset)")
         ->required()
+        ->check(non_empty())
         ->check(CLI::ExistingFile);
     serve->add_option("--port", s->port, "TCP port (0: any free port)")
         ->capture_default_str()
-        ->check(CLI::Range(0, 65535));
+        ->check(decimal(0, 65535));
     serve->add_option("--host", s->host, "Address to listen on (0.0.0.0: every interface)")
         ->capture_default_str()
         ->check(non_empty());
@@ -98,12 +99,12 @@ void add_serve_command(CLI::App& app, Commands& out) {
         ->add_option("--search-limit", s->options.search_limit,
                      "Most positions one search of a position no table holds may keep")
         ->capture_default_str()
-        ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}));
+        ->check(decimal(1, 100'000'000));
     serve
         ->add_option("--threads", s->options.threads,
                      "Threads answering requests (0: the default, at least 8)")
         ->capture_default_str()
-        ->check(CLI::Range(0, 256));
+        ->check(decimal(0, 256));
     out.push_back({serve, [s] { return run_serve(*s); }});
 }
 

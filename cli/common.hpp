@@ -1,19 +1,23 @@
 // Shared pieces of the `konane` command: subcommand registration, errors and exit codes.
 #pragma once
 
+#include <cstdint>
+#include <exception>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 namespace konane::cli {
 
-/// Exit codes of every subcommand.
+/// Exit codes of every subcommand (README "Exit codes"); failure_of() maps errors onto them.
 enum Exit : int {
     kOk = 0,         ///< success
-    kFailed = 1,     ///< the work failed (I/O error, verification found problems)
+    kFailed = 1,     ///< the work failed (I/O error, out of memory or threads, verify found a
+                     ///< problem, a search over its limit)
     kBadInput = 2,   ///< bad usage or bad input (malformed position, damaged or foreign table)
     kNotStored = 3,  ///< the position is not in the table
 };
@@ -37,6 +41,31 @@ inline CLI::Validator non_empty() {
         [](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); },
         "NON-EMPTY");
 }
+
+/// An error as the command reports it: its exit code and its one-line message.
+struct Failure {
+    int code;
+    std::string message;
+};
+
+/// The one mapping from error to exit code, used for every subcommand: UsageError,
+/// std::invalid_argument (malformed notation, board, ruleset) and format::FormatError (a damaged
+/// or foreign table) give kBadInput; NotStored gives kNotStored; format::IoError (a file that
+/// cannot be opened, read or written), std::bad_alloc, std::system_error (a thread that cannot
+/// be started), SearchLimit, a damaged work file and anything else give kFailed.
+Failure failure_of(std::exception_ptr error);
+
+/// An error message made safe for a terminal: printable() (control characters and invalid
+/// UTF-8 escaped), at most 1,000 characters (then "...").
+std::string safe_message(std::string_view message);
+
+/// Parses a size: decimal digits with an optional suffix K, M, G or T (powers of 1024; "B"
+/// after it allowed). Throws UsageError naming the option for anything else.
+std::uint64_t parse_size(const std::string& text, const char* option);
+
+/// A CLI11 check for a whole number in decimal digits only, within [lo, hi]: refuses a sign,
+/// "0x10", "1e3", " 5" and the empty string, which CLI11's own conversion would accept or wrap.
+CLI::Validator decimal(std::uint64_t lo, std::uint64_t hi);
 
 /// Registration functions, one per source file.
 void add_rules_commands(CLI::App& app, Commands& out);     // moves, perft

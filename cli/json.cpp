@@ -2,8 +2,13 @@
 #include "cli/json.hpp"
 
 #include "core/notation.hpp"
+#include "core/text.hpp"
 
 namespace konane::cli {
+
+std::string dump(const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
 const char* value_word(const Value& v) {
     return v.win ? "win" : "loss";
@@ -37,11 +42,11 @@ std::string batch_line(const Tablebase& tb, std::string_view line) {
             j["depth"] = v->depth;
         }
     } catch (const std::invalid_argument& e) {
-        j = json{{"position", line}, {"error", e.what()}};
+        // The line, and the error quoting it, may be any bytes: escaped, never an exception
+        // that would end the batch.
+        j = json{{"position", printable(line)}, {"error", printable(e.what())}};
     }
-    // The line, and the error quoting it, may be any bytes: what is not UTF-8 becomes U+FFFD
-    // instead of an exception that would end the batch.
-    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+    return dump(j);
 }
 
 json answer_json(const Board& b, const Answer& a) {

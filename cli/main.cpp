@@ -1,10 +1,13 @@
 // The `konane` command: subcommands in the style of git.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 
 #include "cli/common.hpp"
 #include "core/notation.hpp"
+#include "core/text.hpp"
 
 #include "format/cleanup.hpp"
 #include "format/table.hpp"
@@ -22,7 +25,8 @@ int main(int argc, char** argv) {
     add_generate_commands(app, commands);
     add_probe_commands(app, commands);
     add_serve_command(app, commands);
-    // An interrupted generation removes its temporary files (format/cleanup.hpp).
+    // A process ended by a signal, or by exit() from a library (a failed OpenMP thread),
+    // removes its temporary files (format/cleanup.hpp).
     konane::format::install_interrupt_cleanup();
     // A first word that is neither an option nor a subcommand: say which.
     if (argc > 1 && argv[1][0] != '-') {
@@ -31,7 +35,7 @@ int main(int argc, char** argv) {
             known = known || c.app->get_name() == argv[1];
         if (!known) {
             std::fprintf(stderr, "konane: error: unknown command '%s' (see konane --help)\n",
-                         argv[1]);
+                         konane::excerpt(argv[1]).c_str());
             return kBadInput;
         }
     }
@@ -45,32 +49,28 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::fprintf(stderr, "konane: error: %s\nRun with --help for more information.\n",
-                     e.what());
+                     safe_message(e.what()).c_str());
         return kBadInput;
     }
     for (const auto& c : commands) {
         if (!c.app->parsed()) continue;
+        const std::string name = c.app->get_name();
+        int code = kFailed;
         try {
-            return c.run();
-        } catch (const UsageError& e) {
-            std::fprintf(stderr, "konane %s: error: %s\n", c.app->get_name().c_str(), e.what());
-            return kBadInput;
-        } catch (const std::invalid_argument& e) {
-            std::fprintf(stderr, "konane %s: error: %s\n", c.app->get_name().c_str(), e.what());
-            return kBadInput;
-        } catch (const konane::format::IoError& e) {
-            std::fprintf(stderr, "konane %s: error: %s\n", c.app->get_name().c_str(), e.what());
-            return kFailed;
-        } catch (const konane::format::FormatError& e) {
-            std::fprintf(stderr, "konane %s: error: %s\n", c.app->get_name().c_str(), e.what());
-            return kBadInput;
-        } catch (const std::bad_alloc&) {
-            std::fprintf(stderr, "konane %s: error: out of memory\n", c.app->get_name().c_str());
-            return kFailed;
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "konane %s: error: %s\n", c.app->get_name().c_str(), e.what());
-            return kFailed;
+            code = c.run();
+        } catch (...) {
+            const Failure f = failure_of(std::current_exception());
+            std::fprintf(stderr, "konane %s: error: %s\n", name.c_str(),
+                         safe_message(f.message).c_str());
+            code = f.code;
         }
+        // Output that could not be written (a full disk, a closed pipe) is a failure too.
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+            std::fprintf(stderr, "konane %s: error: standard output: %s\n", name.c_str(),
+                         std::strerror(errno));
+            if (code == kOk) code = kFailed;
+        }
+        return code;
     }
     return kBadInput;
 }

@@ -63,6 +63,27 @@ class ProgressLine {
         dirty_ = tty_;
     }
 
+    /// A count without layers (a search): "[phase] N positions (limit L), R M/s, memory M",
+    /// at the same pace as operator().
+    void count(const char* phase, std::uint64_t done, std::uint64_t limit) {
+        if (!enabled_) return;
+        const auto now = Clock::now();
+        if (phase != phase_) {
+            phase_ = phase;
+            start_ = now;
+        }
+        if (std::chrono::duration<double>(now - last_).count() < (tty_ ? 0.25 : 5.0)) return;
+        last_ = now;
+        const double el = std::chrono::duration<double>(now - start_).count();
+        char lim[48] = "";
+        if (limit) std::snprintf(lim, sizeof lim, " (limit %.2f M)", limit / 1e6);
+        std::fprintf(stderr, "%s[%s] %.2f M positions%s, %.2f M/s, memory %.0f MiB%s",
+                     tty_ ? "\r" : "", phase, done / 1e6, lim, el > 0 ? done / el / 1e6 : 0.0,
+                     static_cast<double>(resident_bytes()) / 1048576.0, tty_ ? "\x1b[K" : "\n");
+        std::fflush(stderr);
+        dirty_ = tty_;
+    }
+
     /// Ends the line on a terminal.
     void finish() {
         if (dirty_) std::fputc('\n', stderr);

@@ -47,7 +47,7 @@ struct Served {
 void send_json(httplib::Response& res, const json& j, int status = 200) {
     res.status = status;
     res.set_header("Cache-Control", "no-store");
-    res.set_content(j.dump(), "application/json");
+    res.set_content(dump(j), "application/json");
 }
 
 void send_error(httplib::Response& res, int status, const std::string& message) {
@@ -206,7 +206,7 @@ struct ApiServer::Impl {
         const Board b = board_param(req);
         Served& t = require(b, rules_param(req));
         std::call_once(t.openings_once, [&] {
-            t.openings = openings_json(b, t.tb.rules(), compute_openings(t.tb)).dump();
+            t.openings = dump(openings_json(b, t.tb.rules(), compute_openings(t.tb)));
         });
         return t.openings;
     }
@@ -221,7 +221,7 @@ struct ApiServer::Impl {
                 if constexpr (std::is_same_v<decltype(body), std::string>) {
                     res.set_content(body, "application/json");
                 } else {
-                    res.set_content(body.dump(), "application/json");
+                    res.set_content(dump(body), "application/json");
                 }
             } catch (const HttpError& e) {
                 send_error(res, e.status, e.what());

@@ -1,5 +1,7 @@
 #include "core/board.hpp"
 
+#include "core/text.hpp"
+
 #include <charconv>
 #include <string>
 
@@ -25,7 +27,7 @@ Ruleset parse_ruleset(std::string_view name) {
     if (name == "brainking") return Ruleset::Brainking;
     if (name == "center") return Ruleset::Center;
     if (name == "any") return Ruleset::Any;
-    throw std::invalid_argument("unknown ruleset '" + std::string(name) +
+    throw std::invalid_argument("unknown ruleset '" + excerpt(name) +
                                 "': expected brainking, center or any");
 }
 
@@ -58,7 +60,7 @@ Board Board::make(int rows, int cols) {
 Board Board::parse(std::string_view text) {
     const auto x = text.find_first_of("xX");
     auto bad = [&]() {
-        return std::invalid_argument("malformed board size '" + std::string(text) +
+        return std::invalid_argument("malformed board size '" + excerpt(text) +
                                      "': expected RxC such as 6x6");
     };
     if (x == std::string_view::npos || x == 0 || x + 1 >= text.size()) throw bad();

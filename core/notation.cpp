@@ -1,5 +1,7 @@
 #include "core/notation.hpp"
 
+#include "core/text.hpp"
+
 #include <charconv>
 #include <sstream>
 
@@ -43,7 +45,7 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
     const auto space = text.find(' ');
     if (space == std::string_view::npos) {
         throw NotationError(
-            "position '" + std::string(text) +
+            "position '" + excerpt(text) +
             "' has no side to move: expected a space then 'b' or 'w' after the rows");
     }
     std::string_view rows_text = text.substr(0, space);
@@ -51,7 +53,7 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
     while (!side_text.empty() && side_text.front() == ' ')
         side_text.remove_prefix(1);
     if (side_text != "b" && side_text != "w") {
-        throw NotationError("side to move '" + std::string(side_text) +
+        throw NotationError("side to move '" + excerpt(side_text) +
                             "' is not 'b' (Black) or 'w' (White)");
     }
     std::vector<std::string_view> rows;
@@ -63,6 +65,24 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
         start = slash + 1;
     }
     const int R = static_cast<int>(rows.size());
+    // Unknown characters first, each blamed on its own rank and file counted in characters (a
+    // multi-byte character would otherwise make its row look longer, and another row be blamed).
+    for (int row = 0; row < R && R <= 8; ++row) {
+        std::string_view r = rows[row];
+        for (int f = 0; !r.empty(); ++f) {
+            const std::size_t n = utf8_length(r);
+            if (n == 1 && (r[0] == 'x' || r[0] == 'o' || r[0] == '.')) {
+                r.remove_prefix(1);
+                continue;
+            }
+            const std::string where = "rank " + std::to_string(R - row) + " (row " +
+                                      std::to_string(row + 1) + " from the top), " +
+                                      (f < 8 ? std::string("file ") + static_cast<char>('a' + f)
+                                             : "character " + std::to_string(f + 1));
+            throw NotationError("unknown character '" + printable(r.substr(0, n ? n : 1)) +
+                                "' at " + where + ": expected 'x', 'o' or '.'");
+        }
+    }
     const int C = static_cast<int>(rows[0].size());
     // Row lengths first: a stray '/' reads as an empty row, not as a board size.
     for (int row = 0; row < R; ++row) {
@@ -120,18 +140,18 @@ std::string square_name(const Board& b, int s) {
 
 int parse_square(const Board& b, std::string_view text) {
     if (text.size() < 2 || text[0] < 'a' || text[0] > 'h') {
-        throw NotationError("malformed square '" + std::string(text) +
+        throw NotationError("malformed square '" + excerpt(text) +
                             "': expected a file letter and a rank number such as c4");
     }
     int rank = 0;
     auto [ptr, ec] = std::from_chars(text.data() + 1, text.data() + text.size(), rank);
     if (ec != std::errc{} || ptr != text.data() + text.size()) {
-        throw NotationError("malformed square '" + std::string(text) +
+        throw NotationError("malformed square '" + excerpt(text) +
                             "': expected a file letter and a rank number such as c4");
     }
     const int f = text[0] - 'a';
     if (f >= b.cols || rank < 1 || rank > b.rows) {
-        throw NotationError("square '" + std::string(text) + "' is off the " + b.name() + " board");
+        throw NotationError("square '" + excerpt(text) + "' is off the " + b.name() + " board");
     }
     return b.square(f, rank);
 }
@@ -148,10 +168,14 @@ MoveChild parse_move(const Board& b, Ruleset r, Position p, std::string_view tex
         const auto s = static_cast<std::uint8_t>(parse_square(b, text));
         want = Move{s, s};
     } else {
-        want = Move{static_cast<std::uint8_t>(parse_square(b, text.substr(0, dash))),
-                    static_cast<std::uint8_t>(parse_square(b, text.substr(dash + 1)))};
+        try {
+            want = Move{static_cast<std::uint8_t>(parse_square(b, text.substr(0, dash))),
+                        static_cast<std::uint8_t>(parse_square(b, text.substr(dash + 1)))};
+        } catch (const NotationError& e) {
+            throw NotationError("jump '" + excerpt(text) + "': " + e.what());
+        }
         if (want.from == want.to) {
-            throw NotationError("move '" + std::string(text) + "' starts and ends on one square");
+            throw NotationError("move '" + excerpt(text) + "' starts and ends on one square");
         }
     }
     const auto moves = legal_moves(b, r, p);
@@ -164,7 +188,7 @@ MoveChild parse_move(const Board& b, Ruleset r, Position p, std::string_view tex
         legal += format_move(b, mc.move);
     }
     const char* kind = stage_of(b, p) == Stage::Play ? "jump" : "removal";
-    throw NotationError("'" + std::string(text) + "' is not a legal " + kind + " for " +
+    throw NotationError("'" + excerpt(text) + "' is not a legal " + kind + " for " +
                         color_name(p.to_move) + " in " + format_position(b, p) +
                         " (legal: " + (legal.empty() ? "none" : legal) + ")");
 }
@@ -182,7 +206,14 @@ Game parse_game(const Board& b, Ruleset r, std::string_view record, std::optiona
             g.moves.push_back(mc);
             g.positions.push_back(mc.child);
         } catch (const NotationError& e) {
-            throw NotationError("move " + std::to_string(number) + " '" + word + "': " + e.what());
+            // "move N 'WORD': why", the word quoted once (the inner message may quote it too).
+            const std::string quoted = "'" + excerpt(word) + "'";
+            const std::string n = "move " + std::to_string(number) + " ";
+            std::string why = e.what();
+            if (why.rfind(quoted + " ", 0) == 0) throw NotationError(n + why);
+            if (const auto at = why.find(" " + quoted); at != std::string::npos)
+                why.erase(at, quoted.size() + 1);
+            throw NotationError(n + quoted + ": " + why);
         }
     }
     return g;

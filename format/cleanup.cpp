@@ -1,9 +1,13 @@
 #include "format/cleanup.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 namespace konane::format {
@@ -11,13 +15,16 @@ namespace konane::format {
 namespace {
 constexpr int kSlots = 256;
 constexpr std::size_t kPathMax = 4096;
+constexpr std::size_t kNameMax = 255;
+constexpr std::size_t kSuffixHex = 16;
 
 // 0 free, 1 being written, 2 a file, 3 a directory. The handler reads paths only in state 2/3.
 std::atomic<int> g_state[kSlots];
 char g_path[kSlots][kPathMax];
 std::atomic<bool> g_installed{false};
 
-extern "C" void on_interrupt(int sig) {
+// Async-signal-safe: unlink(), rmdir() only.
+void remove_registered() {
     for (int pass = 2; pass <= 3; ++pass) {
         for (int i = 0; i < kSlots; ++i) {
             if (g_state[i].load(std::memory_order_acquire) != pass) continue;
@@ -27,9 +34,26 @@ extern "C" void on_interrupt(int sig) {
                 ::rmdir(g_path[i]);
         }
     }
+}
+
+extern "C" void on_interrupt(int sig) {
+    remove_registered();
     ::signal(sig, SIG_DFL);
     ::raise(sig);
 }
+
+extern "C" void on_exit_cleanup() {
+    remove_registered();
+}
+
+// Catchable signals whose default action ends the process (signal(7)).
+constexpr int kSignals[] = {
+    SIGINT,    SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+    SIGVTALRM, SIGPROF, SIGPIPE, SIGXCPU, SIGIO,   SIGPWR,
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+};
 }  // namespace
 
 int register_temporary(const std::filesystem::path& path, bool directory) {
@@ -54,8 +78,59 @@ void install_interrupt_cleanup() {
     struct sigaction sa {};
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP})
+    for (int sig : kSignals) {
+        struct sigaction old {};
+        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
         ::sigaction(sig, &sa, nullptr);
+    }
+    ::signal(SIGXFSZ, SIG_IGN);
+    std::atexit(on_exit_cleanup);
+}
+
+namespace {
+// The file name of final_path cut so that "<name>.tmp.<16 hex>" fits NAME_MAX.
+std::string temporary_stem(const std::filesystem::path& final_path) {
+    std::string name = final_path.filename().string();
+    const std::size_t room = kNameMax - 5 - kSuffixHex;  // ".tmp." and the suffix
+    if (name.size() > room) {
+        std::size_t cut = room;
+        while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
+            --cut;  // not inside a UTF-8 character
+        name.resize(cut);
+    }
+    return name + ".tmp.";
+}
+}  // namespace
+
+std::filesystem::path temporary_path(const std::filesystem::path& final_path,
+                                     const std::string& suffix) {
+    return final_path.parent_path() / (temporary_stem(final_path) + suffix);
+}
+
+std::vector<std::filesystem::path> remove_stale_temporaries(
+    const std::filesystem::path& final_path) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> removed;
+    const std::string stem = temporary_stem(final_path);
+    const fs::path dir = final_path.has_parent_path() ? final_path.parent_path() : fs::path(".");
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.size() != stem.size() + kSuffixHex || name.compare(0, stem.size(), stem) != 0 ||
+            name.find_first_not_of("0123456789abcdef", stem.size()) != std::string::npos) {
+            continue;
+        }
+        const int fd = ::open(e.path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) continue;
+        struct stat st {};
+        // A live writer holds its lock: only a file nobody holds is stale.
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+            ::unlink(e.path().c_str()) == 0) {
+            removed.push_back(final_path.parent_path() / name);
+        }
+        ::close(fd);
+    }
+    return removed;
 }
 
 }  // namespace konane::format

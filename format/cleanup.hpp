@@ -1,8 +1,12 @@
-// Temporary files removed when the process is interrupted (SIGINT, SIGTERM, SIGHUP), so that
-// an interrupted generation leaves neither a table nor its temporary files behind.
+// Temporary files removed when the process is ended by a signal or by exit() (SIGINT, SIGTERM,
+// SIGHUP and every other catchable signal whose default action ends the process), so that an
+// interrupted generation leaves neither a table nor its temporary files behind; and the
+// temporary files of a process that could not clean up (SIGKILL, a power cut), found by name.
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace konane::format {
 
@@ -15,9 +19,26 @@ int register_temporary(const std::filesystem::path& path, bool directory = false
 /// Forgets a registration (the file was renamed or removed). Thread-safe; -1 is ignored.
 void unregister_temporary(int handle);
 
-/// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every registered file, then
-/// every registered directory, and re-raise the signal with its default action (so the exit
-/// status says which signal ended the process). Idempotent.
+/// Installs handlers for every catchable signal whose default action ends the process (SIGINT,
+/// SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGPIPE, SIGXCPU,
+/// SIGIO, SIGPWR, SIGSTKFLT) that remove every registered file, then every registered
+/// directory, and re-raise the signal with its default action (so the exit status says which
+/// signal ended the process); a signal ignored when the process started (nohup) stays ignored.
+/// SIGXFSZ is ignored, so that a write past `ulimit -f` fails with EFBIG and is reported as an
+/// I/O error. Registered files are also removed at exit() (a library that exits, such as the
+/// OpenMP runtime when it cannot start a thread). Idempotent.
 void install_interrupt_cleanup();
+
+/// The temporary name "<name>.tmp.<suffix>" beside `final_path`, with <name> cut (at a UTF-8
+/// character boundary) so that the whole name fits NAME_MAX (255 bytes).
+std::filesystem::path temporary_path(const std::filesystem::path& final_path,
+                                     const std::string& suffix);
+
+/// Removes the temporary files of `final_path` ("<name>.tmp.<16 hex digits>", as TableWriter
+/// names them) that no live process holds: a writer holds an exclusive flock on its temporary
+/// file, so those left are from a process that was killed (SIGKILL) or a power cut. Returns
+/// the paths removed; never throws for a file it cannot remove (that one is left).
+std::vector<std::filesystem::path> remove_stale_temporaries(
+    const std::filesystem::path& final_path);
 
 }  // namespace konane::format

@@ -150,8 +150,17 @@ void parallel_for(std::size_t n, unsigned threads, Fn&& fn) {
     };
     std::vector<std::thread> pool;
     pool.reserve(threads - 1);
-    for (unsigned w = 1; w < threads; ++w)
-        pool.emplace_back(work, w);
+    try {
+        for (unsigned w = 1; w < threads; ++w)
+            pool.emplace_back(work, w);
+    } catch (...) {
+        // A thread that cannot be started (std::system_error, e.g. `ulimit -u`): stop and
+        // join those started, then report it; a joinable std::thread must never be destroyed.
+        stop = true;
+        for (auto& t : pool)
+            t.join();
+        throw;
+    }
     work(0);
     for (auto& t : pool)
         t.join();

@@ -436,12 +436,13 @@ std::shared_ptr<const Table> Table::open(const fs::path& path, const Expect& exp
     impl->path = path;
     impl->name = path.string();
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) impl->bad("open", std::strerror(errno));
+    // A file that cannot be opened, read or mapped is an I/O error (IoError), not a damaged one.
+    if (fd < 0) throw IoError(impl->name + ": open: " + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         const int err = errno;
         ::close(fd);
-        impl->bad("open", std::strerror(err));
+        throw IoError(impl->name + ": open: " + std::strerror(err));
     }
     if (S_ISDIR(st.st_mode)) {
         ::close(fd);
@@ -459,7 +460,7 @@ std::shared_ptr<const Table> Table::open(const fs::path& path, const Expect& exp
     void* m = ::mmap(nullptr, impl->size, PROT_READ, MAP_PRIVATE, fd, 0);
     const int err = errno;
     ::close(fd);
-    if (m == MAP_FAILED) impl->bad("mmap", std::strerror(err));
+    if (m == MAP_FAILED) throw IoError(impl->name + ": mmap: " + std::strerror(err));
     impl->base = static_cast<const std::uint8_t*>(m);
     ::madvise(m, impl->size, MADV_RANDOM);
     impl->validate(expect);

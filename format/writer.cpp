@@ -1,6 +1,7 @@
 // TableWriter: streams a table to a temporary file beside the target, then fsync + rename.
 // Layout: format/FORMAT.md.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -178,16 +179,20 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
                           "a link, a pipe); it would be replaced");
 
     for (int attempt = 0;; ++attempt) {
-        fs::path tmp = final_path;
-        tmp += ".tmp." + random_suffix();
+        const fs::path tmp = temporary_path(final_path, random_suffix());
+        // Registered before it exists, so that a signal right after the open removes it too.
+        const int handle = register_temporary(tmp);
         const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd >= 0) {
+            // Held while it is written: remove_stale_temporaries() leaves a locked file.
+            ::flock(fd, LOCK_EX | LOCK_NB);
             w.fd = fd;
             w.tmp_path = tmp;
-            w.cleanup_handle = register_temporary(tmp);
+            w.cleanup_handle = handle;
             break;
         }
         const int err = errno;
+        unregister_temporary(handle);
         if (err == EEXIST && attempt < 8) continue;
         throw IoError(final_path.string() + ": create temporary file " + tmp.string() + ": " +
                       std::strerror(err));

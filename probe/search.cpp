@@ -70,6 +70,7 @@ int Searcher::depth_of(Position p) {
                           " positions (raise the limit, or give a table)");
     }
     memo_.emplace(key, static_cast<std::uint8_t>(*d));
+    if (options_.progress && (memo_.size() & 0xFFFF) == 0) options_.progress(memo_.size());
     return *d;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -34,7 +35,14 @@ struct SearchOptions {
     bool jumps_only = false;
     /// Most positions the memo may hold (0: no limit); exceeding it throws SearchLimit.
     std::size_t max_positions = 50'000'000;
+    /// Called with positions() each time the memo has grown by 65,536 positions (progress of a
+    /// long search); empty: not called.
+    std::function<void(std::size_t positions)> progress;
 };
+
+/// Bytes of memory one memoised position takes, about (hash-table node, allocator overhead,
+/// bucket): a memory budget allows budget / kSearchBytesPerPosition positions.
+inline constexpr std::size_t kSearchBytesPerPosition = 64;
 
 /// Memoised negamax over canonical positions (positions reduced by the board's symmetries).
 ///

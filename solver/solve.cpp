@@ -61,9 +61,15 @@ std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window) {
 }
 
 std::filesystem::path default_work_dir(const std::filesystem::path& output) {
-    std::filesystem::path work = output;
-    work += ".work";
-    return work;
+    // "<name>.work", the name cut (at a UTF-8 character boundary) to fit NAME_MAX (255 bytes).
+    std::string name = output.filename().string();
+    if (name.size() > 250) {
+        std::size_t cut = 250;
+        while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
+            --cut;
+        name.resize(cut);
+    }
+    return output.parent_path() / (name + ".work");
 }
 
 std::string default_table_name(const Board& b, Ruleset r) {

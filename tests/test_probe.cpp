@@ -524,8 +524,9 @@ TEST_CASE("cli: probe and analyse and solve", "[probe][cli]") {
         r = konane_cmd("probe " + shq(file) + " --game 'a4 b4 a1-a3'");
         CHECK(r.code == 2);
         CHECK_THAT(r.out, Catch::Contains("move 3"));
+        // A table that cannot be opened is an I/O error (exit 1), as for every subcommand.
         r = konane_cmd("probe " + shq(file + ".missing") + " 'xoxo/oxox/xoxo/oxox b'");
-        CHECK(r.code == 2);
+        CHECK(r.code == 1);
         // The full board with White to move is no position of the game.
         r = konane_cmd("probe " + shq(file) + " 'xoxo/oxox/xoxo/oxox w'");
         CHECK(r.code == 3);

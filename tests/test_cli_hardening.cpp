@@ -1,0 +1,419 @@
+// The command under hostile use (issue 11, "Resources and signals", "Input and output"):
+// resource failures, signals, unusable output locations, unsafe strings, strict numbers and
+// one exit code per kind of error, each run as a process (KONANE_BINARY).
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Dir {
+    fs::path path;
+    Dir() {
+        path = fs::temp_directory_path() / ("konane-hardening-" + std::to_string(::getpid()));
+        fs::remove_all(path);
+        fs::create_directories(path);
+        fs::permissions(path, fs::perms::all);  // other users may work here (setpriv below)
+    }
+    ~Dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    /// The names in the directory, sorted.
+    std::vector<std::string> names() const {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(path))
+            out.push_back(e.path().filename().string());
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+    /// Whether a temporary table ("*.tmp.*") is in the directory.
+    bool has_temporary() const {
+        for (const auto& n : names()) {
+            if (n.find(".tmp.") != std::string::npos) return true;
+        }
+        return false;
+    }
+};
+
+struct Run {
+    int code = -1;
+    std::string out;  // stdout and stderr together
+    std::string err;  // stderr alone when asked for
+};
+
+/// Quotes s for /bin/sh (any bytes but NUL).
+std::string q(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
+    }
+    return out + "'";
+}
+
+/// Runs `[PREFIX] konane ARGS` through /bin/sh: stdout and stderr together in out (unless ARGS
+/// redirect them themselves).
+Run run(const std::string& args, const std::string& prefix = "") {
+    const bool redirects = args.find("2>&1") != std::string::npos;
+    const std::string cmd =
+        prefix + " " + q(KONANE_BINARY) + " " + args + (redirects ? "" : " 2>&1");
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    Run r;
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, p))
+        r.out.append(buf, n);
+    const int status = ::pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+/// The number of lines of s.
+std::size_t lines(const std::string& s) {
+    return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+/// A 4x4 table in d, generated once per directory.
+fs::path table_4x4(const Dir& d) {
+    const fs::path t = d.path / "t44.kbt";
+    if (!fs::exists(t)) REQUIRE(run("generate 4x4 -q -j 1 -o " + q(t.string())).code == 0);
+    return t;
+}
+
+/// Starts `konane generate BOARD -j 1 -q -o OUT` and waits until its temporary table exists
+/// (the solve has started). Returns the child's pid.
+pid_t start_generate(const Dir& d, const char* board, const fs::path& out) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM})
+            ::signal(sig, SIG_DFL);  // not ignored as the test runner may have them
+        ::execl(KONANE_BINARY, KONANE_BINARY, "generate", board, "-j", "1", "-q", "-o", out.c_str(),
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!d.has_temporary() && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(d.has_temporary());
+    return pid;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Resources and signals
+
+TEST_CASE("cli: threads that cannot be started are refused in one line with exit 1",
+          "[cli][hardening][slow]") {
+    // Each thread's stack is RLIMIT_STACK (1 GB) and the address space 2 GB: the second thread
+    // cannot be mapped (as `ulimit -u` would refuse it, but this holds for root too).
+    Dir d;
+    const fs::path out = d.path / "t.kbt";
+    const Run r =
+        run("generate 4x4 -q -j 8 -o " + q(out.string()), "ulimit -s 1000000; ulimit -v 2000000;");
+    CHECK(r.code == 1);
+    CHECK(r.out.find("konane generate: error: cannot start 8 threads") == 0);
+    CHECK(lines(r.out) == 1);
+    CHECK(d.names().empty());  // refused before any work: no table, no work directory
+}
+
+TEST_CASE("cli: out of memory is one line with exit 1 and no temporary table",
+          "[cli][hardening][slow]") {
+    Dir d;
+    const fs::path out = d.path / "t.kbt";
+    const Run r =
+        run("generate 5x5 -q -j 1 --memory 2G -o " + q(out.string()), "ulimit -v 300000;");
+    CHECK(r.code == 1);
+    CHECK(r.out.find("out of memory") != std::string::npos);
+    CHECK(lines(r.out) == 1);
+    CHECK_FALSE(fs::exists(out));
+    CHECK_FALSE(d.has_temporary());
+}
+
+TEST_CASE("cli: every terminating signal removes the temporary table", "[cli][hardening]") {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM}) {
+        INFO("signal " << sig);
+        Dir d;
+        const fs::path out = d.path / "t.kbt";
+        const pid_t pid = start_generate(d, "4x6", out);
+        ::kill(pid, sig);
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        CHECK(WIFSIGNALED(status));
+        CHECK(WTERMSIG(status) == sig);
+        CHECK_FALSE(fs::exists(out));
+        CHECK_FALSE(d.has_temporary());
+        CHECK(d.names() == std::vector<std::string>{"t.kbt.work"});  // kept to resume
+    }
+}
+
+TEST_CASE("cli: a file size limit is an I/O error that leaves no temporary table",
+          "[cli][hardening]") {
+    Dir d;
+    const fs::path out = d.path / "t.kbt";
+    // /bin/sh counts 512-byte blocks: 64 KiB, less than the 5x5 table (about 430 KB).
+    const Run r = run("generate 5x5 -q -j 1 -o " + q(out.string()), "ulimit -f 128;");
+    CHECK(r.code == 1);
+    CHECK(r.out.find("File too large") != std::string::npos);
+    CHECK(lines(r.out) == 1);
+    CHECK_FALSE(fs::exists(out));
+    CHECK_FALSE(d.has_temporary());
+}
+
+TEST_CASE("cli: after kill -9 the next run removes the stale temporary table, not a live one",
+          "[cli][hardening]") {
+    Dir d;
+    const fs::path out = d.path / "t.kbt";
+    const pid_t pid = start_generate(d, "4x6", out);
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    REQUIRE(d.has_temporary());
+    std::string stale;
+    for (const auto& n : d.names()) {
+        if (n.find(".tmp.") != std::string::npos) stale = n;
+    }
+    // A temporary table held by a live writer (its flock) is never touched.
+    const fs::path live = d.path / "t.kbt.tmp.0123456789abcdef";
+    const int fd = ::open(live.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+    const Run r = run("generate 4x6 -j 1 -o " + q(out.string()));
+    ::close(fd);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("removed " + (d.path / stale).string() +
+                     ", a temporary table left by a run that was killed") != std::string::npos);
+    CHECK(fs::exists(out));
+    CHECK(d.names() == std::vector<std::string>{"t.kbt", live.filename().string()});
+}
+
+TEST_CASE("cli: output and work locations are checked before any work", "[cli][hardening]") {
+    Dir d;
+    const std::string out = q((d.path / "t.kbt").string());
+    struct Case {
+        std::string args;
+        int code;
+        const char* says;
+    };
+    fs::create_directories(d.path / "adir");
+    fs::permissions(d.path / "adir", fs::perms::all);
+    { std::ofstream(d.path / "afile") << "x"; }
+    const std::vector<Case> cases = {
+        {"-o " + q(d.path.string()), 2, "exists and is not a regular file (a directory)"},
+        {"-o /nonexistent/d/x.kbt", 1, "/nonexistent/d: no such directory"},
+        {"-o " + out + " --work /dev/null", 2, "exists and is not a directory"},
+        {"-o " + out + " --work " + q((d.path / "afile" / "w").string()), 2, "is not a directory"},
+        {"-o " + q((d.path / "afile" / "t.kbt").string()), 1, "no such directory"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.args);
+        const auto t0 = std::chrono::steady_clock::now();
+        const Run r = run("generate 5x6 -q " + c.args);
+        CHECK(r.code == c.code);
+        CHECK(r.out.find(c.says) != std::string::npos);
+        CHECK(lines(r.out) == 1);
+        CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+    }
+    CHECK(d.names() == std::vector<std::string>{"adir", "afile"});
+    // A read-only directory and one without permission, as a user without root's rights.
+    const bool root = ::geteuid() == 0;
+    if (root && !fs::exists("/usr/bin/setpriv")) return;
+    const std::string as_user =
+        root ? "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups" : "";
+    const fs::path ro = d.path / "ro", closed = d.path / "closed";
+    fs::create_directories(ro);
+    fs::create_directories(closed);
+    fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                            fs::perms::group_exec | fs::perms::others_read |
+                            fs::perms::others_exec);
+    fs::permissions(closed, fs::perms::owner_all);
+    for (const auto& [args, says] :
+         {std::pair{"-o " + q((ro / "t.kbt").string()), "cannot create files in"},
+          std::pair{"-o " + q((closed / "t.kbt").string()), "Permission denied"},
+          std::pair{
+              "-o " + q((d.path / "adir" / "t.kbt").string()) + " --work " + q((ro / "w").string()),
+              "--work"}}) {
+        INFO(args);
+        if (!root) fs::permissions(closed, fs::perms::none);
+        const Run r = run("generate 5x6 -q " + args, as_user);
+        CHECK(r.code == 1);
+        CHECK(r.out.find(says) != std::string::npos);
+        CHECK(lines(r.out) == 1);
+    }
+    fs::permissions(closed, fs::perms::owner_all);
+    CHECK(fs::is_empty(ro));
+    CHECK(fs::is_empty(closed));
+    CHECK(fs::is_empty(d.path / "adir"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input and output
+
+TEST_CASE("cli: file names that are not UTF-8 are escaped in JSON and text", "[cli][hardening]") {
+    Dir d;
+    const fs::path t = table_4x4(d);
+    const std::string bad = (d.path / "bad\xff.kbt").string();
+    fs::copy_file(t, bad);
+    const Run info = run("info " + q(bad) + " --json");
+    CHECK(info.code == 0);
+    const auto j = nlohmann::json::parse(info.out);
+    CHECK(j["file"] == (d.path / "bad\\xff.kbt").string());
+    const Run missing = run("info " + q((d.path / "none\xff\x1b[2J.kbt").string()) + " --json");
+    CHECK(missing.code == 1);
+    CHECK(missing.out.find("none\\xff\\x1b[2J.kbt: open: No such file") != std::string::npos);
+    CHECK(missing.out.find('\x1b') == std::string::npos);
+    // generate --json with such a name: the table and a valid JSON summary, exit 0.
+    const std::string gen = (d.path / "gen\xfe.kbt").string();
+    const Run g = run("generate 3x4 -q -j 1 --json -o " + q(gen));
+    CHECK(g.code == 0);
+    CHECK(nlohmann::json::parse(g.out)["file"] == (d.path / "gen\\xfe.kbt").string());
+    CHECK(fs::exists(gen));
+    const Run text = run("info " + q(bad));
+    CHECK(text.out.find("bad\\xff.kbt") != std::string::npos);
+}
+
+TEST_CASE("cli: error messages quote a short escaped excerpt at the right place",
+          "[cli][hardening]") {
+    Dir d;
+    const std::string t = q(table_4x4(d).string());
+    const Run esc = run("probe " + t + " " + q("xo\x1b[2J/oxox b"));
+    CHECK(esc.code == 2);
+    CHECK(esc.out.find('\x1b') == std::string::npos);
+    CHECK(esc.out.find("unknown character '\\x1b' at rank 2 (row 1 from the top), file c") !=
+          std::string::npos);
+    // A non-ASCII character is blamed on its own rank and file, not on a row length.
+    const Run utf = run("probe " + t + " " + q("xoxo/ox\xc3\xa9x/xoxo/oxox b"));
+    CHECK(utf.code == 2);
+    CHECK(utf.out.find("unknown character '\xc3\xa9' at rank 3 (row 2 from the top), file c") !=
+          std::string::npos);
+    // A 100 KB position or move (an argument holds at most 128 KiB): a short excerpt, once.
+    const std::string huge(100000, 'x');
+    for (const std::string& args :
+         {"probe " + t + " " + q(huge + " b"), "probe " + t + " --game " + q("a4 b4 " + huge),
+          "solve " + q("xo/ox " + huge), "moves --game " + q("c" + huge)}) {
+        const Run r = run(args);
+        INFO(r.out.substr(0, 300));
+        CHECK(r.code == 2);
+        CHECK(r.out.size() < 400);
+        CHECK(r.out.find("100") != std::string::npos);  // the length is named
+    }
+    // A batch line that is not UTF-8 gets a valid JSON error line.
+    const Run batch = run("probe " + t + " --batch", "printf 'bad\\377\\n' |");
+    CHECK(batch.code == 0);
+    const auto j = nlohmann::json::parse(batch.out);
+    CHECK(j["position"] == "bad\\xff");
+    CHECK(j.contains("error"));
+}
+
+TEST_CASE("cli: long output names work and numbers are parsed strictly", "[cli][hardening]") {
+    Dir d;
+    for (std::size_t len : {240u, 255u}) {
+        INFO(len);
+        const fs::path out = d.path / (std::string(len - 4, 'n') + ".kbt");
+        const Run r = run("generate 3x4 -q -j 1 -o " + q(out.string()));
+        CHECK(r.code == 0);
+        CHECK(fs::exists(out));
+        fs::remove(out);
+    }
+    CHECK(fs::is_empty(d.path));
+    for (const char* bad :
+         {"solve '.oxox. b' --max-positions -1", "solve '.oxox. b' --max-positions 1e6",
+          "solve '.oxox. b' --board ''", "solve '.oxox. b' --table ''",
+          "solve '.oxox. b' --memory ''", "generate 3x4 -j 0x10", "generate 3x4 -j ' 5'",
+          "generate 3x4 -j ''", "generate 3x4 --rules ''", "generate ''", "perft 4x4 0x3",
+          "perft 4x4 -1", "moves --board ''", "serve x.kbt --port 0x50", "info ''"}) {
+        INFO(bad);
+        const Run r = run(bad, "cd " + q(d.path.string()) + " &&");
+        CHECK(r.code == 2);
+        CHECK(r.out.find("error") != std::string::npos);
+    }
+    CHECK(fs::is_empty(d.path));
+}
+
+TEST_CASE("cli: one exit code per kind of error for every subcommand", "[cli][hardening]") {
+    Dir d;
+    const fs::path t = table_4x4(d);
+    const std::string missing = q((d.path / "missing.kbt").string());
+    const fs::path damaged = d.path / "damaged.kbt";
+    fs::copy_file(t, damaged);
+    {
+        std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(static_cast<std::streamoff>(fs::file_size(damaged) - 8));
+        f.put('\x5a');  // the whole file's checksum, checked at open
+    }
+    const std::string bad = q(damaged.string());
+    const std::string good = q(t.string());
+    const std::string start = "'xoxo/oxox/xoxo/oxox b'";
+    struct Case {
+        std::string args;
+        int code;
+    };
+    const std::vector<Case> cases = {
+        // 1: a file that cannot be opened (an I/O error), a search over its limit
+        {"info " + missing, 1},
+        {"openings " + missing, 1},
+        {"probe " + missing, 1},
+        {"probe " + missing + " --batch < /dev/null", 1},
+        {"analyse " + missing + " 'a4'", 1},
+        {"verify -q " + missing, 1},
+        {"solve " + start + " --table " + missing, 1},
+        {"solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxox b' -q --max-positions 1000", 1},
+        {"solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxox b' -q --memory 64K", 1},
+        {"info " + good + " 2>&1 >/dev/full", 1},
+        // 2: a damaged table, bad input
+        {"info " + bad, 2},
+        {"openings " + bad, 2},
+        {"probe " + bad, 2},
+        {"probe " + bad + " --batch < /dev/null", 2},
+        {"analyse " + bad + " 'a4'", 2},
+        {"verify -q " + bad, 2},
+        {"solve " + start + " --table " + bad, 2},
+        {"generate 4x4 -q -o /dev/null", 2},
+        {"probe " + good + " 'xo/ox b'", 2},
+        {"analyse " + good + " 'a4 zz'", 2},
+        {"moves --game 'a9'", 2},
+        {"perft 9x9 1", 2},
+        // 3: not stored
+        {"probe " + good + " 'xoxo/oxox/xoxo/oxo. b'", 3},
+    };
+    for (const auto& c : cases) {
+        INFO(c.args);
+        const Run r = run(c.args);
+        INFO(r.out);
+        CHECK(r.code == c.code);
+        CHECK(r.out.find(c.code == 3 ? "is not stored" : "error") != std::string::npos);
+    }
+    const Run limit = run("solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxox b' -q --memory 64K");
+    CHECK(limit.out.find("--memory") != std::string::npos);
+}
+
+TEST_CASE("cli: a long search shows progress on stderr", "[cli][hardening][slow]") {
+    // Progress lines come every 5 s when stderr is not a terminal.
+    const Run r =
+        run("solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxox b' --max-positions 4000000 2>&1 "
+            ">/dev/null");
+    CHECK(r.code == 1);
+    CHECK(r.out.find("[search] ") == 0);
+    CHECK(r.out.find(" M positions (limit 4.00 M)") != std::string::npos);
+}
