@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -397,7 +398,7 @@ int run_openings(const FileArgs& a) {
 }
 
 int run_verify(const FileArgs& a) {
-    ProgressLine progress(!a.quiet && !a.json);
+    ProgressLine progress(!a.quiet);  // on stderr: it does not mix with --json's stdout
     solver::VerifyOptions vo;
     vo.threads = a.threads;
     vo.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
@@ -412,9 +413,13 @@ int run_verify(const FileArgs& a) {
     vo.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
         progress(phase, pieces, done, total);
     };
+    const auto start = std::chrono::steady_clock::now();
     const auto t = format::Table::open(a.file);
     const auto r = solver::verify_table(*t, vo);
     progress.finish();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::uint64_t peak = solver::peak_rss_bytes();
     if (a.json) {
         json j;
         j["file"] = printable(a.file);
@@ -424,12 +429,16 @@ int run_verify(const FileArgs& a) {
         j["wrong_values"] = r.wrong_values;
         j["key_mismatches"] = r.key_mismatches;
         j["problems"] = r.problems;
+        j["seconds"] = seconds;
+        j["peak_memory_bytes"] = peak;
         std::printf("%s\n", dump(j).c_str());
     } else {
         std::printf("%s: %s\n", printable(a.file).c_str(), r.ok ? "OK" : "FAILED");
         std::printf("  %llu chunks checksummed, %llu positions recomputed from their children\n",
                     static_cast<unsigned long long>(r.blocks_checked),
                     static_cast<unsigned long long>(r.positions_checked));
+        std::printf("  %.1f s, peak memory %s (with the table's pages read)\n", seconds,
+                    mib(peak).c_str());
         for (const auto& p : r.problems)
             std::printf("  problem: %s\n", p.c_str());
     }
