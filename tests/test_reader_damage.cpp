@@ -259,6 +259,41 @@ TEST_CASE("reader: a header from another table is refused by the library and the
     }
 }
 
+TEST_CASE("reader: every header field is bound to the body with or without recomputed checksums",
+          "[format][damage]") {
+    Dir d;
+    const auto good = read_bytes(make_table(d.path, 4, 5, Ruleset::Brainking));
+    const fs::path bad = d.path / "bad.kbt";
+    // Each field that says how to read the file, changed to another valid value: rows and
+    // columns swapped (the same squares), the ruleset, each writer parameter.
+    struct Edit {
+        const char* what;
+        std::size_t offset;
+        std::vector<std::uint8_t> bytes;
+    };
+    const std::vector<Edit> edits = {
+        {"rows and cols", 16, {5, 4}},
+        {"ruleset", 40, {'c', 'e', 'n', 't', 'e', 'r', 0, 0, 0}},
+        {"chunk bytes", 20, {0, 8, 0, 0}},
+        {"sample interval", 24, {0, 1, 0, 0}},
+        {"value block", 28, {32, 0, 0, 0}},
+        {"value superblock", 32, {0, 8, 0, 0}},
+    };
+    for (const Edit& e : edits) {
+        INFO(e.what);
+        auto copy = good;
+        std::copy(e.bytes.begin(), e.bytes.end(), copy.begin() + e.offset);
+        put64(copy, 248, XXH3_64bits(copy.data(), 248));  // the header's own checksum is right
+        write_bytes(bad, copy);
+        CHECK_THAT(open_error(bad), Catch::Contains("does not belong"));
+        // Even with the trailer's copy and every other checksum recomputed, a field that changes
+        // how the file reads (or what it means) is refused at open.
+        reseal(copy);
+        write_bytes(bad, copy);
+        CHECK_FALSE(open_error(bad).empty());
+    }
+}
+
 TEST_CASE("reader: a layer table that does not describe its body is refused at open",
           "[format][damage]") {
     Dir d;
@@ -282,4 +317,59 @@ TEST_CASE("reader: a layer table that does not describe its body is refused at o
         }
     }
     REQUIRE(edited > 0);
+}
+
+TEST_CASE("verify and open refuse a header naming a larger board before enumerating it",
+          "[solver][verify][damage]") {
+    Dir d;
+    auto bytes = read_bytes(make_table(d.path, 4, 4, Ruleset::Brainking));
+    bytes[16] = 6;
+    bytes[17] = 6;
+    reseal(bytes);
+    const fs::path bad = d.path / "six.kbt";
+    write_bytes(bad, bytes);
+    REQUIRE_THAT(open_error(bad), Catch::Contains("largest layer has 14 pieces") &&
+                                      Catch::Contains("6x6 brainking starts with 34"));
+    const auto t = format::Table::open(bad);  // the format alone cannot tell
+    const auto t0 = std::chrono::steady_clock::now();
+    solver::VerifyOptions o;
+    o.threads = 1;
+    o.work_dir = d.path / "work";
+    const auto r = solver::verify_table(*t, o);
+    REQUIRE(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+    REQUIRE_FALSE(r.ok);
+    REQUIRE(r.layer_count_mismatches == 1);
+    REQUIRE(r.blocks_checked == 0);  // before the checksums of the whole file
+    const Run cli = run("verify -q " + bad.string());
+    CHECK(cli.code == 1);
+    CHECK(cli.output.find("largest layer has 14 pieces") != std::string::npos);
+}
+
+TEST_CASE("verify stops at the first enumerated layer that differs from the table",
+          "[solver][verify][damage]") {
+    Dir d;
+    const fs::path src = make_table(d.path, 5, 5, Ruleset::Brainking);
+    auto bytes = read_bytes(src);
+    const auto t0 = format::Table::open(src);
+    const int li = t0->layer_index(20);
+    REQUIRE(li >= 0);
+    const std::size_t e = layer_entry(bytes, static_cast<std::size_t>(li));
+    put64(bytes, e + 16, get64(bytes, e + 16) + 1);  // raw positions: not in the body
+    reseal(bytes);
+    const fs::path bad = d.path / "raw.kbt";
+    write_bytes(bad, bytes);
+    const auto t = format::Table::open(bad);
+    solver::VerifyOptions o;
+    o.threads = 1;
+    o.work_dir = d.path / "work";
+    int lowest = 99;
+    o.progress = [&](const char* phase, int pieces, std::uint64_t, std::uint64_t) {
+        if (std::string(phase) == "enumerate") lowest = std::min(lowest, pieces);
+    };
+    const auto r = solver::verify_table(*t, o);
+    REQUIRE_FALSE(r.ok);
+    REQUIRE(r.layer_count_mismatches == 1);
+    REQUIRE(r.positions_checked == 0);
+    REQUIRE(lowest == 20);  // layer 19 and below were never enumerated
+    REQUIRE(r.problems.at(0).find("layer 20: stored") != std::string::npos);
 }
