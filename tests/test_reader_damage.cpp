@@ -373,3 +373,77 @@ TEST_CASE("verify stops at the first enumerated layer that differs from the tabl
     REQUIRE(lowest == 20);  // layer 19 and below were never enumerated
     REQUIRE(r.problems.at(0).find("layer 20: stored") != std::string::npos);
 }
+
+TEST_CASE("work files: every byte flipped in a key file is an error naming the file",
+          "[solver][damage]") {
+    Dir d;
+    const fs::path p = d.path / "layer-7.keys";
+    std::vector<std::uint64_t> words;
+    std::mt19937_64 rng(3);
+    std::uint64_t x = 0;
+    for (int i = 0; i < 300; ++i)
+        words.push_back(x += 1 + rng() % 1000);
+    solver::write_key_file(p, words);
+    REQUIRE(solver::read_key_file(p) == words);
+    const auto good = read_bytes(p);
+    for (std::size_t i = 0; i < good.size(); ++i) {
+        for (std::uint8_t mask : {std::uint8_t{0x01}, std::uint8_t{0x80}}) {
+            auto copy = good;
+            copy[i] ^= mask;
+            write_bytes(p, copy);
+            try {
+                (void)solver::read_key_file(p);
+                FAIL("byte " << i << " ^ " << int(mask) << " was not noticed");
+            } catch (const solver::KeyFileError& e) {
+                if (std::string(e.what()).find(p.string()) == std::string::npos)
+                    FAIL("the message does not name the file: " << e.what());
+            }
+        }
+    }
+}
+
+TEST_CASE("work files: a depth file is read back only for exactly its length", "[solver][damage]") {
+    Dir d;
+    const fs::path p = d.path / "solved-9.depth";
+    const std::vector<std::uint8_t> depth = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    solver::write_byte_file(p, depth);
+    REQUIRE(solver::read_byte_file(p, depth.size()) == depth);
+    // The depths of a shorter layer: another layer's file, not this one.
+    REQUIRE_THROWS_WITH(solver::read_byte_file(p, 3), Catch::Contains(p.string()));
+    REQUIRE_THROWS_WITH(solver::read_byte_file(p, 17), Catch::Contains(p.string()));
+    // Nonzero bytes after the length.
+    const std::vector<std::uint8_t> longer = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    solver::write_byte_file(p, longer);
+    REQUIRE_THROWS_WITH(solver::read_byte_file(p, 11), Catch::Contains("padding"));
+}
+
+TEST_CASE("a damaged solved-layer file is refused on resume and named",
+          "[cli][generate][resume][damage]") {
+    for (const char* ext : {".depth", ".mphf"}) {
+        INFO(ext);
+        Dir d;
+        const fs::path table = d.path / "t.kbt";
+        const fs::path work = d.path / "t.kbt.work";
+        // Killed while solving: the solved layers of the finished steps are on disk.
+        const Run killed =
+            run_env("KONANE_KILL_AT=125", "generate 5x5 -q -j 1 -o " + table.string());
+        REQUIRE(killed.code != 0);
+        fs::path victim;
+        for (const auto& e : fs::directory_iterator(work)) {
+            const std::string name = e.path().filename().string();
+            if (name.rfind("solved-", 0) == 0 && e.path().extension() == ext &&
+                (victim.empty() || fs::file_size(e.path()) > fs::file_size(victim)))
+                victim = e.path();
+        }
+        REQUIRE_FALSE(victim.empty());
+        REQUIRE(fs::file_size(victim) > 40);
+        auto bytes = read_bytes(victim);
+        bytes[bytes.size() - 10] ^= 0x04;
+        write_bytes(victim, bytes);
+        const Run r = run("generate 5x5 -q -j 1 -o " + table.string());
+        CHECK(r.code == 1);
+        CHECK(r.output.find(victim.filename().string()) != std::string::npos);
+        CHECK(r.output.find("checksum mismatch") != std::string::npos);
+        CHECK_FALSE(fs::exists(table));
+    }
+}
