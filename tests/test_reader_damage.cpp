@@ -22,6 +22,7 @@
 #include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
+#include "solver/workdir.hpp"
 
 namespace fs = std::filesystem;
 using namespace konane;
@@ -446,4 +447,36 @@ TEST_CASE("a damaged solved-layer file is refused on resume and named",
         CHECK(r.output.find("checksum mismatch") != std::string::npos);
         CHECK_FALSE(fs::exists(table));
     }
+}
+
+TEST_CASE("work files: every byte flipped in a resume manifest is refused", "[solver][damage]") {
+    Dir d;
+    const fs::path work = d.path / "work";
+    const Board b = Board::make(4, 4);
+    {
+        solver::WorkDir wd(work, b, Ruleset::Brainking);
+        wd.record_enumerated(14, 0, 0, 0.5);  // no positions: no keys file is needed
+    }
+    const fs::path manifest = work / "manifest";
+    const auto good = read_bytes(manifest);
+    REQUIRE(good.size() > 40);
+    { solver::WorkDir resumed(work, b, Ruleset::Brainking); }  // the intact one is taken
+    for (std::size_t i = 0; i < good.size(); ++i) {
+        auto copy = good;
+        copy[i] ^= 0x01;
+        write_bytes(manifest, copy);
+        try {
+            solver::WorkDir wd(work, b, Ruleset::Brainking);
+            FAIL("byte " << i << " of the manifest was not noticed");
+        } catch (const std::runtime_error& e) {
+            if (std::string(e.what()).find("manifest") == std::string::npos)
+                FAIL("the message does not name the manifest: " << e.what());
+        }
+    }
+    // And a line appended after the checksum.
+    auto longer = good;
+    longer.push_back('x');
+    write_bytes(manifest, longer);
+    REQUIRE_THROWS_WITH(solver::WorkDir(work, b, Ruleset::Brainking),
+                        Catch::Contains("damaged manifest"));
 }
