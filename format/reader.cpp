@@ -89,19 +89,9 @@ struct Table::Impl {
     /// not be read) while open, and what was read in its place is zeros.
     void check_fault() const {
         if (faulted.load(std::memory_order_relaxed) != 0) [[unlikely]]
-            changed_while_open();
-    }
-    // Out of line, so that the probe path stays as small as it was.
-    [[noreturn, gnu::cold, gnu::noinline]] void changed_while_open() const {
-        bad("file",
-            "changed while open: truncated or unreadable under the mapping (the table is "
-            "damaged; open it again once it is whole)");
-    }
-    [[noreturn, gnu::cold, gnu::noinline]] void rank_past_end(std::size_t layer,
-                                                              std::uint64_t r) const {
-        bad(section_name(layer, kEfHigh), "rank " + std::to_string(r) + " out of range (" +
-                                              std::to_string(layers[layer].classes) +
-                                              " positions): damaged index");
+            bad("file",
+                "changed while open: truncated or unreadable under the mapping (the table "
+                "is damaged; open it again once it is whole)");
     }
 
     [[noreturn]] void bad(const std::string& section, const std::string& what) const {
@@ -601,8 +591,10 @@ std::optional<std::uint64_t> Table::find(std::size_t layer, std::uint64_t key) c
     const auto r = index::ef_find(t.locs[layer].shape, low, high, sample, rank);
     t.check_fault();
     // Only bytes changed after their check can give this (the file was rewritten under us).
-    if (r && *r >= t.layers[layer].classes) [[unlikely]]
-        t.rank_past_end(layer, *r);
+    if (r && *r >= t.layers[layer].classes)
+        t.bad(t.section_name(layer, kEfHigh), "rank " + std::to_string(*r) + " out of range (" +
+                                                  std::to_string(t.layers[layer].classes) +
+                                                  " positions): damaged index");
     return r;
 }
 
