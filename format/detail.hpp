@@ -24,7 +24,7 @@ static_assert(std::endian::native == std::endian::little, "little-endian hosts o
 inline constexpr std::uint8_t kMagic[8] = {0x8B, 'K', 'T', 'B', '\r', '\n', 0x1A, '\n'};
 inline constexpr std::uint8_t kTrailerMagic[8] = {'K', 'T', 'B', 'T', 'R', 'A', 'I', 'L'};
 inline constexpr std::size_t kHeaderSize = 256;
-inline constexpr std::size_t kTrailerSize = 112;
+inline constexpr std::size_t kTrailerSize = 120;
 inline constexpr std::size_t kLayerEntrySize = 160;
 inline constexpr std::size_t kAlign = 8;
 /// Sections of a layer, in file order (FORMAT.md §4).
@@ -50,7 +50,8 @@ namespace trl {
 inline constexpr std::size_t magic = 0, file_size = 8, layer_count = 16, reserved = 20,
                              cs1_offset = 24, cs1_size = 32, cs2_offset = 40, cs2_size = 48,
                              lt_offset = 56, lt_size = 64, lt_xxh = 72, cs2_xxh = 80,
-                             file_xxh128_lo = 88, file_xxh128_hi = 96, checksum = 104;
+                             header_xxh = 88, file_xxh128_lo = 96, file_xxh128_hi = 104,
+                             checksum = 112;
 }  // namespace trl
 
 // Layer table entry field offsets.

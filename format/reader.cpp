@@ -1,5 +1,12 @@
 // Table: memory-mapped, validating reader. Data chunks are checked against their XXH3-64 when
 // first read. Layout: format/FORMAT.md.
+//
+// The file may change under the mapping (rewritten or truncated in place by another program).
+// Every field that says how to read the file is copied out of the mapping before it is checked
+// and used (header, trailer, layer table, second-level checksums), every read of the data area
+// is bounded by its section whatever the bytes hold, and a fault on the mapping (SIGBUS: the
+// file shrank) is absorbed by format/fault_guard.hpp and reported as a FormatError by the next
+// check of `faulted`, so a table changed while open is reported as damaged, never a signal.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,6 +22,7 @@
 #include <mutex>
 
 #include "format/detail.hpp"
+#include "format/fault_guard.hpp"
 #include "format/table.hpp"
 #include "format/values.hpp"
 #include "index/colex.hpp"
@@ -60,6 +68,11 @@ struct Table::Impl {
     std::uint64_t lt_offset = 0, lt_size = 0, lt_xxh = 0, cs2_xxh = 0;
     std::uint64_t file_lo = 0, file_hi = 0;
     std::uint64_t data_chunks = 0, cs1_chunks = 0;
+    // The second-level checksums, copied at open (checked against the trailer).
+    std::vector<std::uint64_t> cs2;
+    // Set by the SIGBUS handler when a read of the mapping faulted (the file shrank under it).
+    std::atomic<int> faulted{0};
+    int guard = -1;  // registration with fault_guard
     // One bit per data chunk and per chunk of the first-level checksums: checked and good.
     std::unique_ptr<std::atomic<std::uint64_t>[]> data_ok, cs1_ok;
     // Per layer: the values' Huffman decoder, built on first use.
@@ -68,7 +81,17 @@ struct Table::Impl {
     std::unique_ptr<std::string[]> dec_error;
 
     ~Impl() {
+        unregister_mapping(guard);
         if (base != nullptr) ::munmap(const_cast<std::uint8_t*>(base), size);
+    }
+
+    /// Throws if a read of the mapping faulted since open: the file was truncated (or could
+    /// not be read) while open, and what was read in its place is zeros.
+    void check_fault() const {
+        if (faulted.load(std::memory_order_relaxed) != 0) [[unlikely]]
+            bad("file",
+                "changed while open: truncated or unreadable under the mapping (the table "
+                "is damaged; open it again once it is whole)");
     }
 
     [[noreturn]] void bad(const std::string& section, const std::string& what) const {
@@ -111,6 +134,7 @@ struct Table::Impl {
         const std::uint64_t lo = kHeaderSize + (c << chunk_shift);
         const std::uint64_t h = xxh3_64(base + lo, chunk_len(c, kHeaderSize, data_end));
         const std::uint64_t want = le64(base + cs1_offset + 8 * c);
+        check_fault();  // zeros read in place of a vanished page must not be accepted
         if (h != want)
             return "checksum mismatch in chunk " + std::to_string(c) + " (bytes " +
                    std::to_string(lo) + ".." +
@@ -121,7 +145,8 @@ struct Table::Impl {
     std::string check_cs1_chunk(std::uint64_t d) const {
         const std::uint64_t lo = cs1_offset + (d << chunk_shift);
         const std::uint64_t h = xxh3_64(base + lo, chunk_len(d, cs1_offset, cs1_offset + cs1_size));
-        const std::uint64_t want = le64(base + cs2_offset + 8 * d);
+        const std::uint64_t want = cs2[d];
+        check_fault();
         if (h != want)
             return "the checksums of its chunks are damaged (checksum chunk " + std::to_string(d) +
                    ": stored " + hex64(want) + ", computed " + hex64(h) + ")";
@@ -209,10 +234,17 @@ struct Table::Impl {
     }
 
     void validate(const Expect& expect);
+    /// Cheap checks that a layer's sections hold what its layer table entry says (the ends of
+    /// the index, the start of the value directory, the value code). @throws FormatError
+    void check_body(std::size_t layer);
 };
 
 void Table::Impl::validate(const Expect& expect) {
-    const std::uint8_t* p = base;
+    // Everything below reads copies, never the mapping twice: a file rewritten while it is
+    // being opened gives a checksum mismatch, not a field that changed after its check.
+    std::array<std::uint8_t, kHeaderSize> head{};
+    std::memcpy(head.data(), base, std::min<std::uint64_t>(size, kHeaderSize));
+    const std::uint8_t* p = head.data();
     // --- header ---
     if (size < 8 || std::memcmp(p, kMagic, 8) != 0) {
         const std::string foreign = sniff_foreign({p, std::min<std::size_t>(size, 64)});
@@ -294,7 +326,9 @@ void Table::Impl::validate(const Expect& expect) {
         bad("trailer", "file truncated: " + std::to_string(size) + " bytes, a table has at least " +
                            std::to_string(min_size));
     const std::uint64_t t_off = size - kTrailerSize;
-    const std::uint8_t* t = p + t_off;
+    std::array<std::uint8_t, kTrailerSize> tail{};
+    std::memcpy(tail.data(), base + t_off, kTrailerSize);
+    const std::uint8_t* t = tail.data();
     if (std::memcmp(t + trl::magic, kTrailerMagic, 8) != 0)
         bad("trailer", "no trailer at the end of the file (offset " + std::to_string(t_off) +
                            "): file truncated, extended or not completely written");
@@ -305,6 +339,12 @@ void Table::Impl::validate(const Expect& expect) {
             bad("trailer", "checksum mismatch (stored " + hex64(stored) + ", computed " +
                                hex64(computed) + ")");
     }
+    // The header belongs to this file: the trailer repeats its checksum (a header spliced
+    // onto another table's body, or a stale one, is refused here).
+    if (const std::uint64_t h = le64(p + hdr::checksum); le64(t + trl::header_xxh) != h)
+        bad("header", "does not belong to the rest of the file (its checksum " + hex64(h) +
+                          " is not the " + hex64(le64(t + trl::header_xxh)) +
+                          " the trailer records): header and body come from different tables");
     if (le64(t + trl::file_size) != size)
         bad("trailer", "declared file size " + std::to_string(le64(t + trl::file_size)) +
                            " bytes, but the file has " + std::to_string(size));
@@ -349,10 +389,14 @@ void Table::Impl::validate(const Expect& expect) {
     if (cs2_size != 8 * cs1_chunks)
         bad("trailer", std::to_string(cs2_size / 8) + " second-level checksums for " +
                            std::to_string(cs1_chunks) + " chunks of checksums");
-    if (const std::uint64_t h = xxh3_64(p + lt_offset, lt_size); h != lt_xxh)
+    std::vector<std::uint8_t> table(lt_size);
+    std::memcpy(table.data(), base + lt_offset, lt_size);
+    if (const std::uint64_t h = xxh3_64(table.data(), lt_size); h != lt_xxh)
         bad("layer table",
             "checksum mismatch (trailer says " + hex64(lt_xxh) + ", computed " + hex64(h) + ")");
-    if (const std::uint64_t h = xxh3_64(p + cs2_offset, cs2_size); h != cs2_xxh)
+    cs2.resize(cs2_size / 8);
+    std::memcpy(cs2.data(), base + cs2_offset, cs2_size);
+    if (const std::uint64_t h = xxh3_64(cs2.data(), cs2_size); h != cs2_xxh)
         bad("checksums", "second-level checksum table damaged (trailer says " + hex64(cs2_xxh) +
                              ", computed " + hex64(h) + ")");
 
@@ -361,7 +405,7 @@ void Table::Impl::validate(const Expect& expect) {
     locs.resize(layer_count);
     std::uint64_t pos = kHeaderSize;
     for (std::size_t i = 0; i < layer_count; ++i) {
-        const std::uint8_t* e = p + lt_offset + i * kLayerEntrySize;
+        const std::uint8_t* e = table.data() + i * kLayerEntrySize;
         LayerInfo& li = layers[i];
         li.pieces = le32(e + lte::pieces);
         li.classes = le64(e + lte::classes);
@@ -426,6 +470,40 @@ void Table::Impl::validate(const Expect& expect) {
     dec_once = std::make_unique<std::once_flag[]>(layer_count);
     dec = std::make_unique<HuffmanDecoder[]>(layer_count);
     dec_error = std::make_unique<std::string[]>(layer_count);
+    for (std::size_t i = 0; i < layer_count; ++i)
+        check_body(i);
+    check_fault();
+}
+
+void Table::Impl::check_body(std::size_t layer) {
+    const std::uint64_t n = layers[layer].classes;
+    if (n == 0) return;
+    const LayerLoc& L = locs[layer];
+    const index::EliasFanoShape& sh = L.shape;
+    // The high bits end with the last element's 1 at bit n + B - 2, then its bucket's 0, then
+    // nothing: the count and the universe of the layer table are those of the stored set.
+    const std::uint64_t last_one = n + sh.buckets - 2;
+    const std::uint64_t wi = last_one >> 6;
+    const std::uint64_t w = word(layer, kEfHigh, wi);
+    bool ok = (w >> (last_one & 63)) == 1;
+    for (std::uint64_t k = wi + 1; k < sh.high_words(); ++k)
+        ok = ok && word(layer, kEfHigh, k) == 0;
+    if (!ok)
+        bad(section_name(layer, kEfHigh),
+            "the last element is not where the layer table's count and universe put it (bit " +
+                std::to_string(last_one) + "): the layer table does not describe this index");
+    // ... and the last element is u - 1.
+    auto low = [&](std::uint64_t i) { return word(layer, kEfLow, i); };
+    const std::uint64_t mask = sh.l == 0 ? 0 : (std::uint64_t{1} << sh.l) - 1;
+    if (index::read_bits(low, (n - 1) * sh.l, sh.l) != ((sh.u - 1) & mask))
+        bad(section_name(layer, kEfLow), "the last element is not the universe " +
+                                             std::to_string(sh.u) +
+                                             " minus one: the layer table does not describe "
+                                             "this index");
+    // The value stream: the first block starts at bit 0, the code is a valid prefix code.
+    if (block_bits(layer, 0).first != 0)
+        bad(section_name(layer, kValDir), "the first block does not start at bit 0");
+    decoder(layer);
 }
 
 Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -462,6 +540,11 @@ std::shared_ptr<const Table> Table::open(const fs::path& path, const Expect& exp
     ::close(fd);
     if (m == MAP_FAILED) throw IoError(impl->name + ": mmap: " + std::strerror(err));
     impl->base = static_cast<const std::uint8_t*>(m);
+    try {
+        impl->guard = register_mapping(m, impl->size, &impl->faulted);
+    } catch (const std::runtime_error& e) {
+        impl->bad("open", e.what());
+    }
     ::madvise(m, impl->size, MADV_RANDOM);
     impl->validate(expect);
     return std::shared_ptr<const Table>(new Table(std::move(impl)));
@@ -506,7 +589,14 @@ std::optional<std::uint64_t> Table::find(std::size_t layer, std::uint64_t key) c
     auto low = [&](std::uint64_t i) { return t.word(layer, kEfLow, i); };
     auto high = [&](std::uint64_t i) { return t.word(layer, kEfHigh, i); };
     auto sample = [&](std::uint64_t i) { return t.word(layer, kEfSamples, i); };
-    return index::ef_find(t.locs[layer].shape, low, high, sample, rank);
+    const auto r = index::ef_find(t.locs[layer].shape, low, high, sample, rank);
+    t.check_fault();
+    // Only bytes changed after their check can give this (the file was rewritten under us).
+    if (r && *r >= t.layers[layer].classes)
+        t.bad(t.section_name(layer, kEfHigh), "rank " + std::to_string(*r) + " out of range (" +
+                                                  std::to_string(t.layers[layer].classes) +
+                                                  " positions): damaged index");
+    return r;
 }
 
 std::uint8_t Table::value(std::size_t layer, std::uint64_t rank) const {
@@ -523,6 +613,7 @@ std::uint8_t Table::value(std::size_t layer, std::uint64_t rank) const {
              kValData);
     std::uint8_t v = 0;
     t.decode_values(layer, a, z, rank % vb + 1, [&](std::uint8_t x) { v = x; });
+    t.check_fault();
     return v;
 }
 
@@ -540,8 +631,10 @@ void Table::read_keys(std::size_t layer, std::vector<std::uint64_t>& out) const 
     try {
         index::ef_decode_all(L.shape, low, high, out.data());
     } catch (const std::runtime_error& e) {
+        t.check_fault();
         t.bad(t.section_name(layer, kEfHigh), e.what());
     }
+    t.check_fault();
     for (std::uint64_t i = 0; i < n; ++i)
         if ((i > 0 && out[i] <= out[i - 1]) || out[i] >= L.shape.u)
             t.bad(t.section_name(layer, kEfLow),
@@ -583,6 +676,7 @@ void Table::read_keys(std::size_t layer, std::vector<std::uint64_t>& out) const 
         for (std::uint64_t i = lo; i < hi; ++i)
             out[i] = index::key_unrank(out[i], k, t.squares);
     });
+    t.check_fault();
 }
 
 void Table::read_values(std::size_t layer, std::vector<std::uint8_t>& out) const {
@@ -612,6 +706,7 @@ void Table::read_values(std::size_t layer, std::vector<std::uint8_t>& out) const
             if (b * vb + cnt == n) last_end = end;
         }
     });
+    t.check_fault();
     if (last_end != t.locs[layer].value_bits)
         t.bad(t.section_name(layer, kValData), "the value stream does not end where declared");
 }
@@ -633,40 +728,56 @@ VerifyReport Table::verify_checksums(int threads) const {
             }
         return "data";
     };
-    parallel_for(ntasks, resolve_threads(threads), [&](std::size_t task, unsigned) {
-        if (task == 0) {
-            const XXH128_hash_t h =
-                XXH3_128bits(t.base, t.size - kTrailerSize + trl::file_xxh128_lo);
-            if (h.low64 != t.file_lo || h.high64 != t.file_hi)
-                problem[task] = t.name + ": file: whole-file XXH3-128 mismatch (trailer says " +
-                                hex64(t.file_hi) + hex64(t.file_lo).substr(2) + ", computed " +
-                                hex64(h.high64) + hex64(h.low64).substr(2) + ")";
-            auto also = [&](const std::string& what) {
-                problem[task] += (problem[task].empty() ? "" : "\n") + t.name + ": " + what;
-            };
-            const std::uint8_t* tr = t.base + t.size - kTrailerSize;
-            if (xxh3_64(t.base, hdr::checksum) != le64(t.base + hdr::checksum))
-                also("header: checksum mismatch");
-            if (xxh3_64(tr, trl::checksum) != le64(tr + trl::checksum))
-                also("trailer: checksum mismatch");
-            if (xxh3_64(t.base + t.lt_offset, t.lt_size) != t.lt_xxh)
-                also("layer table: checksum mismatch");
-            if (xxh3_64(t.base + t.cs2_offset, t.cs2_size) != t.cs2_xxh)
-                also("checksums: second-level checksum table mismatch");
-        } else if (task < fixed) {
-            if (std::string why = t.check_cs1_chunk(task - 1); !why.empty())
-                problem[task] = t.name + ": checksums: " + why;
-        } else {
-            const std::uint64_t c = task - fixed;
-            const std::uint64_t lo = kHeaderSize + (c << t.chunk_shift);
-            const std::uint64_t h = xxh3_64(t.base + lo, t.chunk_len(c, kHeaderSize, t.data_end));
-            const std::uint64_t want = le64(t.base + t.cs1_offset + 8 * c);
-            if (h != want)
-                problem[task] = t.name + ": " + where(lo) + ": checksum mismatch in chunk " +
-                                std::to_string(c) + " (stored " + hex64(want) + ", computed " +
-                                hex64(h) + ")";
+    std::string fault;
+    try {
+        parallel_for(ntasks, resolve_threads(threads), [&](std::size_t task, unsigned) {
+            if (task == 0) {
+                const XXH128_hash_t h =
+                    XXH3_128bits(t.base, t.size - kTrailerSize + trl::file_xxh128_lo);
+                if (h.low64 != t.file_lo || h.high64 != t.file_hi)
+                    problem[task] = t.name + ": file: whole-file XXH3-128 mismatch (trailer says " +
+                                    hex64(t.file_hi) + hex64(t.file_lo).substr(2) + ", computed " +
+                                    hex64(h.high64) + hex64(h.low64).substr(2) + ")";
+                auto also = [&](const std::string& what) {
+                    problem[task] += (problem[task].empty() ? "" : "\n") + t.name + ": " + what;
+                };
+                const std::uint8_t* tr = t.base + t.size - kTrailerSize;
+                if (xxh3_64(t.base, hdr::checksum) != le64(t.base + hdr::checksum))
+                    also("header: checksum mismatch");
+                if (le64(tr + trl::header_xxh) != le64(t.base + hdr::checksum))
+                    also("header: does not belong to the rest of the file");
+                if (xxh3_64(tr, trl::checksum) != le64(tr + trl::checksum))
+                    also("trailer: checksum mismatch");
+                if (xxh3_64(t.base + t.lt_offset, t.lt_size) != t.lt_xxh)
+                    also("layer table: checksum mismatch");
+                if (xxh3_64(t.base + t.cs2_offset, t.cs2_size) != t.cs2_xxh)
+                    also("checksums: second-level checksum table mismatch");
+            } else if (task < fixed) {
+                if (std::string why = t.check_cs1_chunk(task - 1); !why.empty())
+                    problem[task] = t.name + ": checksums: " + why;
+            } else {
+                const std::uint64_t c = task - fixed;
+                const std::uint64_t lo = kHeaderSize + (c << t.chunk_shift);
+                const std::uint64_t h =
+                    xxh3_64(t.base + lo, t.chunk_len(c, kHeaderSize, t.data_end));
+                const std::uint64_t want = le64(t.base + t.cs1_offset + 8 * c);
+                if (h != want)
+                    problem[task] = t.name + ": " + where(lo) + ": checksum mismatch in chunk " +
+                                    std::to_string(c) + " (stored " + hex64(want) + ", computed " +
+                                    hex64(h) + ")";
+            }
+        });
+    } catch (const FormatError& e) {  // the file changed under the mapping (check_fault)
+        fault = e.what();
+    }
+    if (fault.empty() && t.faulted.load() != 0) {
+        try {
+            t.check_fault();
+        } catch (const FormatError& e) {
+            fault = e.what();
         }
-    });
+    }
+    if (!fault.empty()) problem.push_back(fault);
     VerifyReport r;
     r.blocks_checked = t.data_chunks + t.cs1_chunks;
     for (auto& p : problem) {

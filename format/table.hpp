@@ -34,7 +34,7 @@ struct IoError : FormatError {
 };
 
 /// The version of the layout this library writes and the only one it reads (FORMAT.md §13).
-inline constexpr std::uint32_t kFormatVersion = 2;
+inline constexpr std::uint32_t kFormatVersion = 3;
 
 /// Defaults chosen by measurement (FORMAT.md §10): bytes per checksum chunk, zeros between the
 /// Elias-Fano select samples, values per directory block and per directory superblock.
@@ -161,8 +161,11 @@ class Table {
     /// and count, the canonical placement of every section, and `expect`. Costs O(layers +
     /// file size / chunk_bytes^2 * 8): milliseconds whatever the table. The data chunks are
     /// checked against their XXH3-64 when first read (see verify_checksums for all at once).
-    /// The file must not be truncated in place while open (a file shrunk under a live mapping
-    /// raises SIGBUS on access, as with any mmap; the writer never does that).
+    /// Also checks that the header belongs to the file (the trailer repeats its checksum) and
+    /// that each layer's entry describes its body (the ends of its index, its value code).
+    /// A file rewritten or truncated in place while open is reported by the reads that meet
+    /// it (FormatError "<path>: file: changed while open ..." or a checksum mismatch), never
+    /// by a signal: a SIGBUS on the mapping is absorbed (format/fault_guard.hpp).
     /// @throws FormatError "<path>: <section>: <what is wrong>" for an empty, truncated,
     ///         damaged or foreign file, a file of another format version (naming the version
     ///         and how to regenerate it), a directory, or a table not matching `expect`

@@ -59,7 +59,8 @@ struct TableWriter::Impl {
     unsigned threads = 1;
     int fd = -1;
     State state = State::open;
-    std::uint64_t pos = 0;  // logical bytes written (buffered or not)
+    std::uint64_t pos = 0;         // logical bytes written (buffered or not)
+    std::uint64_t header_xxh = 0;  // the header's checksum, repeated in the trailer
     std::vector<std::uint8_t> buf;
     std::unique_ptr<XXH3_state_t, XXH3Deleter> file_hash;
     std::unique_ptr<XXH3_state_t, XXH3Deleter> chunk_hash;
@@ -211,6 +212,7 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
     std::memcpy(h.data() + hdr::ruleset, meta.ruleset.data(), meta.ruleset.size());
     std::memcpy(h.data() + hdr::generator, meta.generator.data(), meta.generator.size());
     put64(h.data() + hdr::checksum, xxh3_64(h.data(), hdr::checksum));
+    w.header_xxh = le64(h.data() + hdr::checksum);
     w.write(h.data(), h.size());
     w.flush();
     w.in_data = true;  // everything from here to the chunk checksums is the data area
@@ -413,6 +415,7 @@ void TableWriter::commit() {
     put64(t.data() + trl::lt_size, w.layer_table.size());
     put64(t.data() + trl::lt_xxh, xxh3_64(w.layer_table.data(), w.layer_table.size()));
     put64(t.data() + trl::cs2_xxh, xxh3_64(cs2.data(), cs2.size() * 8));
+    put64(t.data() + trl::header_xxh, w.header_xxh);  // binds the header to the rest
     XXH3_128bits_update(w.file_hash.get(), t.data(), trl::file_xxh128_lo);
     const XXH128_hash_t fh = XXH3_128bits_digest(w.file_hash.get());
     put64(t.data() + trl::file_xxh128_lo, fh.low64);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/notation.hpp"
+#include "probe/table_check.hpp"
 
 namespace konane {
 
@@ -57,6 +58,8 @@ Tablebase Tablebase::open(const std::filesystem::path& path, const format::Expec
         throw format::FormatError(path.string() + ": header: board " + b.name() +
                                   " has more than 63 squares, which no table can key");
     }
+    if (const std::string why = table_shape_problem(*table, b, r); !why.empty())
+        throw format::FormatError(why);
     return Tablebase(std::make_shared<const State>(std::move(table), b, r));
 }
 

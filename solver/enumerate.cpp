@@ -315,6 +315,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
         wd.record_enumerated(n, classes, raw, seconds);
         for (const auto& p : wd.runs_of(n))
             std::filesystem::remove(p);
+        if (o.layer_done) o.layer_done(n, classes, raw);
     }
     wd.record_enumeration_complete();
     return runs;

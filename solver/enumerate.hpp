@@ -64,6 +64,10 @@ struct EnumerateOptions {
     /// Most runs merged at once (0: from the budget, as above; at least 2).
     std::size_t max_merge_runs = 0;
     ProgressFn progress;  ///< optional progress reports ("enumerate", layer, done, total)
+    /// Optional: called after each layer's step is recorded, with its piece count, classes and
+    /// raw positions. It may throw to stop the enumeration there (verify stops at the first
+    /// layer that differs from the table, before enumerating the rest of the board).
+    std::function<void(int pieces, std::uint64_t classes, std::uint64_t raw)> layer_done;
 };
 
 /// Enumerates every position reachable after both removals of ruleset r into the work

@@ -204,13 +204,17 @@ void write_byte_file(const std::filesystem::path& path, std::span<const std::uin
 
 std::vector<std::uint8_t> read_byte_file(const std::filesystem::path& path, std::size_t length) {
     const auto words = read_key_file(path);
-    if (words.size() * 8 < length) {
+    // Exactly the words write_byte_file() wrote for `length` bytes, the padding zero: a file
+    // of another layer (or one cut or extended consistently) is not taken for this one.
+    if (words.size() != (length + 7) / 8) {
         throw KeyFileError("work file " + path.string() + ": holds " +
                            std::to_string(words.size() * 8) + " bytes, " + std::to_string(length) +
                            " expected");
     }
     std::vector<std::uint8_t> out(length);
     if (length) std::memcpy(out.data(), words.data(), length);
+    if (length % 8 != 0 && (words.back() >> (8 * (length % 8))) != 0)
+        throw KeyFileError("work file " + path.string() + ": damaged: padding bytes are not zero");
     return out;
 }
 

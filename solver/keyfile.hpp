@@ -93,8 +93,9 @@ std::uint64_t write_key_file(const std::filesystem::path& path,
 /// Throws KeyFileError.
 void write_byte_file(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
                      int threads = 1);
-/// Reads the first `length` bytes of a file written by write_byte_file(). Throws KeyFileError,
-/// also when the file holds fewer bytes.
+/// Reads the `length` bytes of a file written by write_byte_file(). Throws KeyFileError
+/// naming the file when it is damaged (checksums) or was not written for exactly `length`
+/// bytes.
 std::vector<std::uint8_t> read_byte_file(const std::filesystem::path& path, std::size_t length);
 
 }  // namespace konane::solver

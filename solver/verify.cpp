@@ -10,6 +10,7 @@
 #include "core/notation.hpp"
 #include "core/symmetry.hpp"
 #include "index/mphf.hpp"
+#include "probe/table_check.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/retrograde.hpp"
 #include "solver/solve.hpp"
@@ -29,12 +30,8 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
     const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
     const ProgressFn& progress = o.progress;
     const std::string file = table.path().string();
-    const auto sums = table.verify_checksums(threads);
-    r.blocks_checked = sums.blocks_checked;
-    for (const auto& p : sums.problems)
-        note(r, p);
-    if (!sums.ok) return r;  // the data cannot be trusted further
-
+    // Cheap checks first: the header's board and ruleset against the stored layers (a header
+    // edited to name a larger board must not start enumerating it).
     const auto& m = table.meta();
     Board b;
     Ruleset rules;
@@ -45,6 +42,21 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         note(r, file + ": header: " + e.what());
         return r;
     }
+    try {
+        if (const std::string why = table_shape_problem(table, b, rules); !why.empty()) {
+            ++r.layer_count_mismatches;
+            note(r, why);
+            return r;
+        }
+    } catch (const format::FormatError& e) {
+        note(r, e.what());
+        return r;
+    }
+    const auto sums = table.verify_checksums(threads);
+    r.blocks_checked = sums.blocks_checked;
+    for (const auto& p : sums.problems)
+        note(r, p);
+    if (!sums.ok) return r;  // the data cannot be trusted further
     std::filesystem::path work = o.work_dir;
     std::unique_ptr<TempDir> tmp;
     if (work.empty()) {
@@ -68,9 +80,33 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
     eo.threads = threads;
     eo.memory_bytes = o.memory_bytes ? o.memory_bytes : default_memory_budget();
     eo.progress = progress;
-    enumerate_to(wd, b, rules, eo);
-    const std::vector<int> order = wd.layers_with_positions();  // ascending, as stored
+    // Each layer's counts are compared as soon as it is enumerated: a table that is not what
+    // its header says stops verify after the first layer that differs.
     const auto& stored = table.layers();
+    struct Differs {
+        std::string what;
+    };
+    auto compare = [&](int pieces, std::uint64_t classes, std::uint64_t raw) {
+        const int li = table.layer_index(static_cast<std::uint32_t>(pieces));
+        const std::uint64_t got_classes = li < 0 ? 0 : stored[li].classes;
+        const std::uint64_t got_raw = li < 0 ? 0 : stored[li].raw;
+        if (got_classes != classes || got_raw != raw)
+            throw Differs{file + ": layer " + std::to_string(pieces) + ": stored " +
+                          std::to_string(got_classes) + " classes / " + std::to_string(got_raw) +
+                          " raw, re-enumeration gives " + std::to_string(classes) + " / " +
+                          std::to_string(raw)};
+    };
+    eo.layer_done = compare;
+    try {
+        for (int n = b.squares() - 2; n >= 0 && n >= wd.lowest_enumerated(); --n)
+            compare(n, wd.layer(n).classes, wd.layer(n).raw);  // resumed: recorded before
+        enumerate_to(wd, b, rules, eo);
+    } catch (const Differs& d) {
+        ++r.layer_count_mismatches;
+        note(r, d.what);
+        return r;
+    }
+    const std::vector<int> order = wd.layers_with_positions();  // ascending, as stored
     if (order.size() != stored.size()) {
         note(r, file + ": layer table: " + std::to_string(stored.size()) + " layers stored, " +
                     std::to_string(order.size()) + " reachable");
@@ -112,7 +148,9 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
             }
             table.read_values(li, by_rank);
         } catch (const std::exception& e) {
-            note(r, where + ": " + e.what());
+            // A reader error already names the file and the layer.
+            const std::string what = e.what();
+            note(r, what.rfind(file + ": ", 0) == 0 ? what : where + ": " + what);
             return r;
         }
         // Depths by slot of a perfect hash built here, for the children's look-ups.

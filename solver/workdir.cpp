@@ -140,7 +140,8 @@ void WorkDir::load() {
         ss << in.rdbuf();
         const std::string text = ss.str();
         const auto cut = text.rfind("xxh3 ");
-        if (cut == std::string::npos ||
+        // The checksum line is the last, whole: nothing after it goes unchecked.
+        if (cut == std::string::npos || text.size() != cut + 5 + 16 + 1 || text.back() != '\n' ||
             text.substr(cut + 5, 16) != hex64(XXH3_64bits(text.data(), cut))) {
             fail(dir_, "damaged manifest (checksum mismatch); remove the directory to start over");
         }

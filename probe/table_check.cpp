@@ -1,0 +1,44 @@
+#include "probe/table_check.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/movegen.hpp"
+#include "core/symmetry.hpp"
+
+namespace konane {
+
+std::string table_shape_problem(const format::Table& table, const Board& b, Ruleset r) {
+    const std::string where = table.path().string() + ": layer table: ";
+    const auto& layers = table.layers();
+    if (layers.empty()) return where + "no layer";
+    // The classes right after both removals (Black to move), canonical, sorted.
+    const SymmetryGroup group(b);
+    std::vector<std::uint64_t> want;
+    for (const auto& first : legal_moves(b, r, b.start()))
+        for (const auto& second : legal_moves(b, r, first.child))
+            want.push_back(group.canonical_key(second.child));
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    if (want.empty()) return {};  // no game can start: nothing to compare with
+    const std::size_t top = layers.size() - 1;
+    const auto pieces = static_cast<std::uint32_t>(b.squares() - 2);
+    const std::string board = b.name() + " " + ruleset_name(r);
+    if (layers[top].pieces != pieces)
+        return where + "the largest layer has " + std::to_string(layers[top].pieces) +
+               " pieces, but play on " + board + " starts with " + std::to_string(pieces) +
+               " (the header does not describe this table)";
+    if (layers[top].classes != want.size())
+        return where + "the largest layer holds " + std::to_string(layers[top].classes) +
+               " positions, but " + board + " has " + std::to_string(want.size()) +
+               " after the opening removals (the header does not describe this table)";
+    std::vector<std::uint64_t> keys;
+    table.read_keys(top, keys);
+    if (keys != want)
+        return where + "the largest layer does not hold the positions after the opening " +
+               "removals of " + board + " (the header does not describe this table)";
+    return {};
+}
+
+}  // namespace konane
