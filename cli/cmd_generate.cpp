@@ -22,6 +22,7 @@
 #include "core/text.hpp"
 #include "format/cleanup.hpp"
 #include "format/table.hpp"
+#include "format/upgrade.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "solver/estimate.hpp"
@@ -445,6 +446,31 @@ int run_verify(const FileArgs& a) {
     return r.ok ? kOk : kFailed;
 }
 
+struct UpgradeArgs {
+    std::string file, output;
+    bool json = false;
+};
+
+int run_upgrade(const UpgradeArgs& a) {
+    const std::filesystem::path out = a.output.empty() ? a.file : a.output;
+    const std::uint64_t bytes = format::upgrade_v2_table(a.file, out);
+    // What was written must open as a table of this version (every header and layer check).
+    const auto t = format::Table::open(out);
+    if (a.json) {
+        json j;
+        j["file"] = printable(a.file);
+        j["output"] = printable(out.string());
+        j["version"] = format::kFormatVersion;
+        j["bytes"] = bytes;
+        std::printf("%s\n", dump(j).c_str());
+    } else {
+        std::printf("%s: format version 3, %llu bytes (%s %s)\n", printable(out.string()).c_str(),
+                    static_cast<unsigned long long>(bytes), t->meta().ruleset.c_str(),
+                    (std::to_string(t->meta().rows) + "x" + std::to_string(t->meta().cols)).c_str());
+    }
+    return kOk;
+}
+
 }  // namespace
 
 void add_generate_commands(CLI::App& app, Commands& out) {
@@ -510,6 +536,19 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     verify->add_flag("--json", v->json, "JSON output");
     verify->add_flag("-q,--quiet", v->quiet, "No progress line on stderr");
     out.push_back({verify, [v] { return run_verify(*v); }});
+
+    auto up = std::make_shared<UpgradeArgs>();
+    auto* upgrade = app.add_subcommand(
+        "upgrade",
+        "Rewrite a table of format version 2 as version 3 (same data, header bound to the file), "
+        "without generating it again");
+    upgrade->add_option("FILE", up->file, "Table file of format version 2")
+        ->required()
+        ->check(non_empty());
+    upgrade->add_option("-o,--output", up->output, "Where to write it (default: replace FILE)")
+        ->check(non_empty());
+    upgrade->add_flag("--json", up->json, "JSON output");
+    out.push_back({upgrade, [up] { return run_upgrade(*up); }});
 }
 
 }  // namespace konane::cli

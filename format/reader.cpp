@@ -267,7 +267,12 @@ void Table::Impl::validate(const Expect& expect) {
         bad("header", "unsupported format version " + std::to_string(version) +
                           " (this reader reads version " + std::to_string(kFormatVersion) +
                           " only" +
-                          (version < kFormatVersion
+                          (version == 2
+                               ? "; the table was written by an older konane: rewrite it as "
+                                 "version 3 with `konane upgrade " +
+                                     path.string() + "`, or regenerate it with `" + again +
+                                     " -o " + path.string() + "`)"
+                           : version < kFormatVersion
                                ? "; the table was written by an older konane: regenerate it "
                                  "with `" +
                                      again + " -o " + path.string() + "`)"

@@ -20,7 +20,10 @@
 #include <thread>
 #include <vector>
 
+#include <xxhash.h>
+
 #include "format/table.hpp"
+#include "format/upgrade.hpp"
 
 namespace fs = std::filesystem;
 using namespace konane::format;
@@ -730,4 +733,58 @@ TEST_CASE("format: a full file system fails cleanly at any point", "[format]") {
     REQUIRE_FALSE(fs::exists(p));
     for (const auto& name : dir.entries())
         REQUIRE(name.rfind("t.kbt.tmp.", 0) == 0);
+}
+
+namespace {
+
+void put_le64(std::vector<std::uint8_t>& b, std::size_t off, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+        b[off + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+/// The same table in format version 2 (FORMAT.md §13): version 2 in the header, and the trailer
+/// of 112 bytes without the header's checksum (whole-file XXH3-128 at 88, checksum at 104).
+std::vector<std::uint8_t> as_version_2(const std::vector<std::uint8_t>& v3) {
+    std::vector<std::uint8_t> b(v3.begin(), v3.end() - kTrailer);
+    b[8] = 2;
+    put_le64(b, 248, XXH3_64bits(b.data(), 248));
+    std::vector<std::uint8_t> t(v3.end() - kTrailer, v3.end() - kTrailer + 88);
+    t.resize(112, 0);
+    const std::uint64_t size = b.size() + 112;
+    put_le64(t, 8, size);
+    b.insert(b.end(), t.begin(), t.end());
+    const XXH128_hash_t h = XXH3_128bits(b.data(), size - 24);
+    put_le64(b, size - 24, h.low64);
+    put_le64(b, size - 16, h.high64);
+    put_le64(b, size - 8, XXH3_64bits(b.data() + size - 112, 104));
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("format: upgrade rewrites a version-2 table as the same table in version 3",
+          "[format]") {
+    TempDir dir;
+    const fs::path v3 = dir / "v3.kbt", v2 = dir / "v2.kbt", up = dir / "up.kbt";
+    write_table(v3, small_meta(), small_layers());
+    const auto bytes = read_bytes(v3);
+    write_bytes(v2, as_version_2(bytes));
+    REQUIRE_THAT(open_error(v2), Catch::Contains("version 2") && Catch::Contains("konane upgrade"));
+    CHECK(upgrade_v2_table(v2, up) == bytes.size());
+    CHECK(read_bytes(up) == bytes);  // byte for byte what the version-3 writer wrote
+    CHECK(open_error(up).empty());
+    // In place: replaced once complete, no temporary left.
+    CHECK(upgrade_v2_table(v2, v2) == bytes.size());
+    CHECK(read_bytes(v2) == bytes);
+    for (const auto& e : fs::directory_iterator(dir.path))
+        CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+    // Refused: a version-3 table, a damaged version-2 table (nothing written), a missing file.
+    CHECK_THROWS_WITH(upgrade_v2_table(v3, up), Catch::Contains("already format version 3"));
+    auto damaged = as_version_2(bytes);
+    damaged[300] ^= 1;
+    write_bytes(dir / "bad.kbt", damaged);
+    CHECK_THROWS_WITH(upgrade_v2_table(dir / "bad.kbt", dir / "bad-up.kbt"),
+                      Catch::Contains("whole-file checksum mismatch"));
+    CHECK_FALSE(fs::exists(dir / "bad-up.kbt"));
+    CHECK_THROWS_AS(upgrade_v2_table(dir / "missing.kbt", up), IoError);
 }

@@ -1,8 +1,8 @@
 // libFuzzer target: the table reader (format/table.hpp Table::open and its reads) and the probe
 // library over it (probe/probe.hpp Tablebase), on any bytes as a table file.
 // Each input is opened twice from an in-memory file: as it is, and "sealed", with every
-// checksum recomputed (header, chunk checksums of both levels, layer table, whole file,
-// trailer) so that mutations reach the structural checks and the decoders behind the checksums.
+// checksum recomputed (header and its copy in the trailer, chunk checksums of both levels,
+// layer table, whole file, trailer) so that mutations reach the structural checks and the decoders behind the checksums.
 // Whatever opens is probed: every layer's first, middle and last value, the whole layers when
 // small (then find() must give each key its rank, and value() agree with read_values()), the
 // probe library from the full board, from its removals and from stored positions (values,
@@ -63,6 +63,7 @@ void seal(std::vector<std::uint8_t>& f) {
         put64(t + trl::cs2_xxh, xxh3_64(p + cs2, cs2_size));
     }
     if (inside(lt, lt_size)) put64(t + trl::lt_xxh, xxh3_64(p + lt, lt_size));
+    put64(t + trl::header_xxh, le64(p + hdr::checksum));  // format 3 binds the header to the file
     const XXH128_hash_t h = XXH3_128bits(p, t_off + trl::file_xxh128_lo);
     put64(t + trl::file_xxh128_lo, h.low64);
     put64(t + trl::file_xxh128_hi, h.high64);
