@@ -13,6 +13,7 @@
 #include "cli/common.hpp"
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
+#include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
 #include "format/table.hpp"
 #include "probe/openings.hpp"
@@ -43,45 +44,6 @@ std::filesystem::path existing_parent(std::filesystem::path p) {
 
 /// The smallest memory budget accepted: below it the fixed buffers alone would not fit.
 constexpr std::uint64_t kMinBudget = std::uint64_t{16} << 20;
-
-/// Parses a size: decimal digits with an optional suffix K, M, G or T (powers of 1024; "B"
-/// after it allowed). Throws UsageError naming the option for anything else.
-std::uint64_t parse_size(const std::string& text, const char* option) {
-    std::size_t i = 0;
-    std::uint64_t v = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-        if (v > (std::uint64_t{1} << 50))
-            throw UsageError(fmt::format("{} {}: too large", option, text));
-        v = v * 10 + static_cast<std::uint64_t>(text[i++] - '0');
-    }
-    int shift = 0;
-    if (i < text.size()) {
-        switch (text[i] | 0x20) {
-            case 'k':
-                shift = 10;
-                break;
-            case 'm':
-                shift = 20;
-                break;
-            case 'g':
-                shift = 30;
-                break;
-            case 't':
-                shift = 40;
-                break;
-            default:
-                shift = -1;
-        }
-        ++i;
-        if (i < text.size() && (text[i] | 0x20) == 'b') ++i;
-    }
-    if (i == 0 || i != text.size() || shift < 0) {
-        throw UsageError(fmt::format("{} {}: expected a size such as 500M or 12G", option, text));
-    }
-    if (v > (std::uint64_t{1} << (62 - shift)))
-        throw UsageError(fmt::format("{} {}: too large", option, text));
-    return v << shift;
-}
 
 /// Checks, before any work, that the table can be created in its directory and that the work
 /// directory can be created and written. Throws UsageError for a path of the wrong kind,
@@ -428,12 +390,44 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     info->add_flag("--json", i->json, "JSON output");
     out.push_back({info, [i] { return run_info(*i); }});
 
-    auto op = std::make_shared<FileArgs>();
+    auto op = std::make_shared<OpeningsArgs>();
     auto* openings = app.add_subcommand(
-        "openings", "Every opening removal pair with its winner and depth, and the verdict");
-    openings->add_option("FILE", op->file, "Table file")->required();
+        "openings",
+        "Every opening removal pair with its winner and depth, and the verdict (from a table, "
+        "or win/loss by proof search with --search)");
+    openings->add_option("FILE", op->file, "Table file (with --search: a table to look up)")
+        ->check(non_empty());
     openings->add_flag("--json", op->json, "JSON output");
-    out.push_back({openings, [op] { return run_openings(*op); }});
+    openings->add_flag("--search", op->search,
+                       "Decide every opening by proof search (win/loss only) instead of reading "
+                       "a table");
+    openings->add_option("--board", op->board, "With --search: board size RxC");
+    auto* op_rules = openings->add_option("--rules", op->rules, "With --search: opening ruleset")
+                         ->capture_default_str();
+    openings
+        ->add_option("--memory", op->memory,
+                     "With --search: transposition table size (default 512M)")
+        ->check(non_empty());
+    openings->add_option("--max-nodes", op->max_nodes,
+                         "With --search: most nodes per opening (0: no limit)");
+    openings->add_flag("--plain", op->plain,
+                       "With --search: plain boolean alpha-beta (the baseline)");
+    openings->add_flag("-q,--quiet", op->quiet, "With --search: no progress line on stderr");
+    out.push_back({openings, [op, op_rules] {
+                       op->rules_given = op_rules->count() > 0;
+                       if (op->search) return run_openings_search(*op);
+                       if (op->file.empty()) throw UsageError("give a table FILE, or --search");
+                       if (!op->board.empty() || op->rules_given || !op->memory.empty() ||
+                           op->max_nodes || op->plain) {
+                           throw UsageError(
+                               "--board, --rules, --memory, --max-nodes and --plain go with "
+                               "--search");
+                       }
+                       FileArgs f;
+                       f.file = op->file;
+                       f.json = op->json;
+                       return run_openings(f);
+                   }});
 
     auto v = std::make_shared<FileArgs>();
     auto* verify = app.add_subcommand(

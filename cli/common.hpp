@@ -1,6 +1,7 @@
 // Shared pieces of the `konane` command: subcommand registration, errors and exit codes.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -36,6 +37,46 @@ inline CLI::Validator non_empty() {
     return CLI::Validator(
         [](std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); },
         "NON-EMPTY");
+}
+
+/// Parses a size: decimal digits with an optional suffix K, M, G or T (powers of 1024; "B"
+/// after it allowed). Throws UsageError naming the option for anything else.
+inline std::uint64_t parse_size(const std::string& text, const char* option) {
+    std::size_t i = 0;
+    std::uint64_t v = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+        if (v > (std::uint64_t{1} << 50))
+            throw UsageError(option + std::string(" ") + text + ": too large");
+        v = v * 10 + static_cast<std::uint64_t>(text[i++] - '0');
+    }
+    int shift = 0;
+    if (i < text.size()) {
+        switch (text[i] | 0x20) {
+            case 'k':
+                shift = 10;
+                break;
+            case 'm':
+                shift = 20;
+                break;
+            case 'g':
+                shift = 30;
+                break;
+            case 't':
+                shift = 40;
+                break;
+            default:
+                shift = -1;
+        }
+        ++i;
+        if (i < text.size() && (text[i] | 0x20) == 'b') ++i;
+    }
+    if (i == 0 || i != text.size() || shift < 0) {
+        throw UsageError(option + std::string(" ") + text +
+                         ": expected a size such as 500M or 12G");
+    }
+    if (v > (std::uint64_t{1} << (62 - shift)))
+        throw UsageError(option + std::string(" ") + text + ": too large");
+    return v << shift;
 }
 
 /// Registration functions, one per source file.
