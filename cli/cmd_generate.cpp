@@ -413,6 +413,11 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     openings->add_flag("--plain", op->plain,
                        "With --search: plain boolean alpha-beta (the baseline)");
     openings->add_flag("-q,--quiet", op->quiet, "With --search: no progress line on stderr");
+    openings
+        ->add_option("--table-max-pieces", op->table_max_pieces,
+                     "With --search and a table FILE: look up only positions of at most this "
+                     "many pieces (endgame tables' effect; 0: all)")
+        ->check(CLI::Range(0, 64));
     out.push_back({openings, [op, op_rules] {
                        op->rules_given = op_rules->count() > 0;
                        if (op->search) return run_openings_search(*op);

@@ -284,7 +284,8 @@ int run_openings_search(const OpeningsArgs& a) {
     }
     if (!board) throw UsageError("--search needs --board RxC (or a table FILE of the board)");
     const Board& b = *board;
-    const ProofOptions opt = proof_options(rules, false, a.memory, a.max_nodes, a.plain);
+    ProofOptions opt = proof_options(rules, false, a.memory, a.max_nodes, a.plain);
+    opt.table_max_pieces = a.table_max_pieces;
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");
     progress.attach(s);

@@ -37,6 +37,7 @@ struct OpeningsArgs {
     bool quiet = false;
     std::string memory;
     std::uint64_t max_nodes = 0;
+    int table_max_pieces = 0;
 };
 
 /// Transposition table of the proof search when --memory is not given.

@@ -217,7 +217,7 @@ bool ProofSearch::search_plain(Position p, int ply) {
     count_node();
     const Position key = canonical(p);
     if (const Entry* e = probe(key)) return (e->flags & kWin) != 0;
-    if (table_) {
+    if (table_ && (options_.table_max_pieces == 0 || piece_count(p) <= options_.table_max_pieces)) {
         if (const auto v = table_->lookup(p)) {
             ++table_hits_;
             store(key, v->win, 1);
@@ -246,7 +246,7 @@ bool ProofSearch::search_plain(Position p, int ply) {
 bool ProofSearch::search(Position p, Position key, int ply) {
     count_node();
     if (const Entry* e = probe(key)) return (e->flags & kWin) != 0;
-    if (table_) {
+    if (table_ && (options_.table_max_pieces == 0 || piece_count(p) <= options_.table_max_pieces)) {
         if (const auto v = table_->lookup(p)) {
             ++table_hits_;
             store(key, v->win, 1);

@@ -44,6 +44,9 @@ struct ProofOptions {
     /// Most nodes one solve() may visit (0: no limit); past it, solve() answers "undecided".
     std::uint64_t max_nodes = 0;
     ProofAlgorithm algorithm = ProofAlgorithm::Enhanced;
+    /// With a table: look up only positions of at most this many pieces (0: every position).
+    /// Measures what endgame tables of at most k pieces would save a search.
+    int table_max_pieces = 0;
 };
 
 /// What the progress callback sees.
