@@ -18,6 +18,7 @@
 #include "cli/common.hpp"
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
+#include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "format/cleanup.hpp"
@@ -464,9 +465,10 @@ int run_upgrade(const UpgradeArgs& a) {
         j["bytes"] = bytes;
         std::printf("%s\n", dump(j).c_str());
     } else {
-        std::printf("%s: format version 3, %llu bytes (%s %s)\n", printable(out.string()).c_str(),
-                    static_cast<unsigned long long>(bytes), t->meta().ruleset.c_str(),
-                    (std::to_string(t->meta().rows) + "x" + std::to_string(t->meta().cols)).c_str());
+        std::printf(
+            "%s: format version 3, %llu bytes (%s %s)\n", printable(out.string()).c_str(),
+            static_cast<unsigned long long>(bytes), t->meta().ruleset.c_str(),
+            (std::to_string(t->meta().rows) + "x" + std::to_string(t->meta().cols)).c_str());
     }
     return kOk;
 }
@@ -510,12 +512,49 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     info->add_flag("--json", i->json, "JSON output");
     out.push_back({info, [i] { return run_info(*i); }});
 
-    auto op = std::make_shared<FileArgs>();
+    auto op = std::make_shared<OpeningsArgs>();
     auto* openings = app.add_subcommand(
-        "openings", "Every opening removal pair with its winner and depth, and the verdict");
-    openings->add_option("FILE", op->file, "Table file")->required()->check(non_empty());
+        "openings",
+        "Every opening removal pair with its winner and depth, and the verdict (from a table, "
+        "or win/loss by proof search with --search)");
+    openings->add_option("FILE", op->file, "Table file (with --search: a table to look up)")
+        ->check(non_empty());
     openings->add_flag("--json", op->json, "JSON output");
-    out.push_back({openings, [op] { return run_openings(*op); }});
+    openings->add_flag("--search", op->search,
+                       "Decide every opening by proof search (win/loss only) instead of reading "
+                       "a table");
+    openings->add_option("--board", op->board, "With --search: board size RxC");
+    auto* op_rules = openings->add_option("--rules", op->rules, "With --search: opening ruleset")
+                         ->capture_default_str();
+    openings
+        ->add_option("--memory", op->memory,
+                     "With --search: transposition table size (default 512M)")
+        ->check(non_empty());
+    openings->add_option("--max-nodes", op->max_nodes,
+                         "With --search: most nodes per opening (0: no limit)");
+    openings->add_flag("--plain", op->plain,
+                       "With --search: plain boolean alpha-beta (the baseline)");
+    openings->add_flag("-q,--quiet", op->quiet, "With --search: no progress line on stderr");
+    openings
+        ->add_option("--table-max-pieces", op->table_max_pieces,
+                     "With --search and a table FILE: look up only positions of at most this "
+                     "many pieces (endgame tables' effect; 0: all)")
+        ->check(CLI::Range(0, 64));
+    out.push_back({openings, [op, op_rules] {
+                       op->rules_given = op_rules->count() > 0;
+                       if (op->search) return run_openings_search(*op);
+                       if (op->file.empty()) throw UsageError("give a table FILE, or --search");
+                       if (!op->board.empty() || op->rules_given || !op->memory.empty() ||
+                           op->max_nodes || op->plain) {
+                           throw UsageError(
+                               "--board, --rules, --memory, --max-nodes and --plain go with "
+                               "--search");
+                       }
+                       FileArgs f;
+                       f.file = op->file;
+                       f.json = op->json;
+                       return run_openings(f);
+                   }});
 
     auto v = std::make_shared<FileArgs>();
     auto* verify = app.add_subcommand(

@@ -11,6 +11,7 @@
 #include "cli/common.hpp"
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
+#include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "probe/probe.hpp"
@@ -307,10 +308,20 @@ struct SolveArgs {
     bool json = false;
     bool quiet = false;
     std::size_t max_positions = 50'000'000;
-    std::string memory;
+    std::string memory;  // the search's memory budget; with --wdl the transposition table's
+    // --wdl: win/loss by proof search (cli/cmd_proof.cpp)
+    bool wdl = false;
+    bool plain = false;
+    std::uint64_t max_nodes = 0;
 };
 
 int run_solve(const SolveArgs& a) {
+    if (a.wdl) {
+        return run_solve_wdl(WdlSolveArgs{a.position, a.board, a.table, a.rules, a.rules_given,
+                                          a.both, a.jumps_only, a.json, a.plain, a.quiet, a.memory,
+                                          a.max_nodes});
+    }
+    if (a.plain || a.max_nodes) throw UsageError("--plain and --max-nodes go with --wdl");
     std::optional<Board> want;
     if (!a.board.empty()) want = Board::parse(a.board);
     const ParsedPosition parsed = parse_position(a.position, want ? &*want : nullptr);
@@ -365,12 +376,19 @@ int run_solve(const SolveArgs& a) {
     if (a.json) {
         std::optional<std::pair<Value, Value>> both;
         if (a.both) both = std::pair{*black_starts, *white_starts};
-        const json j = solve_json(b, ans, s, both);
+        json j = solve_json(b, ans, s, both);
+        j["game"] = game_kind(b, opt.rules, opt.jumps_only, p);
         std::printf("%s\n", dump(j).c_str());
         return kOk;
     }
     print_answer(b, ans, source);
-    if (a.both) {
+    if (!a.both) {
+        std::printf("game:     %s\n", game_description(b, opt.rules, opt.jumps_only, p).c_str());
+    } else {
+        const Position pb{p.occ, Color::Black}, pw{p.occ, Color::White};
+        std::printf("game:     Black to move: %s; White to move: %s\n",
+                    game_description(b, opt.rules, opt.jumps_only, pb).c_str(),
+                    game_description(b, opt.rules, opt.jumps_only, pw).c_str());
         const Outcome o = outcome_of(*black_starts, *white_starts);
         const char* what = o == Outcome::Black   ? "Black wins whoever starts"
                            : o == Outcome::White ? "White wins whoever starts"
@@ -445,12 +463,19 @@ void add_probe_commands(CLI::App& app, Commands& out) {
         ->check(decimal(0, std::uint64_t{1} << 40));
     solve
         ->add_option("--memory", so->memory,
-                     "Memory budget of the search, e.g. 500M, 2G (default as generate: 60% of the "
-                     "machine's memory, at most 16G); it bounds the positions kept, about 64 "
-                     "bytes each")
+                     "Memory budget of the search, e.g. 500M, 2G: the positions kept, about 64 "
+                     "bytes each (default as generate: 60% of the machine's memory, at most "
+                     "16G); with --wdl the transposition table's size (default 512M)")
         ->check(non_empty());
     solve->add_flag("-q,--quiet", so->quiet, "No progress line on stderr");
     solve->add_flag("--json", so->json, "JSON output");
+    solve->add_flag("--wdl", so->wdl,
+                    "Win/loss only, by proof search (alpha-beta with a transposition table, "
+                    "enhanced transposition cut-offs, mobility ordering): much faster");
+    solve->add_option("--max-nodes", so->max_nodes,
+                      "With --wdl: stop undecided after this many nodes (0: no limit)");
+    solve->add_flag("--plain", so->plain,
+                    "With --wdl: plain boolean alpha-beta with the same table (the baseline)");
     out.push_back({solve, [so, rules_opt] {
                        so->rules_given = rules_opt->count() > 0;
                        return run_solve(*so);

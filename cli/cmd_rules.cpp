@@ -59,7 +59,7 @@ int run_moves(const MovesOptions& o) {
     std::printf("position: %s\n", format_position(*board, pos).c_str());
     std::printf("to move:  %s\n", color_name(pos.to_move));
     std::printf("%zu legal %s%s\n", moves.size(),
-                stage_of(*board, pos) == Stage::Play ? "jump" : "removal",
+                stage_of(*board, rules, pos) == Stage::Play ? "jump" : "removal",
                 moves.size() == 1 ? "" : "s");
     for (const auto& mc : moves)
         std::printf("%s\n", format_move(*board, mc.move).c_str());

@@ -117,11 +117,19 @@ std::uint64_t Board::neighbours(int s) const {
     return m;
 }
 
-Stage stage_of(const Board& b, Position p) {
-    const int empty = b.squares() - std::popcount(p.occ & b.all);
-    if (empty == 0 && p.to_move == Color::Black) return Stage::FullBoard;
-    if (empty == 1 && p.to_move == Color::White) return Stage::OneHole;
+Stage stage_of(const Board& b, Ruleset r, Position p) {
+    const std::uint64_t holes = b.all & ~p.occ;
+    if (holes == 0) return p.to_move == Color::Black ? Stage::FullBoard : Stage::Play;
+    // One hole, White to move, and Black could have emptied it under r: White's removal.
+    if ((holes & (holes - 1)) == 0 && p.to_move == Color::White &&
+        (holes & b.black_removals(r)) != 0) {
+        return Stage::OneHole;
+    }
     return Stage::Play;
+}
+
+Stage stage_of(const Board& b, Position p) {
+    return stage_of(b, Ruleset::Any, p);
 }
 
 }  // namespace konane

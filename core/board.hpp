@@ -124,12 +124,22 @@ constexpr Position position_of_key(std::uint64_t key) {
     return Position{key & ~(std::uint64_t{1} << 63), static_cast<Color>(key >> 63)};
 }
 
-/// The stage of the game a position is in (rules.md "Opening: two removals", "Jumps"):
-/// FullBoard: no empty square and Black to move (Black removes); OneHole: one empty square and
-/// White to move (White removes next to it); Play: everything else (jumps).
+/// The stage of the game a position is in (rules.md "Opening: two removals", "Jumps"; README.md
+/// "Positions no opening produces"): FullBoard: no empty square and Black to move (Black
+/// removes); OneHole: one empty square, White to move, and the hole is one of Black's removals
+/// under the ruleset (White removes next to it); Play: everything else (jumps). A position no
+/// opening of the ruleset produces (a one-hole board whose hole is on a White square, or on a
+/// Black square the ruleset does not let Black empty; a full board with White to move) is in
+/// the Play stage: it is played by jumps.
 enum class Stage : std::uint8_t { FullBoard, OneHole, Play };
 
-/// The stage of position p on board b.
+/// The stage of position p on board b under ruleset r (the rule above). Every command decides
+/// the stage with this function, through legal_moves().
+Stage stage_of(const Board& b, Ruleset r, Position p);
+
+/// The stage of p under ruleset Any, the widest: a one-hole board with White to move is OneHole
+/// when its hole is on a Black square. Equal to stage_of(b, r, p) on every position an opening
+/// of ruleset r produces; use the three-argument form where a ruleset is known.
 Stage stage_of(const Board& b, Position p);
 
 }  // namespace konane

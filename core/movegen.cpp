@@ -17,7 +17,7 @@ bool has_jump(const Board& b, Position p) {
 
 std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p) {
     std::vector<MoveChild> out;
-    const Stage stage = stage_of(b, p);
+    const Stage stage = stage_of(b, r, p);
     if (stage == Stage::Play) {
         for_each_jump(b, p, [&](Move m, Position c) { out.push_back({m, c}); });
         return out;
@@ -54,7 +54,7 @@ std::uint64_t perft_play(const Board& b, Position p, int depth) {
 
 std::uint64_t perft(const Board& b, Ruleset r, Position p, int depth) {
     if (depth == 0) return 1;
-    if (stage_of(b, p) == Stage::Play) return perft_play(b, p, depth);
+    if (stage_of(b, r, p) == Stage::Play) return perft_play(b, p, depth);
     std::uint64_t n = 0;
     for (const auto& mc : legal_moves(b, r, p))
         n += perft(b, r, mc.child, depth - 1);

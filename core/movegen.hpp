@@ -68,8 +68,9 @@ inline void for_each_jump(const Board& b, Position p, F&& f) {
 bool has_jump(const Board& b, Position p);
 
 /// Every legal move in p under ruleset r, with its child, in the order of for_each_jump for
-/// jumps; removals in increasing square index. Full board (Stage::FullBoard): Black's removals;
-/// one-hole board (Stage::OneHole): White's pieces next to the hole; otherwise jumps.
+/// jumps; removals in increasing square index. By stage_of(b, r, p): full board
+/// (Stage::FullBoard): Black's removals; one-hole board whose hole Black may empty under r
+/// (Stage::OneHole): White's pieces next to the hole; otherwise (Stage::Play) jumps.
 std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p);
 
 /// The number of move sequences of `depth` plies from position p (perft); the removals count

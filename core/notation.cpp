@@ -187,7 +187,7 @@ MoveChild parse_move(const Board& b, Ruleset r, Position p, std::string_view tex
         if (!legal.empty()) legal += ' ';
         legal += format_move(b, mc.move);
     }
-    const char* kind = stage_of(b, p) == Stage::Play ? "jump" : "removal";
+    const char* kind = stage_of(b, r, p) == Stage::Play ? "jump" : "removal";
     throw NotationError("'" + excerpt(text) + "' is not a legal " + kind + " for " +
                         color_name(p.to_move) + " in " + format_position(b, p) +
                         " (legal: " + (legal.empty() ? "none" : legal) + ")");

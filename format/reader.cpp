@@ -264,19 +264,18 @@ void Table::Impl::validate(const Expect& expect) {
             valid_ruleset(ruleset))
             again = "konane generate " + std::to_string(p[hdr::rows]) + "x" +
                     std::to_string(p[hdr::cols]) + " --rules " + ruleset;
-        bad("header", "unsupported format version " + std::to_string(version) +
-                          " (this reader reads version " + std::to_string(kFormatVersion) +
-                          " only" +
-                          (version == 2
-                               ? "; the table was written by an older konane: rewrite it as "
-                                 "version 3 with `konane upgrade " +
-                                     path.string() + "`, or regenerate it with `" + again +
-                                     " -o " + path.string() + "`)"
-                           : version < kFormatVersion
-                               ? "; the table was written by an older konane: regenerate it "
-                                 "with `" +
-                                     again + " -o " + path.string() + "`)"
-                               : "; the table was written by a newer konane)"));
+        bad("header",
+            "unsupported format version " + std::to_string(version) +
+                " (this reader reads version " + std::to_string(kFormatVersion) + " only" +
+                (version == 2 ? "; the table was written by an older konane: rewrite it as "
+                                "version 3 with `konane upgrade " +
+                                    path.string() + "`, or regenerate it with `" + again + " -o " +
+                                    path.string() + "`)"
+                 : version < kFormatVersion
+                     ? "; the table was written by an older konane: regenerate it "
+                       "with `" +
+                           again + " -o " + path.string() + "`)"
+                     : "; the table was written by a newer konane)"));
     }
     if (le32(p + hdr::header_size) != kHeaderSize)
         bad("header", "header size " + std::to_string(le32(p + hdr::header_size)) + ", expected " +

@@ -85,12 +85,14 @@ std::uint64_t upgrade_v2_table(const std::filesystem::path& input,
         throw bad("header: format version " + std::to_string(version) +
                   ": only version 2 can be upgraded (regenerate the table)");
     }
-    if (le64(h + hdr::checksum) != xxh3_64(h, hdr::checksum)) throw bad("header: checksum mismatch");
+    if (le64(h + hdr::checksum) != xxh3_64(h, hdr::checksum))
+        throw bad("header: checksum mismatch");
     std::uint8_t t2[kV2Trailer];
     read_at(t2, kV2Trailer, size - kV2Trailer);
     if (std::memcmp(t2 + trl::magic, kTrailerMagic, 8) != 0) throw bad("trailer: bad magic");
     if (le64(t2 + kV2Checksum) != xxh3_64(t2, kV2Checksum)) throw bad("trailer: checksum mismatch");
-    if (le64(t2 + trl::file_size) != size) throw bad("trailer: declared size differs from the file's");
+    if (le64(t2 + trl::file_size) != size)
+        throw bad("trailer: declared size differs from the file's");
     const std::uint64_t lt_off = le64(t2 + trl::lt_offset), lt_size = le64(t2 + trl::lt_size);
     if (lt_off > size - kV2Trailer || size - kV2Trailer - lt_off != lt_size)
         throw bad("trailer: layer table not just before the trailer");
@@ -148,7 +150,8 @@ std::uint64_t upgrade_v2_table(const std::filesystem::path& input,
     std::vector<std::uint8_t> buf(kBuffer);
     const std::uint64_t body_end = size - kV2Trailer;
     for (std::uint64_t off = kHeaderSize; off < body_end;) {
-        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBuffer, body_end - off));
+        const std::size_t n =
+            static_cast<std::size_t>(std::min<std::uint64_t>(kBuffer, body_end - off));
         read_at(buf.data(), n, off);
         old_hash.add(buf.data(), n);
         new_hash.add(buf.data(), n);

@@ -79,7 +79,7 @@ const SymmetryGroup& Tablebase::group() const {
 std::optional<Value> Tablebase::lookup(Position p) const {
     const State& s = *state_;
     if ((p.occ & ~s.board.all) != 0) return std::nullopt;
-    if (stage_of(s.board, p) != Stage::Play) return std::nullopt;
+    if (stage_of(s.board, s.rules, p) != Stage::Play) return std::nullopt;
     const int layer = s.layer_of_pieces[static_cast<std::size_t>(piece_count(p))];
     if (layer < 0) return std::nullopt;
     const auto l = static_cast<std::size_t>(layer);
@@ -94,7 +94,7 @@ namespace {
 /// always; a one-hole board (White to move) when its hole is one of Black's legal removals.
 bool opening_reachable(const Board& b, Ruleset r, Position p) {
     if ((p.occ & ~b.all) != 0) return false;
-    switch (stage_of(b, p)) {
+    switch (stage_of(b, r, p)) {
         case Stage::FullBoard:
             return true;
         case Stage::OneHole:
@@ -108,7 +108,7 @@ bool opening_reachable(const Board& b, Ruleset r, Position p) {
 }  // namespace
 
 std::optional<Value> Tablebase::value(Position p) const {
-    if (stage_of(board(), p) == Stage::Play) return lookup(p);
+    if (stage_of(board(), rules(), p) == Stage::Play) return lookup(p);
     // Opening stage: answered from the children (rules.md "Equivalent positions").
     if (!opening_reachable(board(), rules(), p)) return std::nullopt;
     std::optional<Value> best;
@@ -122,8 +122,9 @@ std::optional<Value> Tablebase::value(Position p) const {
 }
 
 std::vector<MoveValue> Tablebase::moves(Position p) const {
-    const bool held = stage_of(board(), p) == Stage::Play ? lookup(p).has_value()
-                                                          : opening_reachable(board(), rules(), p);
+    const bool held = stage_of(board(), rules(), p) == Stage::Play
+                          ? lookup(p).has_value()
+                          : opening_reachable(board(), rules(), p);
     if (!held) {
         throw NotStored("position " + format_position(board(), p) + " is not stored in " +
                         table().path().string() + " (not reachable on " + board().name() +

@@ -46,7 +46,7 @@ std::optional<int> Searcher::checked_table_depth(Position p) {
 }
 
 int Searcher::depth_of(Position p) {
-    if (!options_.jumps_only && stage_of(board_, p) != Stage::Play) {
+    if (!options_.jumps_only && stage_of(board_, options_.rules, p) != Stage::Play) {
         // Opening stage: not memoised. A colour-swapping symmetry can map the full board with
         // Black to move (removals) onto the full board with White to move (jump stage, no
         // move), so the two must not share a memo entry; there are few such positions.

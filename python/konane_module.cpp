@@ -556,10 +556,12 @@ file and character of a malformed text, or an unknown ruleset.)")
             "The side to move: 'black' or 'white'.")
         .def_property_readonly(
             "stage",
-            [](const PyPosition& p) { return stage_name(konane::stage_of(p.board, p.pos)); },
+            [](const PyPosition& p) {
+                return stage_name(konane::stage_of(p.board, p.rules, p.pos));
+            },
             R"(The stage of the game: 'full_board' (no empty square, Black to move: Black removes a
-piece), 'one_hole' (one empty square, White to move: White removes a piece next to it) or
-'play' (jumps).)")
+piece), 'one_hole' (one empty square that Black may empty under the ruleset, White to move:
+White removes a piece next to it) or 'play' (jumps; also every position no opening produces).)")
         .def_property_readonly(
             "pieces", [](const PyPosition& p) { return konane::piece_count(p.pos); },
             "Number of pieces on the board.")

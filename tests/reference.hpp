@@ -244,20 +244,29 @@ inline std::vector<RefMove> jumps(const RefBoard& b, const RefPos& p) {
 }
 
 /// The stage of a position as rules.md's opening describes it: the full board with Black to
-/// move is Black's removal, one empty square with White to move is White's, all else is play.
-/// (Only meaningful for reachable positions.)
+/// move is Black's removal; one empty square with White to move is White's when Black could
+/// have emptied that square under the ruleset (README.md "Positions no opening produces"); all
+/// else is play (jumps).
 enum class Stage { BlackRemoval, WhiteRemoval, Play };
 
-inline Stage stage_of(const RefBoard& b, const RefPos& p) {
+inline Stage stage_of(const RefBoard& b, Rules rules, const RefPos& p) {
     const int empty = count_empty(b, p);
     if (empty == 0 && p.side == 'b') return Stage::BlackRemoval;
-    if (empty == 1 && p.side == 'w') return Stage::WhiteRemoval;
+    if (empty == 1 && p.side == 'w') {
+        // The hole, refilled with Black's piece, must be one of Black's removals.
+        RefPos full = p;
+        for (int r = 0; r < b.rows; ++r)
+            for (int c = 0; c < b.cols; ++c)
+                if (full.at(b, r, c) == '.') full.at(b, r, c) = b.piece_on(r, c);
+        for (const RefMove& m : black_removals(b, rules, full))
+            if (p.at(b, m.from_row, m.from_col) == '.') return Stage::WhiteRemoval;
+    }
     return Stage::Play;
 }
 
 /// The legal moves of a position (stage by stage_of).
 inline std::vector<RefMove> moves(const RefBoard& b, Rules rules, const RefPos& p) {
-    switch (stage_of(b, p)) {
+    switch (stage_of(b, rules, p)) {
         case Stage::BlackRemoval:
             return black_removals(b, rules, p);
         case Stage::WhiteRemoval:

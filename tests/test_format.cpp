@@ -762,8 +762,7 @@ std::vector<std::uint8_t> as_version_2(const std::vector<std::uint8_t>& v3) {
 
 }  // namespace
 
-TEST_CASE("format: upgrade rewrites a version-2 table as the same table in version 3",
-          "[format]") {
+TEST_CASE("format: upgrade rewrites a version-2 table as the same table in version 3", "[format]") {
     TempDir dir;
     const fs::path v3 = dir / "v3.kbt", v2 = dir / "v2.kbt", up = dir / "up.kbt";
     write_table(v3, small_meta(), small_layers());

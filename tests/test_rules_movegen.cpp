@@ -207,11 +207,13 @@ TEST_CASE("Stages: full board and one hole and play", "[rules]") {
             for (const ref::RefPos& rp :
                  ref::random_positions(rb, ref::Rules::Any, 5, 7u * rows + cols)) {
                 const Position p = ref::to_core(rb, rp);
-                const Stage want =
-                    ref::stage_of(rb, rp) == ref::Stage::BlackRemoval   ? Stage::FullBoard
-                    : ref::stage_of(rb, rp) == ref::Stage::WhiteRemoval ? Stage::OneHole
+                for (const Ruleset r : {Ruleset::Brainking, Ruleset::Center, Ruleset::Any}) {
+                    const auto rs = ref::stage_of(rb, ref::rules_of(r), rp);
+                    const Stage want = rs == ref::Stage::BlackRemoval   ? Stage::FullBoard
+                                       : rs == ref::Stage::WhiteRemoval ? Stage::OneHole
                                                                         : Stage::Play;
-                CHECK(stage_of(b, p) == want);
+                    CHECK(stage_of(b, r, p) == want);
+                }
             }
         }
     }

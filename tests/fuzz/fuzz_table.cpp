@@ -2,14 +2,13 @@
 // library over it (probe/probe.hpp Tablebase), on any bytes as a table file.
 // Each input is opened twice from an in-memory file: as it is, and "sealed", with every
 // checksum recomputed (header and its copy in the trailer, chunk checksums of both levels,
-// layer table, whole file, trailer) so that mutations reach the structural checks and the decoders behind the checksums.
-// Whatever opens is probed: every layer's first, middle and last value, the whole layers when
-// small (then find() must give each key its rank, and value() agree with read_values()), the
-// probe library from the full board, from its removals and from stored positions (values,
-// moves, perfect lines), the checksums.
-// Properties: open and every read either succeed or throw format::FormatError (probe::NotStored
-// for what the table does not hold); any other exception, a crash, a hang or a sanitizer report
-// is a finding.
+// layer table, whole file, trailer) so that mutations reach the structural checks and the decoders
+// behind the checksums. Whatever opens is probed: every layer's first, middle and last value, the
+// whole layers when small (then find() must give each key its rank, and value() agree with
+// read_values()), the probe library from the full board, from its removals and from stored
+// positions (values, moves, perfect lines), the checksums. Properties: open and every read either
+// succeed or throw format::FormatError (probe::NotStored for what the table does not hold); any
+// other exception, a crash, a hang or a sanitizer report is a finding.
 #include <sys/mman.h>
 #include <unistd.h>
 #include <xxhash.h>

@@ -1,0 +1,393 @@
+// `konane solve --wdl` and `konane openings --search`: win/loss by proof search.
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/common.hpp"
+#include "cli/proof_cmd.hpp"
+#include "core/notation.hpp"
+#include "probe/proof.hpp"
+#include "probe/search.hpp"
+
+namespace konane::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::uint64_t resident_bytes() {
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0, resident = 0;
+    if (f) {
+        if (std::fscanf(f, "%llu %llu", &pages, &resident) != 2) resident = 0;
+        std::fclose(f);
+    }
+    return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+/// The progress line of a proof search on stderr: nodes, rate, memory, the current line of the
+/// root's moves. On a terminal rewritten in place four times a second; elsewhere one line every
+/// five seconds.
+class ProofProgressLine {
+  public:
+    ProofProgressLine(const Board& b, bool enabled, std::string label)
+        : board_(b),
+          enabled_(enabled),
+          tty_(isatty(STDERR_FILENO) != 0),
+          label_(std::move(label)) {}
+    ~ProofProgressLine() { finish(); }
+    void attach(ProofSearch& s) {
+        if (!enabled_) return;
+        s.on_progress([this](const ProofProgress& p) { print(p); }, tty_ ? 0.25 : 5.0);
+    }
+    void label(std::string l) { label_ = std::move(l); }
+    void finish() {
+        if (dirty_) std::fputc('\n', stderr);
+        dirty_ = false;
+    }
+
+  private:
+    void print(const ProofProgress& p) {
+        std::string line;
+        const std::size_t shown = std::min<std::size_t>(p.line.size(), 8);
+        for (std::size_t i = 0; i < shown; ++i) {
+            line += fmt::format(" {} {}/{}", format_move(board_, p.line[i]), p.line_index[i],
+                                p.line_count[i]);
+        }
+        if (p.line.size() > shown) line += " ...";
+        const double rate = p.seconds > 0 ? static_cast<double>(p.nodes) / p.seconds : 0;
+        std::fprintf(
+            stderr,
+            "%s[proof%s] %.2f M nodes, %.2f M/s, %.0f s, memory %.0f MiB (table %.0f "
+            "MiB, %.0f%% used); line:%s%s",
+            tty_ ? "\r" : "", label_.c_str(), static_cast<double>(p.nodes) / 1e6, rate / 1e6,
+            p.seconds, static_cast<double>(resident_bytes()) / 1048576.0,
+            static_cast<double>(p.table_bytes) / 1048576.0,
+            100.0 * static_cast<double>(p.stored) * 16.0 / static_cast<double>(p.table_bytes),
+            line.c_str(), tty_ ? "\x1b[K" : "\n");
+        std::fflush(stderr);
+        dirty_ = tty_;
+    }
+    const Board& board_;
+    bool enabled_;
+    bool tty_;
+    std::string label_;
+    bool dirty_ = false;
+};
+
+ProofOptions proof_options(Ruleset rules, bool jumps_only, const std::string& memory,
+                           std::uint64_t max_nodes, bool plain) {
+    ProofOptions o;
+    o.rules = rules;
+    o.jumps_only = jumps_only;
+    o.memory_bytes = parse_size(memory.empty() ? kDefaultProofMemory : memory, "--memory");
+    if (o.memory_bytes < 64) throw UsageError("--memory " + memory + ": at least 64 bytes");
+    o.max_nodes = max_nodes;
+    o.algorithm = plain ? ProofAlgorithm::Plain : ProofAlgorithm::Enhanced;
+    return o;
+}
+
+std::optional<Tablebase> open_table(const std::string& file, const Board& b, bool rules_given,
+                                    Ruleset& rules) {
+    if (file.empty()) return std::nullopt;
+    Tablebase tb = Tablebase::open(file);
+    if (!(tb.board() == b)) {
+        throw UsageError(fmt::format("the board is {}, the table {} is for a {} board", b.name(),
+                                     file, tb.board().name()));
+    }
+    if (rules_given && tb.rules() != rules) {
+        throw UsageError(fmt::format("--rules {} differs from the table's ruleset {}",
+                                     ruleset_name(rules), ruleset_name(tb.rules())));
+    }
+    rules = tb.rules();
+    return tb;
+}
+
+std::string rate_text(std::uint64_t nodes, double seconds, double cpu) {
+    return fmt::format("{} nodes in {:.2f} s ({:.2f} s CPU, {:.2f} M nodes per CPU second)", nodes,
+                       seconds, cpu, cpu > 0 ? static_cast<double>(nodes) / cpu / 1e6 : 0.0);
+}
+
+std::string undecided_word(std::uint64_t max_nodes) {
+    return max_nodes ? fmt::format("undecided within {} nodes", max_nodes) : "undecided";
+}
+
+}  // namespace
+
+const char* game_kind(const Board& b, Ruleset r, bool jumps_only, Position p) {
+    if (jumps_only) return "jumps only";
+    return stage_of(b, r, p) == Stage::Play ? "jumps" : "opening";
+}
+
+std::string game_description(const Board& b, Ruleset r, bool jumps_only, Position p) {
+    if (jumps_only) return "jumps only (--jumps-only: no opening removals)";
+    const std::uint64_t holes = b.all & ~p.occ;
+    switch (stage_of(b, r, p)) {
+        case Stage::FullBoard:
+            return fmt::format(
+                "opening: Black removes a piece (ruleset {}), then White, then jumps",
+                ruleset_name(r));
+        case Stage::OneHole:
+            return fmt::format(
+                "opening: White removes a piece next to the hole (ruleset {}), then jumps",
+                ruleset_name(r));
+        case Stage::Play:
+            break;
+    }
+    if (std::popcount(holes) <= 1) {
+        return fmt::format(
+            "jumps (no opening of ruleset {} leaves this position; it is played by jumps)",
+            ruleset_name(r));
+    }
+    return "jumps";
+}
+
+int run_solve_wdl(const WdlSolveArgs& a) {
+    std::optional<Board> want;
+    if (!a.board.empty()) want = Board::parse(a.board);
+    const ParsedPosition parsed = parse_position(a.position, want ? &*want : nullptr);
+    const Board& b = parsed.board;
+    Ruleset rules = parse_ruleset(a.rules);
+    std::optional<Tablebase> tb = open_table(a.table, b, a.rules_given, rules);
+    const ProofOptions opt = proof_options(rules, a.jumps_only, a.memory, a.max_nodes, a.plain);
+    ProofSearch s(b, opt, tb);
+    ProofProgressLine progress(b, !a.quiet, "");
+    progress.attach(s);
+    const Position p = parsed.position;
+    const ProofResult res = s.solve(p);
+    std::optional<ProofResult> black_starts, white_starts;
+    const Position pb{p.occ, Color::Black}, pw{p.occ, Color::White};
+    if (a.both) {
+        progress.label(" black starts");
+        black_starts = p.to_move == Color::Black ? res : s.solve(pb);
+        progress.label(" white starts");
+        white_starts = p.to_move == Color::White ? res : s.solve(pw);
+    }
+    progress.finish();
+    std::uint64_t nodes = res.nodes;
+    double seconds = res.seconds, cpu = res.cpu_seconds;
+    for (const auto* r : {&black_starts, &white_starts}) {
+        if (!*r || (*r)->nodes == 0 || (r == &black_starts) == (p.to_move == Color::Black))
+            continue;
+        nodes += (*r)->nodes;
+        seconds += (*r)->seconds;
+        cpu += (*r)->cpu_seconds;
+    }
+    const bool decided = res.win && (!a.both || (black_starts->win && white_starts->win));
+    std::optional<Outcome> outcome;
+    if (a.both && decided) {
+        outcome = outcome_of(Value{*black_starts->win, 0}, Value{*white_starts->win, 0});
+    }
+    const std::string undecided_text =
+        a.max_nodes ? fmt::format("not decided within {} nodes", a.max_nodes) : "not decided";
+    auto value_text = [&](const ProofResult& r) -> std::string {
+        return r.win ? (*r.win ? "win" : "loss") : "undecided";
+    };
+    if (a.json) {
+        json j;
+        j["position"] = format_position(b, p);
+        j["to_move"] = color_name(p.to_move);
+        j["value"] = value_text(res);
+        j["winning_move"] =
+            res.winning_move ? json(format_move(b, res.winning_move->move)) : json(nullptr);
+        j["game"] = game_kind(b, rules, a.jumps_only, p);
+        if (a.both) {
+            j["outcome"] = outcome ? json(outcome_name(*outcome)) : json(nullptr);
+            j["black_starts"] = {{"value", value_text(*black_starts)},
+                                 {"game", game_kind(b, rules, a.jumps_only, pb)}};
+            j["white_starts"] = {{"value", value_text(*white_starts)},
+                                 {"game", game_kind(b, rules, a.jumps_only, pw)}};
+        }
+        j["board"] = b.name();
+        j["rules"] = ruleset_name(rules);
+        j["search"] = {{"algorithm", a.plain ? "plain alpha-beta" : "proof alpha-beta"},
+                       {"nodes", nodes},
+                       {"seconds", seconds},
+                       {"cpu_seconds", cpu},
+                       {"table_hits", res.table_hits},
+                       {"max_nodes", a.max_nodes},
+                       {"memory_bytes", s.table_bytes()},
+                       {"stored", s.stored()}};
+        std::printf("%s\n", j.dump().c_str());
+        return decided ? kOk : kFailed;
+    }
+    std::string source =
+        fmt::format("proof search{}, ruleset {}", a.plain ? " (plain)" : "", ruleset_name(rules));
+    if (tb) source += ", table " + a.table;
+    std::printf("position: %s  (%s, %s)\n", format_position(b, p).c_str(), b.name().c_str(),
+                source.c_str());
+    if (a.both) {
+        std::printf("game:     Black to move: %s; White to move: %s\n",
+                    game_description(b, rules, a.jumps_only, pb).c_str(),
+                    game_description(b, rules, a.jumps_only, pw).c_str());
+    } else {
+        std::printf("game:     %s\n", game_description(b, rules, a.jumps_only, p).c_str());
+    }
+    std::printf("to move:  %s\n", color_name(p.to_move));
+    if (res.win) {
+        std::printf("value:    %s for %s (win/loss only: no depth)\n", *res.win ? "win" : "loss",
+                    color_name(p.to_move));
+        if (res.winning_move) {
+            std::printf("winning move: %s\n", format_move(b, res.winning_move->move).c_str());
+        }
+    } else {
+        std::printf("value:    %s\n", undecided_text.c_str());
+    }
+    if (a.both) {
+        if (outcome) {
+            const Outcome o = *outcome;
+            const char* what = o == Outcome::Black   ? "Black wins whoever starts"
+                               : o == Outcome::White ? "White wins whoever starts"
+                               : o == Outcome::First ? "the player to move wins"
+                                                     : "the player to move loses";
+            std::printf("outcome:  %s (%s): Black to move: %s; White to move: %s\n",
+                        outcome_name(o), what, value_text(*black_starts).c_str(),
+                        value_text(*white_starts).c_str());
+        } else {
+            std::printf("outcome:  %s: Black to move: %s; White to move: %s\n",
+                        undecided_text.c_str(), value_text(*black_starts).c_str(),
+                        value_text(*white_starts).c_str());
+        }
+    }
+    std::printf("searched: %s; transposition table %.0f MiB, %llu entries",
+                rate_text(nodes, seconds, cpu).c_str(),
+                static_cast<double>(s.table_bytes()) / 1048576.0,
+                static_cast<unsigned long long>(s.stored()));
+    if (tb)
+        std::printf(", %llu values from the table",
+                    static_cast<unsigned long long>(res.table_hits));
+    std::printf("\n");
+    if (!decided) {
+        std::fprintf(stderr, "konane solve: %s (raise --max-nodes or --memory)\n",
+                     undecided_text.c_str());
+        return kFailed;
+    }
+    return kOk;
+}
+
+int run_openings_search(const OpeningsArgs& a) {
+    Ruleset rules = parse_ruleset(a.rules);
+    std::optional<Tablebase> tb;
+    std::optional<Board> board;
+    if (!a.board.empty()) board = Board::parse(a.board);
+    if (!a.file.empty()) {
+        const Tablebase t = Tablebase::open(a.file);
+        if (!board) board = t.board();
+        tb = open_table(a.file, *board, a.rules_given, rules);
+    }
+    if (!board) throw UsageError("--search needs --board RxC (or a table FILE of the board)");
+    const Board& b = *board;
+    ProofOptions opt = proof_options(rules, false, a.memory, a.max_nodes, a.plain);
+    opt.table_max_pieces = a.table_max_pieces;
+    ProofSearch s(b, opt, tb);
+    ProofProgressLine progress(b, !a.quiet, "");
+    progress.attach(s);
+    // Label the progress line with the opening being searched.
+    std::vector<std::pair<Move, Move>> pairs;
+    for (const auto& f : legal_moves(b, rules, b.start()))
+        for (const auto& w : legal_moves(b, rules, f.child))
+            pairs.emplace_back(f.move, w.move);
+    std::size_t done = 0;
+    if (!pairs.empty()) {
+        progress.label(
+            fmt::format(" {} {}", format_move(b, pairs[0].first), format_move(b, pairs[0].second)));
+    }
+    const SearchedOpenings o = search_openings(s, [&](const SearchedOpening& l) {
+        progress.finish();
+        if (!a.quiet) {
+            std::fprintf(stderr, "opening %s %s: %s (%llu nodes, %.2f s, %.2f s CPU)\n",
+                         format_move(b, l.black).c_str(), format_move(b, l.white).c_str(),
+                         l.winner ? (std::string(color_name(*l.winner)) + " wins").c_str()
+                                  : undecided_word(a.max_nodes).c_str(),
+                         static_cast<unsigned long long>(l.nodes), l.seconds, l.cpu_seconds);
+        }
+        if (++done < pairs.size()) {
+            progress.label(fmt::format(" {} {}", format_move(b, pairs[done].first),
+                                       format_move(b, pairs[done].second)));
+        }
+    });
+    progress.finish();
+    const std::string undecided = undecided_word(a.max_nodes);
+    auto winner_word = [](const std::optional<Color>& c) -> const char* {
+        return c ? color_name(*c) : "undecided";
+    };
+    const bool complete = std::all_of(o.lines.begin(), o.lines.end(), [](const SearchedOpening& l) {
+        return l.winner.has_value();
+    });
+    if (a.json) {
+        json j;
+        j["board"] = b.name();
+        j["rules"] = ruleset_name(rules);
+        j["search"] = a.plain ? "plain alpha-beta" : "proof alpha-beta";
+        j["winner"] = o.winner ? json(color_name(*o.winner)) : json(nullptr);
+        j["openings"] = json::array();
+        for (const auto& l : o.lines) {
+            j["openings"].push_back(
+                {{"black", format_move(b, l.black)},
+                 {"white", format_move(b, l.white)},
+                 {"winner", l.winner ? json(color_name(*l.winner)) : json(nullptr)},
+                 {"nodes", l.nodes},
+                 {"seconds", l.seconds},
+                 {"cpu_seconds", l.cpu_seconds}});
+        }
+        j["removals"] = json::array();
+        for (const auto& c : o.choices) {
+            j["removals"].push_back(
+                {{"black", format_move(b, c.black)},
+                 {"winner", c.winner ? json(color_name(*c.winner)) : json(nullptr)},
+                 {"white_wins_by",
+                  c.white_wins_by ? json(format_move(b, *c.white_wins_by)) : json(nullptr)}});
+        }
+        j["nodes"] = o.nodes;
+        j["seconds"] = o.seconds;
+        j["cpu_seconds"] = o.cpu_seconds;
+        j["max_nodes"] = a.max_nodes;
+        j["memory_bytes"] = s.table_bytes();
+        std::printf("%s\n", j.dump().c_str());
+        return complete ? kOk : kFailed;
+    }
+    std::printf("%s %s: every opening by proof search (win/loss only, no depth)%s\n",
+                b.name().c_str(), ruleset_name(rules), tb ? (", table " + a.file).c_str() : "");
+    std::printf("%-6s %-6s %-9s %14s %9s %9s\n", "black", "white", "winner", "nodes", "seconds",
+                "cpu");
+    for (const auto& l : o.lines) {
+        std::printf("%-6s %-6s %-9s %14llu %9.2f %9.2f\n", format_move(b, l.black).c_str(),
+                    format_move(b, l.white).c_str(), winner_word(l.winner),
+                    static_cast<unsigned long long>(l.nodes), l.seconds, l.cpu_seconds);
+    }
+    std::printf("\nEach removal against White's best reply:\n");
+    for (const auto& c : o.choices) {
+        if (c.winner == Color::White) {
+            std::printf("  %-4s -> %-4s white wins\n", format_move(b, c.black).c_str(),
+                        format_move(b, *c.white_wins_by).c_str());
+        } else if (c.winner == Color::Black) {
+            std::printf("  %-4s    black wins against every reply\n",
+                        format_move(b, c.black).c_str());
+        } else {
+            std::printf("  %-4s    %s\n", format_move(b, c.black).c_str(), undecided.c_str());
+        }
+    }
+    if (o.winner) {
+        std::printf("\nverdict: %s wins with perfect play\n", color_name(*o.winner));
+    } else {
+        std::printf("\nverdict: %s\n", undecided.c_str());
+    }
+    std::printf("searched: %s; transposition table %.0f MiB\n",
+                rate_text(o.nodes, o.seconds, o.cpu_seconds).c_str(),
+                static_cast<double>(s.table_bytes()) / 1048576.0);
+    if (!complete) {
+        std::fprintf(stderr, "konane openings: some openings %s (raise --max-nodes or --memory)\n",
+                     undecided.c_str());
+        return kFailed;
+    }
+    return kOk;
+}
+
+}  // namespace konane::cli

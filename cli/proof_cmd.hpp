@@ -1,0 +1,60 @@
+// `konane solve --wdl` and `konane openings --search`: win/loss by proof search
+// (probe/proof.hpp), and the one description of which game a position is played as.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/board.hpp"
+
+namespace konane::cli {
+
+/// The arguments of `konane solve --wdl`.
+struct WdlSolveArgs {
+    std::string position;
+    std::string board;
+    std::string table;
+    std::string rules = "brainking";
+    bool rules_given = false;
+    bool both = false;
+    bool jumps_only = false;
+    bool json = false;
+    bool plain = false;
+    bool quiet = false;
+    std::string memory;  ///< transposition table size (default kDefaultProofMemory)
+    std::uint64_t max_nodes = 0;
+};
+
+/// The arguments of `konane openings`: from a table (FILE), or by search (--search).
+struct OpeningsArgs {
+    std::string file;
+    std::string board;
+    std::string rules = "brainking";
+    bool rules_given = false;
+    bool search = false;
+    bool json = false;
+    bool plain = false;
+    bool quiet = false;
+    std::string memory;
+    std::uint64_t max_nodes = 0;
+    int table_max_pieces = 0;
+};
+
+/// Transposition table of the proof search when --memory is not given.
+inline constexpr const char* kDefaultProofMemory = "512M";
+
+/// `konane solve POSITION --wdl`.
+int run_solve_wdl(const WdlSolveArgs& a);
+
+/// `konane openings --search`: every opening decided by proof search.
+int run_openings_search(const OpeningsArgs& a);
+
+/// Which game p is played as under ruleset r (core/board.hpp stage_of, rules.md "Positions no
+/// opening produces"): "jumps", "opening" (removals first), or "jumps only" (--jumps-only).
+const char* game_kind(const Board& b, Ruleset r, bool jumps_only, Position p);
+
+/// The same in words, for the `game:` line: e.g. "jumps (no opening of ruleset brainking leaves
+/// this position, so it is played by jumps)".
+std::string game_description(const Board& b, Ruleset r, bool jumps_only, Position p);
+
+}  // namespace konane::cli

@@ -1,0 +1,438 @@
+#include "probe/proof.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include <sys/mman.h>
+#include <time.h>
+
+namespace konane {
+
+int count_jumps(const Board& b, Position p) {
+    const std::uint64_t mine = mover_pieces(b, p);
+    const std::uint64_t opp = opponent_pieces(b, p);
+    const std::uint64_t empty = b.all & ~p.occ;
+    int n = 0;
+    for (int d = 0; d < 4; ++d) {
+        const int s = b.step[d];
+        const std::uint64_t jumpable = b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))
+                                                              : (opp << -s) & (empty << (-2 * s)));
+        // `at`: the squares a jump of this direction starts from at this step of a chain; the
+        // landing square continues the chain when it is itself a jumpable square (the squares
+        // behind a jump never matter for the next one, so the original masks hold).
+        std::uint64_t at = mine & jumpable;
+        while (at) {
+            n += std::popcount(at);
+            at = (s > 0 ? at << (2 * s) : at >> (-2 * s)) & jumpable;
+        }
+    }
+    return n;
+}
+
+/// A transposition-table entry: a canonical position and its proven value.
+struct ProofSearch::Entry {
+    std::uint64_t occ;
+    std::uint8_t flags;  ///< bit 0: in use; bit 1: White to move; bit 2: win for the mover
+    std::uint8_t work;   ///< 1 + floor(log2(nodes of the proof)), for replacement
+    std::uint16_t pad16;
+    std::uint32_t pad32;
+};
+
+namespace {
+constexpr int kBucket = 4;  // entries per 64-byte bucket
+constexpr std::uint8_t kUsed = 1, kWhite = 2, kWin = 4;
+
+std::uint8_t side_flag(Position key) {
+    return key.to_move == Color::White ? kWhite : 0;
+}
+std::uint64_t hash_of(Position key) {
+    std::uint64_t h = (key.occ ^ (key.to_move == Color::White ? 0x5bd1e9955bd1e995ull : 0)) *
+                      0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
+}
+}  // namespace
+
+/// Per ply: the children of the node at that ply, their canonical forms and order, and the
+/// move being searched (for the progress line).
+struct ProofSearch::Frame {
+    MoveChild moves[kMaxMoves];
+    Position keys[kMaxMoves];
+    int score[kMaxMoves];
+    std::uint16_t order[kMaxMoves];
+    Move current;
+    int index = 0, count = 0;
+};
+
+ProofSearch::ProofSearch(const Board& b, const ProofOptions& options,
+                         std::optional<Tablebase> table)
+    : board_(b), options_(options), group_(b), table_(std::move(table)) {
+    if (table_ && !(table_->board() == b)) {
+        throw std::invalid_argument("the table " + table_->table().path().string() + " is for a " +
+                                    table_->board().name() + " board, the position for a " +
+                                    b.name() + " board");
+    }
+    std::size_t buckets = 1;
+    while (buckets * 2 * 64 <= options_.memory_bytes)
+        buckets *= 2;
+    // Anonymous memory (zero-filled) in 2 MiB huge pages where the kernel allows: the table is
+    // probed at random, and with 4 KiB pages nearly every probe also misses the TLB.
+    table_size_ = buckets * 64;
+    void* mem =
+        ::mmap(nullptr, table_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    ::madvise(mem, table_size_, MADV_HUGEPAGE);
+#endif
+    entries_ = static_cast<Entry*>(mem);
+    // Fault every page in now, so that the search's time does not include the kernel zeroing it.
+    auto* bytes = static_cast<volatile unsigned char*>(mem);
+    for (std::size_t i = 0; i < table_size_; i += 4096)
+        bytes[i] = 0;
+    bucket_mask_ = buckets - 1;
+    history_.assign(2 * 64 * 64, 0);
+    // A game lasts at most one ply per piece, plus the two removals.
+    frames_.resize(static_cast<std::size_t>(b.squares()) + 3);
+}
+
+ProofSearch::~ProofSearch() {
+    ::munmap(entries_, table_size_);
+}
+
+void ProofSearch::on_progress(std::function<void(const ProofProgress&)> f, double interval) {
+    progress_ = std::move(f);
+    interval_ = interval;
+}
+
+std::size_t ProofSearch::table_bytes() const {
+    return table_size_;
+}
+
+void ProofSearch::clear() {
+    std::memset(static_cast<void*>(entries_), 0, table_bytes());
+    stored_ = 0;
+    std::fill(history_.begin(), history_.end(), 0);
+}
+
+Position ProofSearch::canonical(Position p) const {
+    return group_.canonical(p);
+}
+
+const ProofSearch::Entry* ProofSearch::probe(Position key) const {
+    const Entry* e = entries_ + (hash_of(key) & bucket_mask_) * kBucket;
+    const std::uint8_t want = kUsed | side_flag(key);
+    for (int i = 0; i < kBucket; ++i, ++e) {
+        if (e->occ == key.occ && (e->flags & (kUsed | kWhite)) == want) return e;
+    }
+    return nullptr;
+}
+
+void ProofSearch::store(Position key, bool win, std::uint64_t work) {
+    Entry* b = entries_ + (hash_of(key) & bucket_mask_) * kBucket;
+    const auto w = static_cast<std::uint8_t>(std::bit_width(work) + 1);
+    const std::uint8_t flags = kUsed | side_flag(key) | (win ? kWin : 0);
+    Entry* victim = b;
+    for (int i = 0; i < kBucket; ++i) {
+        Entry* e = b + i;
+        if (!(e->flags & kUsed)) {
+            victim = e;
+            ++stored_;
+            break;
+        }
+        if (e->occ == key.occ && (e->flags & kWhite) == side_flag(key)) {
+            victim = e;
+            break;
+        }
+        if (e->work < victim->work) victim = e;
+    }
+    victim->occ = key.occ;
+    victim->flags = flags;
+    victim->work = w;
+}
+
+void ProofSearch::count_node() {
+    if (++nodes_ < next_check_) return;
+    if (limit_ && nodes_ > limit_) throw NodeLimit{};
+    next_check_ = nodes_ + 4096;
+    if (limit_ && next_check_ > limit_ + 1) next_check_ = limit_ + 1;
+    if (progress_) {
+        const auto now = std::chrono::steady_clock::now();
+        if (std::chrono::duration<double>(now - last_report_).count() >= interval_) {
+            last_report_ = now;
+            report();
+        }
+    }
+}
+
+void ProofSearch::report() {
+    ProofProgress pr;
+    pr.nodes = nodes_;
+    pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    pr.table_bytes = table_bytes();
+    pr.stored = stored_;
+    for (const Frame& f : frames_) {
+        if (f.count == 0) break;
+        pr.line.push_back(f.current);
+        pr.line_index.push_back(f.index + 1);
+        pr.line_count.push_back(f.count);
+    }
+    progress_(pr);
+}
+
+namespace {
+/// Clears a frame's "being searched" mark when its node returns (for the progress line).
+struct FrameGuard {
+    int& count;
+    ~FrameGuard() { count = 0; }
+};
+}  // namespace
+
+bool ProofSearch::search_opening(Position p, int ply) {
+    count_node();
+    Frame& f = frames_[static_cast<std::size_t>(ply)];
+    const auto moves = legal_moves(board_, options_.rules, p);
+    FrameGuard guard{f.count};
+    f.count = static_cast<int>(moves.size());
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+        f.index = static_cast<int>(i);
+        f.current = moves[i].move;
+        const Position c = moves[i].child;
+        bool child_wins;
+        if (stage_of(board_, options_.rules, c) != Stage::Play) {
+            child_wins = search_opening(c, ply + 1);
+        } else if (options_.algorithm == ProofAlgorithm::Plain) {
+            child_wins = search_plain(c, ply + 1);
+        } else {
+            child_wins = search(c, canonical(c), ply + 1);
+        }
+        if (!child_wins) return true;
+    }
+    return false;
+}
+
+bool ProofSearch::search_plain(Position p, int ply) {
+    count_node();
+    const Position key = canonical(p);
+    if (const Entry* e = probe(key)) return (e->flags & kWin) != 0;
+    if (table_ && (options_.table_max_pieces == 0 || piece_count(p) <= options_.table_max_pieces)) {
+        if (const auto v = table_->lookup(p)) {
+            ++table_hits_;
+            store(key, v->win, 1);
+            return v->win;
+        }
+    }
+    Frame& f = frames_[static_cast<std::size_t>(ply)];
+    int n = 0;
+    for_each_jump(board_, p, [&](Move m, Position c) { f.moves[n++] = {m, c}; });
+    if (n == 0) return false;
+    const std::uint64_t before = nodes_;
+    FrameGuard guard{f.count};
+    f.count = n;
+    for (int i = 0; i < n; ++i) {
+        f.index = i;
+        f.current = f.moves[i].move;
+        if (!search_plain(f.moves[i].child, ply + 1)) {
+            store(key, true, nodes_ - before);
+            return true;
+        }
+    }
+    store(key, false, nodes_ - before);
+    return false;
+}
+
+bool ProofSearch::search(Position p, Position key, int ply) {
+    count_node();
+    if (const Entry* e = probe(key)) return (e->flags & kWin) != 0;
+    if (table_ && (options_.table_max_pieces == 0 || piece_count(p) <= options_.table_max_pieces)) {
+        if (const auto v = table_->lookup(p)) {
+            ++table_hits_;
+            store(key, v->win, 1);
+            return v->win;
+        }
+    }
+    Frame& f = frames_[static_cast<std::size_t>(ply)];
+    int n = 0;
+    for_each_jump(board_, p, [&](Move m, Position c) { f.moves[n++] = {m, c}; });
+    if (n == 0) return false;
+    const int side = static_cast<int>(p.to_move);
+    // Enhanced transposition cut-off and immediate wins: look every child up first.
+    int live = 0;
+    for (int i = 0; i < n; ++i) {
+        const Position c = f.moves[i].child;
+        if (count_jumps(board_, c) == 0) {  // the opponent has no reply
+            store(key, true, 1);
+            return true;
+        }
+        f.keys[i] = canonical(c);
+        __builtin_prefetch(entries_ + (hash_of(f.keys[i]) & bucket_mask_) * kBucket);
+    }
+    for (int i = 0; i < n; ++i) {
+        const Position c = f.moves[i].child;
+        const int replies = count_jumps(board_, c);
+        const Position ck = f.keys[i];
+        if (const Entry* e = probe(ck)) {
+            if (!(e->flags & kWin)) {
+                store(key, true, 1);
+                return true;
+            }
+            continue;  // a proven win for the opponent: never worth searching
+        }
+        const Move m = f.moves[i].move;
+        // Fewest replies first; among equals, the move that most often refuted before.
+        const std::uint32_t h = history_[(side * 64 + m.from) * 64 + m.to];
+        // The opponent's replies count four times the mover's own jumps in the child.
+        const int own = count_jumps(board_, Position{c.occ, p.to_move});
+        f.score[i] =
+            (4 * replies - own + 256) * 4096 - static_cast<int>(std::min<std::uint32_t>(h, 4095));
+        f.order[live++] = static_cast<std::uint16_t>(i);
+    }
+    const std::uint64_t before = nodes_;
+    if (live == 0) {
+        store(key, false, 1);
+        return false;
+    }
+    // Insertion sort: a handful of moves.
+    for (int i = 1; i < live; ++i) {
+        const std::uint16_t x = f.order[i];
+        int j = i;
+        for (; j > 0 && f.score[f.order[j - 1]] > f.score[x]; --j)
+            f.order[j] = f.order[j - 1];
+        f.order[j] = x;
+    }
+    FrameGuard guard{f.count};
+    f.count = live;
+    for (int k = 0; k < live; ++k) {
+        const int i = f.order[k];
+        f.index = k;
+        f.current = f.moves[i].move;
+        if (!search(f.moves[i].child, f.keys[i], ply + 1)) {
+            auto& h = history_[(side * 64 + f.current.from) * 64 + f.current.to];
+            h = std::min<std::uint32_t>(h + 1 + static_cast<std::uint32_t>(live - k), 1u << 20);
+            store(key, true, nodes_ - before);
+            return true;
+        }
+    }
+    store(key, false, nodes_ - before);
+    return false;
+}
+
+namespace {
+double thread_cpu_seconds() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+}  // namespace
+
+ProofResult ProofSearch::solve(Position p) {
+    ProofResult r;
+    const double cpu_start = thread_cpu_seconds();
+    nodes_ = 0;
+    table_hits_ = 0;
+    limit_ = options_.max_nodes;
+    next_check_ = 1;
+    start_ = last_report_ = std::chrono::steady_clock::now();
+    for (Frame& f : frames_)
+        f.count = 0;
+    const bool opening = !options_.jumps_only && stage_of(board_, options_.rules, p) != Stage::Play;
+    std::vector<MoveChild> moves;
+    if (options_.jumps_only) {
+        for_each_jump(board_, p, [&](Move m, Position c) { moves.push_back({m, c}); });
+    } else {
+        moves = legal_moves(board_, options_.rules, p);
+    }
+    if (options_.algorithm == ProofAlgorithm::Enhanced && !opening) {
+        std::stable_sort(moves.begin(), moves.end(), [&](const MoveChild& a, const MoveChild& b) {
+            return count_jumps(board_, a.child) < count_jumps(board_, b.child);
+        });
+    }
+    try {
+        count_node();
+        Frame& f = frames_[0];
+        f.count = static_cast<int>(moves.size());
+        bool win = false;
+        for (std::size_t i = 0; i < moves.size() && !win; ++i) {
+            f.index = static_cast<int>(i);
+            f.current = moves[i].move;
+            const Position c = moves[i].child;
+            bool child_wins;
+            if (!options_.jumps_only && stage_of(board_, options_.rules, c) != Stage::Play) {
+                child_wins = search_opening(c, 1);
+            } else if (options_.algorithm == ProofAlgorithm::Plain) {
+                child_wins = search_plain(c, 1);
+            } else {
+                child_wins = search(c, canonical(c), 1);
+            }
+            if (!child_wins) {
+                win = true;
+                r.winning_move = moves[i];
+            }
+        }
+        f.count = 0;
+        if (!opening && !moves.empty()) store(canonical(p), win, nodes_);
+        r.win = win;
+    } catch (const NodeLimit&) {
+        r.win.reset();
+        r.winning_move.reset();
+    }
+    for (Frame& f : frames_)
+        f.count = 0;
+    r.nodes = nodes_;
+    r.table_hits = table_hits_;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    r.cpu_seconds = thread_cpu_seconds() - cpu_start;
+    return r;
+}
+
+}  // namespace konane
+
+namespace konane {
+
+SearchedOpenings search_openings(ProofSearch& s,
+                                 const std::function<void(const SearchedOpening&)>& each) {
+    SearchedOpenings out;
+    const Board& b = s.board();
+    const Ruleset r = s.options().rules;
+    bool black_can_win = false, all_removals_lose = true;
+    for (const auto& first : legal_moves(b, r, b.start())) {
+        SearchedOpenings::Choice choice;
+        choice.black = first.move;
+        bool all_black = true;
+        for (const auto& second : legal_moves(b, r, first.child)) {
+            const ProofResult res = s.solve(second.child);
+            SearchedOpening line{first.move, second.move, std::nullopt,
+                                 res.nodes,  res.seconds, res.cpu_seconds};
+            if (res.win) line.winner = *res.win ? Color::Black : Color::White;
+            out.lines.push_back(line);
+            out.nodes += res.nodes;
+            out.seconds += res.seconds;
+            out.cpu_seconds += res.cpu_seconds;
+            if (each) each(line);
+            if (!line.winner) {
+                all_black = false;
+            } else if (*line.winner == Color::White) {
+                all_black = false;
+                if (!choice.white_wins_by) choice.white_wins_by = second.move;
+            }
+        }
+        if (choice.white_wins_by) {
+            choice.winner = Color::White;
+        } else if (all_black) {
+            choice.winner = Color::Black;
+        }
+        black_can_win = black_can_win || choice.winner == Color::Black;
+        all_removals_lose = all_removals_lose && choice.winner == Color::White;
+        out.choices.push_back(choice);
+    }
+    if (black_can_win) {
+        out.winner = Color::Black;
+    } else if (all_removals_lose) {
+        out.winner = Color::White;  // also when Black has no removal at all
+    }
+    return out;
+}
+
+}  // namespace konane

@@ -1,0 +1,190 @@
+// Proof search: win or loss (no depth) of any position up to 8x8, for openings and positions no
+// table holds. Boolean (null-window) alpha-beta over symmetry-reduced positions with a bounded
+// transposition table, enhanced transposition cut-offs and mobility move ordering; optionally a
+// table's stored values. Rules: shared/docs/rules.md ("Jumps", "End"; README.md "Positions no
+// opening produces"); the value is that of rules.md "Values" without the depth.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "core/board.hpp"
+#include "core/movegen.hpp"
+#include "core/symmetry.hpp"
+#include "probe/probe.hpp"
+
+namespace konane {
+
+/// Which proof search ProofSearch runs.
+enum class ProofAlgorithm : std::uint8_t {
+    /// Boolean alpha-beta with enhanced transposition cut-offs (Plaat, Schaeffer, Pijls and de
+    /// Bruin 1996: every child is looked up in the table before any is searched), immediate
+    /// wins (a child where the opponent has no jump), and moves ordered by the opponent's
+    /// replies (fewest first) with a history heuristic (Schaeffer 1989) breaking ties.
+    Enhanced,
+    /// The baseline: boolean alpha-beta with the same transposition table, moves in generation
+    /// order, no other enhancement (for measuring the enhancements: `--plain`).
+    Plain,
+};
+
+/// Options of a ProofSearch.
+struct ProofOptions {
+    /// Opening ruleset: Black's removals on the full board and which one-hole boards are in the
+    /// opening stage (core/board.hpp stage_of).
+    Ruleset rules = Ruleset::Brainking;
+    /// Every position in the jump stage, as in SearchOptions::jumps_only.
+    bool jumps_only = false;
+    /// Bytes of the transposition table (rounded down to a power of two buckets of 64 bytes;
+    /// at least one bucket). The search's other memory is a few hundred KiB.
+    std::size_t memory_bytes = std::size_t{256} << 20;
+    /// Most nodes one solve() may visit (0: no limit); past it, solve() answers "undecided".
+    std::uint64_t max_nodes = 0;
+    ProofAlgorithm algorithm = ProofAlgorithm::Enhanced;
+    /// With a table: look up only positions of at most this many pieces (0: every position).
+    /// Measures what endgame tables of at most k pieces would save a search.
+    int table_max_pieces = 0;
+};
+
+/// What the progress callback sees.
+struct ProofProgress {
+    std::uint64_t nodes = 0;      ///< nodes of this solve() so far
+    double seconds = 0;           ///< since this solve() began
+    std::size_t table_bytes = 0;  ///< bytes of the transposition table
+    std::uint64_t stored = 0;     ///< entries in use in the transposition table
+    std::vector<Move> line;       ///< the moves from the root to the node being searched
+    std::vector<int> line_index;  ///< per move of `line`: its 1-based place among the siblings
+    std::vector<int> line_count;  ///< per move of `line`: how many siblings it has
+};
+
+/// The answer of one solve().
+struct ProofResult {
+    /// True: the side to move wins; false: it loses; nullopt: not decided within max_nodes.
+    std::optional<bool> win;
+    /// A winning move when win is true (none on an undecided or lost position).
+    std::optional<MoveChild> winning_move;
+    std::uint64_t nodes = 0;       ///< nodes visited by this solve()
+    std::uint64_t table_hits = 0;  ///< values taken from the table by this solve()
+    double seconds = 0;            ///< wall time of this solve()
+    double cpu_seconds = 0;        ///< CPU time of this solve() (its thread's)
+};
+
+/// Win/loss proof search on one board. The transposition table is kept between solve() calls
+/// (only proven values are stored, so what one call proves speeds up the next, and a call
+/// stopped at its node limit leaves nothing false behind).
+///
+/// Keys: the canonical form of a position under the board's symmetries (SymmetryGroup); the
+/// opening stage (full board, one-hole board) is never stored. Entries: 16 bytes, buckets of
+/// four (one cache line); a full bucket replaces the entry whose proof took fewest nodes.
+///
+/// With a Tablebase of the same board, a Play-stage position the table holds takes its stored
+/// value (the table's membership is exact and its blocks checksummed).
+///
+/// Not thread-safe: one ProofSearch per thread.
+class ProofSearch {
+  public:
+    /// A search for board b; `table`, when given, must be of board b (std::invalid_argument).
+    /// Maps and faults in the transposition table (options.memory_bytes; std::bad_alloc when
+    /// the system refuses it).
+    explicit ProofSearch(const Board& b, const ProofOptions& options = {},
+                         std::optional<Tablebase> table = std::nullopt);
+    ~ProofSearch();
+    ProofSearch(const ProofSearch&) = delete;
+    ProofSearch& operator=(const ProofSearch&) = delete;
+
+    const Board& board() const { return board_; }
+    const ProofOptions& options() const { return options_; }
+
+    /// Calls `f` during solve() about every `interval` seconds (never more often).
+    void on_progress(std::function<void(const ProofProgress&)> f, double interval = 0.25);
+
+    /// Win or loss of p for the side to move, and a winning move; undecided past max_nodes.
+    ProofResult solve(Position p);
+
+    /// Bytes of the transposition table, and entries in use.
+    std::size_t table_bytes() const;
+    std::uint64_t stored() const { return stored_; }
+    /// Empties the transposition table and the history.
+    void clear();
+
+  private:
+    struct Entry;
+    struct Frame;
+    struct NodeLimit {};
+
+    bool search(Position p, Position key, int ply);
+    bool search_plain(Position p, int ply);
+    bool search_opening(Position p, int ply);
+    Position canonical(Position p) const;
+    const Entry* probe(Position key) const;
+    void store(Position key, bool win, std::uint64_t work);
+    void count_node();
+    void report();
+
+    Board board_;
+    ProofOptions options_;
+    SymmetryGroup group_;
+    std::optional<Tablebase> table_;
+    Entry* entries_ = nullptr;
+    std::size_t table_size_ = 0;
+    std::size_t bucket_mask_ = 0;
+    std::uint64_t stored_ = 0;
+    std::vector<std::uint32_t> history_;  ///< [side][from][to]
+    std::vector<Frame> frames_;           ///< per ply: the move being searched, for progress
+
+    std::uint64_t nodes_ = 0, limit_ = 0, table_hits_ = 0, next_check_ = 0;
+    std::function<void(const ProofProgress&)> progress_;
+    double interval_ = 0.25;
+    std::chrono::steady_clock::time_point start_, last_report_;
+};
+
+/// The number of jumps the side to move has in p (Stage::Play semantics), by bit operations:
+/// each chain of k jumps in one direction counts k moves (rules.md "Jumps").
+int count_jumps(const Board& b, Position p);
+
+}  // namespace konane
+
+namespace konane {
+
+/// One pair of opening removals decided by proof search: the winner of the position after it
+/// (Black to move), or none when it was not decided within the node limit.
+struct SearchedOpening {
+    Move black;  ///< Black's removal
+    Move white;  ///< White's reply
+    std::optional<Color> winner;
+    std::uint64_t nodes = 0;
+    double seconds = 0;      ///< wall time
+    double cpu_seconds = 0;  ///< CPU time
+};
+
+/// Every opening of a board decided by proof search, with the verdicts they imply.
+struct SearchedOpenings {
+    std::vector<SearchedOpening> lines;  ///< Black's removals by square, then White's replies
+    /// Per Black removal (in the order of `lines`): the winner when White replies best (White
+    /// when some reply wins for White, Black when every reply is decided and wins for Black),
+    /// none when undecided; and White's first winning reply.
+    struct Choice {
+        Move black;
+        std::optional<Color> winner;
+        std::optional<Move> white_wins_by;
+    };
+    std::vector<Choice> choices;
+    /// The board's winner (Black when some removal wins against every reply, White when every
+    /// removal loses), none when undecided lines leave it open.
+    std::optional<Color> winner;
+    std::uint64_t nodes = 0;
+    double seconds = 0;      ///< wall time, all lines
+    double cpu_seconds = 0;  ///< CPU time, all lines
+};
+
+/// Decides every opening (Black's removal, White's reply) of s's board and ruleset by
+/// s.solve() on the position after the two removals, one after another with one transposition
+/// table; `each` is called after each line. Every line is searched, even once the verdict is
+/// known, so that the table of openings is complete.
+SearchedOpenings search_openings(ProofSearch& s,
+                                 const std::function<void(const SearchedOpening&)>& each = {});
+
+}  // namespace konane

@@ -1,0 +1,414 @@
+// The proof search (probe/proof.hpp), `konane solve --wdl`, `konane openings --search`, and the
+// rule for positions no opening produces (core/board.hpp stage_of).
+// Verdicts are checked against tables generated here and against rules.md's public facts.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/notation.hpp"
+#include "probe/openings.hpp"
+#include "probe/probe.hpp"
+#include "probe/proof.hpp"
+#include "reference.hpp"
+#include "solver/solve.hpp"
+
+namespace {
+
+using namespace konane;
+namespace fs = std::filesystem;
+
+/// A table of a board and ruleset, generated once per test run into a temporary folder.
+const Tablebase& proof_table(int rows, int cols, Ruleset r) {
+    struct Dir {
+        fs::path path;
+        Dir() {
+            path = fs::path(KONANE_TEST_TMPDIR) / ("proof-" + std::to_string(::getpid()));
+            fs::create_directories(path);
+        }
+        ~Dir() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    };
+    static Dir dir;
+    static std::map<std::tuple<int, int, Ruleset>, Tablebase> cache;
+    auto it = cache.find({rows, cols, r});
+    if (it == cache.end()) {
+        solver::GenerateOptions o;
+        o.board = Board::make(rows, cols);
+        o.rules = r;
+        o.threads = 2;
+        o.output = dir.path / solver::default_table_name(o.board, r);
+        solver::generate(o);
+        it = cache.emplace(std::tuple{rows, cols, r}, Tablebase::open(o.output)).first;
+    }
+    return it->second;
+}
+
+ProofOptions small_options(Ruleset r = Ruleset::Brainking,
+                           ProofAlgorithm a = ProofAlgorithm::Enhanced) {
+    ProofOptions o;
+    o.rules = r;
+    o.memory_bytes = std::size_t{4} << 20;
+    o.algorithm = a;
+    return o;
+}
+
+/// Every opening's winner by proof search equals the table's; so do the board's verdict and
+/// each removal's winner.
+void check_openings_against_table(int rows, int cols, Ruleset r) {
+    {
+        // Boards where no position follows the two removals have no table: Black wins when it
+        // has a removal (White then has no reply), and loses otherwise (no move at all).
+        const Board b = Board::make(rows, cols);
+        std::size_t pairs = 0;
+        const auto removals = legal_moves(b, r, b.start());
+        for (const auto& first : removals)
+            pairs += legal_moves(b, r, first.child).size();
+        if (pairs == 0) {
+            INFO(b.name() << " " << ruleset_name(r) << ": no opening");
+            ProofSearch s(b, small_options(r));
+            const SearchedOpenings got = search_openings(s);
+            CHECK(got.lines.empty());
+            const Color want = removals.empty() ? Color::White : Color::Black;
+            CHECK(got.winner == want);
+            const ProofResult full = s.solve(b.start());
+            REQUIRE(full.win.has_value());
+            CHECK(*full.win == (want == Color::Black));
+            return;
+        }
+    }
+    const Tablebase& tb = proof_table(rows, cols, r);
+    const Board& b = tb.board();
+    INFO(b.name() << " " << ruleset_name(r));
+    const Openings want = compute_openings(tb);
+    for (const ProofAlgorithm alg : {ProofAlgorithm::Enhanced, ProofAlgorithm::Plain}) {
+        ProofSearch s(b, small_options(r, alg));
+        const SearchedOpenings got = search_openings(s);
+        REQUIRE(got.lines.size() == want.lines.size());
+        for (std::size_t i = 0; i < want.lines.size(); ++i) {
+            INFO(format_move(b, want.lines[i].black) << " " << format_move(b, want.lines[i].white));
+            CHECK(got.lines[i].black == want.lines[i].black);
+            CHECK(got.lines[i].white == want.lines[i].white);
+            CHECK(got.lines[i].winner == want.lines[i].winner);
+        }
+        REQUIRE(got.choices.size() == want.choices.size());
+        for (std::size_t i = 0; i < want.choices.size(); ++i)
+            CHECK(got.choices[i].winner == want.choices[i].winner);
+        CHECK(got.winner == want.winner);
+        // The whole board from the full board, in one solve().
+        const ProofResult full = s.solve(b.start());
+        REQUIRE(full.win.has_value());
+        CHECK(*full.win == (want.winner == Color::Black));
+    }
+}
+
+struct CmdResult {
+    int code = -1;
+    std::string out;
+};
+
+CmdResult konane_run(const std::string& args) {
+    const std::string cmd = std::string("'") + KONANE_BINARY + "' " + args + " 2>&1";
+    CmdResult r;
+    FILE* f = ::popen(cmd.c_str(), "r");
+    REQUIRE(f != nullptr);
+    std::array<char, 4096> buf;
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0)
+        r.out.append(buf.data(), n);
+    const int status = ::pclose(f);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("proof: count_jumps counts for_each_jump's moves", "[proof]") {
+    for (int rows = 1; rows <= 8; ++rows) {
+        for (int cols = 1; cols <= 8; ++cols) {
+            const Board b = Board::make(rows, cols);
+            const ref::RefBoard rb(rows, cols);
+            for (const ref::RefPos& rp :
+                 ref::random_positions(rb, ref::Rules::Any, 4, 31u * rows + cols)) {
+                for (const Color side : {Color::Black, Color::White}) {
+                    const Position p{ref::to_core(rb, rp).occ, side};
+                    int n = 0;
+                    for_each_jump(b, p, [&](Move, Position) { ++n; });
+                    CHECK(count_jumps(b, p) == n);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("proof: every opening of every board up to 20 squares equals the table", "[proof]") {
+    for (int rows = 1; rows <= 5; ++rows) {
+        for (int cols = 1; cols <= 5; ++cols) {
+            if (rows * cols > 20 || rows * cols < 2) continue;
+            for (const Ruleset r : {Ruleset::Brainking, Ruleset::Center, Ruleset::Any})
+                check_openings_against_table(rows, cols, r);
+        }
+    }
+}
+
+TEST_CASE("proof: every opening of 5x5 and 4x6 and 6x4 equals the table", "[proof]") {
+    check_openings_against_table(5, 5, Ruleset::Brainking);
+    check_openings_against_table(4, 6, Ruleset::Brainking);
+    check_openings_against_table(6, 4, Ruleset::Brainking);
+}
+
+TEST_CASE("proof: every opening of 5x6 and 6x5 equals the 5x6 and 6x5 tables", "[proof]") {
+    // Generating these tables takes minutes; their openings are in docs/solved.md (written
+    // from the tables by scripts/build-tables): Black wins only after c3-c2 and c3-c4 (5x6),
+    // c4-b4 and c4-d4 (6x5).
+    struct Want {
+        const char* black;
+        const char* white;
+        Color winner;
+    };
+    const std::map<std::string, std::vector<Want>> boards = {
+        {"5x6",
+         {{"a1", "b1", Color::White},
+          {"a1", "a2", Color::White},
+          {"c3", "c2", Color::Black},
+          {"c3", "b3", Color::White},
+          {"c3", "d3", Color::White},
+          {"c3", "c4", Color::Black},
+          {"a5", "a4", Color::White},
+          {"a5", "b5", Color::White}}},
+        {"6x5",
+         {{"c4", "c3", Color::White},
+          {"c4", "b4", Color::Black},
+          {"c4", "d4", Color::Black},
+          {"c4", "c5", Color::White},
+          {"a6", "a5", Color::White},
+          {"a6", "b6", Color::White},
+          {"e6", "e5", Color::White},
+          {"e6", "d6", Color::White}}},
+    };
+    for (const auto& [name, want] : boards) {
+        const Board b = Board::parse(name);
+        INFO(name);
+        ProofOptions o = small_options();
+        o.memory_bytes = std::size_t{32} << 20;
+        ProofSearch s(b, o);
+        const SearchedOpenings got = search_openings(s);
+        REQUIRE(got.lines.size() == want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            CHECK(format_move(b, got.lines[i].black) == want[i].black);
+            CHECK(format_move(b, got.lines[i].white) == want[i].white);
+            CHECK(got.lines[i].winner == want[i].winner);
+        }
+        CHECK(got.winner == Color::White);
+    }
+}
+
+TEST_CASE("proof: random positions equal the table, with and without the table", "[proof]") {
+    struct Spec {
+        int rows, cols;
+        Ruleset r;
+    };
+    for (const Spec spec : {Spec{4, 4, Ruleset::Any}, Spec{4, 5, Ruleset::Brainking},
+                            Spec{5, 5, Ruleset::Brainking}, Spec{3, 6, Ruleset::Center}}) {
+        const Tablebase& tb = proof_table(spec.rows, spec.cols, spec.r);
+        const Board& b = tb.board();
+        const ref::RefBoard rb(spec.rows, spec.cols);
+        INFO(b.name() << " " << ruleset_name(spec.r));
+        ProofSearch plain(b, small_options(spec.r, ProofAlgorithm::Plain));
+        ProofSearch enhanced(b, small_options(spec.r));
+        ProofSearch with_table(b, small_options(spec.r), tb);
+        ProofOptions endgame = small_options(spec.r);
+        endgame.table_max_pieces = 6;  // the table as an endgame table of at most 6 pieces
+        ProofSearch with_endgame(b, endgame, tb);
+        int checked = 0;
+        for (const ref::RefPos& rp :
+             ref::random_positions(rb, ref::rules_of(spec.r), 25, 1000u + spec.rows)) {
+            const Position p = ref::to_core(rb, rp);
+            const auto want = tb.value(p);
+            REQUIRE(want.has_value());
+            INFO(format_position(b, p));
+            for (ProofSearch* s : {&plain, &enhanced, &with_table, &with_endgame}) {
+                const ProofResult got = s->solve(p);
+                REQUIRE(got.win.has_value());
+                CHECK(*got.win == want->win);
+                if (got.winning_move) {
+                    // The winning move leads to a loss for the opponent.
+                    const auto child = tb.value(got.winning_move->child);
+                    REQUIRE(child.has_value());
+                    CHECK(!child->win);
+                }
+                CHECK(got.win.value() == got.winning_move.has_value());
+            }
+            ++checked;
+        }
+        CHECK(checked > 100);
+        ProofSearch fresh(b, small_options(spec.r), tb);
+        const ProofResult from_start = fresh.solve(b.start());
+        CHECK(from_start.table_hits > 0);
+        CHECK(from_start.win == (compute_openings(tb).winner == Color::Black));
+    }
+}
+
+TEST_CASE("proof: rules.md's linear facts and the 2x2 and 4x4 verdicts", "[proof]") {
+    auto wins = [](const std::string& text, Color side) {
+        const ParsedPosition pp = parse_position(text, nullptr);
+        ProofOptions o = small_options();
+        ProofSearch s(pp.board, o);
+        const ProofResult r = s.solve(Position{pp.position.occ, side});
+        REQUIRE(r.win.has_value());
+        return *r.win;
+    };
+    // xo..: Black wins whoever starts; .ox.: whoever moves first wins.
+    CHECK(wins("xo.. b", Color::Black));
+    CHECK(!wins("xo.. w", Color::White));
+    CHECK(wins(".ox. b", Color::Black));
+    CHECK(wins(".ox. w", Color::White));
+    // One empty square, n alternating pieces from White, one empty square (rows up to 8).
+    for (int n = 1; n <= 6; ++n) {
+        std::string row = ".";
+        for (int i = 0; i < n; ++i)
+            row += i % 2 == 0 ? 'o' : 'x';
+        row += '.';
+        INFO(row);
+        const bool black_first = wins(row + " b", Color::Black);
+        const bool white_first = wins(row + " w", Color::White);
+        if (n % 4 == 0) {
+            CHECK(!black_first);
+            CHECK(!white_first);
+        } else if (n % 4 == 2) {
+            CHECK(black_first);
+            CHECK(white_first);
+        } else if (n >= 3) {
+            CHECK(black_first);
+            CHECK(!white_first);
+        }
+    }
+    for (const char* name : {"2x2", "4x4"}) {
+        ProofSearch s(Board::parse(name), small_options());
+        CHECK(search_openings(s).winner == Color::White);
+    }
+}
+
+TEST_CASE("proof: an honest stop at the node limit, and nothing false left behind", "[proof]") {
+    const Board b = Board::make(5, 6);
+    ProofOptions o = small_options();
+    o.max_nodes = 50;
+    ProofSearch s(b, o);
+    const Position p = parse_game(b, Ruleset::Brainking, "a1 b1").positions.back();
+    const ProofResult stopped = s.solve(p);
+    CHECK(!stopped.win.has_value());
+    CHECK(!stopped.winning_move.has_value());
+    CHECK(stopped.nodes <= 51);
+    // The same table, without a limit: White wins 5x6 after a1 b1 (docs/solved.md).
+    ProofOptions unlimited = o;
+    unlimited.max_nodes = 0;
+    ProofSearch fresh(b, unlimited);
+    const ProofResult decided = fresh.solve(p);
+    REQUIRE(decided.win.has_value());
+    CHECK(!*decided.win);
+}
+
+TEST_CASE("proof: a table of another board is refused", "[proof]") {
+    CHECK_THROWS_AS(
+        ProofSearch(Board::make(4, 5), small_options(), proof_table(4, 4, Ruleset::Any)),
+        std::invalid_argument);
+}
+
+TEST_CASE("stages: positions no opening produces are played by jumps", "[proof][rules]") {
+    // 1x4: Black's squares a1 and c1; brainking lets Black empty a1 (corner) and c1 (centre).
+    const Board row = Board::make(1, 4);
+    const Position white_hole = parse_position("xox. w", &row).position;  // hole on a White square
+    CHECK(stage_of(row, Ruleset::Brainking, white_hole) == Stage::Play);
+    CHECK(stage_of(row, Ruleset::Any, white_hole) == Stage::Play);
+    const auto moves = legal_moves(row, Ruleset::Brainking, white_hole);
+    REQUIRE(moves.size() == 1);
+    CHECK(format_move(row, moves[0].move) == "b1-d1");
+    // A hole Black may empty: White's removal next to it.
+    const Position black_hole = parse_position("xo.o w", &row).position;
+    CHECK(stage_of(row, Ruleset::Brainking, black_hole) == Stage::OneHole);
+    CHECK(legal_moves(row, Ruleset::Brainking, black_hole).size() == 2);
+    // 5x5 brainking: b4 is a Black square but neither a corner nor central.
+    const Board b5 = Board::make(5, 5);
+    Position b4_hole{b5.all & ~(std::uint64_t{1} << b5.square(1, 4)), Color::White};
+    REQUIRE(b5.color_of(b5.square(1, 4)) == Color::Black);
+    CHECK(stage_of(b5, Ruleset::Brainking, b4_hole) == Stage::Play);
+    CHECK(stage_of(b5, Ruleset::Any, b4_hole) == Stage::OneHole);
+    CHECK(stage_of(b5, b4_hole) == Stage::OneHole);
+    for (const auto& mc : legal_moves(b5, Ruleset::Brainking, b4_hole))
+        CHECK(!mc.move.is_removal());
+    // The full board: Black's removals; with White to move it is played by jumps (none).
+    CHECK(stage_of(b5, Ruleset::Brainking, b5.start()) == Stage::FullBoard);
+    CHECK(legal_moves(b5, Ruleset::Brainking, Position{b5.all, Color::White}).empty());
+}
+
+TEST_CASE("cli: solve --wdl and openings --search", "[proof][cli]") {
+    using nlohmann::json;
+    {
+        const CmdResult r = konane_run("solve 'xox. w' --wdl --json -q");
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        const json j = json::parse(r.out);
+        CHECK(j["value"] == "win");
+        CHECK(j["winning_move"] == "b1-d1");
+        CHECK(j["game"] == "jumps");
+    }
+    {
+        // The exact search plays the same game (no longer "loss, no move").
+        const CmdResult r = konane_run("solve 'xox. w' --json");
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        const json j = json::parse(r.out);
+        CHECK(j["value"] == "win");
+        CHECK(j["depth"] == 1);
+        CHECK(j["game"] == "jumps");
+    }
+    {
+        const CmdResult r = konane_run("solve 'xo.o w' --wdl --both -q");
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        CHECK(r.out.find("White to move: opening: White removes a piece next to the hole") !=
+              std::string::npos);
+        CHECK(r.out.find("Black to move: jumps") != std::string::npos);
+    }
+    {
+        const CmdResult r = konane_run("solve '.oxox. b' --wdl --both --json -q");
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        const json j = json::parse(r.out);
+        CHECK(j["outcome"] == "second");
+        CHECK(j["black_starts"]["game"] == "jumps");
+    }
+    {
+        const CmdResult r = konane_run("openings --board 4x4 --search --json -q");
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        const json j = json::parse(r.out);
+        CHECK(j["winner"] == "white");
+        CHECK(j["openings"].size() == 12);
+    }
+    {
+        // Not decided within 100 nodes: said so, exit 1, no verdict.
+        const CmdResult r =
+            konane_run("solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/..xoxo b' --wdl --max-nodes 100 -q");
+        INFO(r.out);
+        CHECK(r.code == 1);
+        CHECK(r.out.find("not decided within 100 nodes") != std::string::npos);
+    }
+    {
+        const CmdResult r = konane_run("solve 'xox. w' --max-nodes 100");
+        CHECK(r.code == 2);
+        const CmdResult o = konane_run("openings --search");
+        CHECK(o.code == 2);
+    }
+}
