@@ -130,6 +130,7 @@ def main():
         for l in sorted(gen["layers"], key=lambda l: -l["pieces"]):
             w(f"| {l['pieces']} | {l['classes']:,} | {l['raw']:,} | {l['max_depth']} |")
         w("")
+    w("Boards past the tables (6x7, 7x6), by proof search: [beyond.md](beyond.md).")
     print("\n".join(out))
 
 
