@@ -464,8 +464,10 @@ Mphf& Mphf::operator=(Mphf&& other) noexcept {
 
 Mphf Mphf::build(std::span<const std::uint64_t> keys, int threads, std::uint64_t seed,
                  const MphfBuildParams& params) {
-    if (params.lambda_tenths < 10 || params.lambda_tenths > 80 || params.slack_den < 8) {
-        throw std::invalid_argument("Mphf::build: lambda must be 1.0..8.0, slack_den 8 or more");
+    // Past lambda 4 or one free slot per 1000 keys, 8-bit pilots may find no placement.
+    if (params.lambda_tenths < 10 || params.lambda_tenths > 40 || params.slack_den < 8 ||
+        params.slack_den > 1000) {
+        throw std::invalid_argument("Mphf::build: lambda must be 1.0..4.0, slack_den 8..1000");
     }
     if (threads <= 0) threads = omp_get_max_threads();
     threads = std::max(1, threads);
