@@ -6,6 +6,7 @@ import concurrent.futures
 import os
 import pickle
 import random
+import signal
 
 import pytest
 
@@ -448,7 +449,17 @@ def test_an_exception_in_progress_stops_generation_and_leaves_no_table(tmp_path)
 
 def test_ctrl_c_stops_generation_and_leaves_no_table(tmp_path):
     # interrupt_main() is what Ctrl-C does: a pending SIGINT for the main thread. Whichever
-    # thread reports progress, the KeyboardInterrupt comes out of generate().
+    # thread reports progress, the KeyboardInterrupt comes out of generate(). A shell starts a
+    # background job with SIGINT ignored, and Python then leaves it so (interrupt_main() does
+    # nothing): the test puts Python's own handler back, as in a foreground process.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _generate_and_interrupt(tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _generate_and_interrupt(tmp_path):
     interrupted = []
 
     def progress(phase, pieces, done, total):
