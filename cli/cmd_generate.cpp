@@ -43,14 +43,6 @@ std::string mib(std::uint64_t bytes) {
 /// The least free disk space a generation starts with.
 constexpr std::uint64_t kMinDisk = std::uint64_t{64} << 20;
 
-/// The nearest existing path at or above `p` ("." when none); it may be a file.
-std::filesystem::path existing_parent(std::filesystem::path p) {
-    std::error_code ec;
-    while (!p.empty() && !std::filesystem::exists(p, ec))
-        p = p.parent_path();
-    return p.empty() ? std::filesystem::path(".") : p;
-}
-
 /// Throws format::IoError naming `what` unless a file can be created in directory `dir`
 /// (tried for real, so that permissions, a read-only file system and root's rights all count;
 /// the file is removed at once).
@@ -99,7 +91,7 @@ void check_work_dir(const std::filesystem::path& work) {
     if (fs::exists(work, ec) && !fs::is_directory(work, ec)) {
         throw UsageError(what + ": exists and is not a directory");
     }
-    const fs::path base = existing_parent(work);
+    const fs::path base = solver::existing_parent(work);
     if (!fs::is_directory(base, ec)) {
         throw UsageError(what + ": " + printable(base.string()) + " is not a directory");
     }
@@ -175,7 +167,7 @@ int run_generate(const GenerateArgs& a) {
     };
     o.run_progress = [&](std::uint64_t done, std::uint64_t total) { progress.run(done, total); };
     std::error_code ec;
-    const auto space = std::filesystem::space(existing_parent(o.work_dir), ec);
+    const auto space = std::filesystem::space(solver::existing_parent(o.work_dir), ec);
     if (!ec && space.available < kMinDisk) {
         throw UsageError(fmt::format("work directory {}: only {} free on its file system",
                                      o.work_dir.string(), mib(space.available)));

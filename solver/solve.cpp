@@ -114,18 +114,9 @@ std::string gib(std::uint64_t bytes) {
     return buf;
 }
 
-// The device holding `p` or, when it does not exist yet, its nearest existing parent.
-std::filesystem::path existing(std::filesystem::path p) {
-    std::error_code ec;
-    if (p.empty()) p = ".";
-    while (!std::filesystem::exists(p, ec) && p.has_parent_path() && p != p.parent_path())
-        p = p.parent_path();
-    return p;
-}
-
 std::uint64_t free_bytes(const std::filesystem::path& p) {
     std::error_code ec;
-    const auto s = std::filesystem::space(existing(p), ec);
+    const auto s = std::filesystem::space(existing_parent(p), ec);
     return ec ? UINT64_MAX : s.available;
 }
 
@@ -150,8 +141,8 @@ void check_resources(const Board& b, Ruleset rules, std::uint64_t budget,
     std::uint64_t need_out = output.empty() ? 0 : e->table_bytes;
     struct stat sw {
     }, so{};
-    const bool same = !output.empty() && ::stat(existing(work).c_str(), &sw) == 0 &&
-                      ::stat(existing(output).c_str(), &so) == 0 && sw.st_dev == so.st_dev;
+    const bool same = !output.empty() && ::stat(existing_parent(work).c_str(), &sw) == 0 &&
+                      ::stat(existing_parent(output).c_str(), &so) == 0 && sw.st_dev == so.st_dev;
     if (same) need_work += need_out, need_out = 0;
     auto refuse = [&](const std::filesystem::path& where, std::uint64_t need, std::uint64_t have) {
         throw std::invalid_argument(where.string() + ": " + gib(have) +

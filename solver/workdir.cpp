@@ -380,6 +380,13 @@ std::uint64_t directory_bytes(const std::filesystem::path& dir) {
     return sum;
 }
 
+std::filesystem::path existing_parent(std::filesystem::path p) {
+    std::error_code ec;
+    while (!p.empty() && !std::filesystem::exists(p, ec))
+        p = p.parent_path();
+    return p.empty() ? std::filesystem::path(".") : p;
+}
+
 std::uint64_t WorkDir::bytes_on_disk() const {
     return directory_bytes(dir_);
 }

@@ -110,6 +110,9 @@ class WorkDir {
 /// Bytes of the regular files directly in `dir` (0 when it cannot be read).
 std::uint64_t directory_bytes(const std::filesystem::path& dir);
 
+/// The nearest existing path at or above `p` ("." when none); it may be a file. Throws nothing.
+std::filesystem::path existing_parent(std::filesystem::path p);
+
 /// Peak resident set size of this process in bytes since it started (VmHWM of
 /// /proc/self/status; 0 if unknown).
 std::uint64_t peak_rss_bytes();
