@@ -1,11 +1,23 @@
 // Shared helpers of the writer and the reader (format/detail.hpp).
 #include <xxhash.h>
 
+#include <random>
+#include <string>
 #include <thread>
 
 #include "format/detail.hpp"
 
 namespace konane::format::detail {
+
+std::string random_suffix() {
+    std::random_device rd;
+    const std::uint64_t r = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    char buf[17];
+    for (int i = 0; i < 16; ++i)
+        buf[i] = "0123456789abcdef"[(r >> (4 * i)) & 15];
+    buf[16] = 0;
+    return buf;
+}
 
 std::uint64_t xxh3_64(const void* data, std::size_t len) {
     return XXH3_64bits(data, len);

@@ -89,6 +89,8 @@ inline void put32(std::uint8_t* p, std::uint32_t v) {
 
 // ---- hashing ------------------------------------------------------------------------------
 std::uint64_t xxh3_64(const void* data, std::size_t len);
+/// 16 random hex digits, the suffix of a temporary file's name (temporary_path()).
+std::string random_suffix();
 
 // ---- checks -------------------------------------------------------------------------------
 inline bool is_pow2(std::uint64_t x) {

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -41,16 +40,6 @@ struct Xxh128 {
     void add(const std::uint8_t* p, std::size_t n) { XXH3_128bits_update(s, p, n); }
     XXH128_hash_t done() const { return XXH3_128bits_digest(s); }
 };
-
-std::string hex_suffix() {
-    std::random_device rd;
-    const std::uint64_t r = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-    char buf[17];
-    for (int i = 0; i < 16; ++i)
-        buf[i] = "0123456789abcdef"[(r >> (4 * i)) & 15];
-    buf[16] = 0;
-    return buf;
-}
 
 }  // namespace
 
@@ -97,7 +86,9 @@ std::uint64_t upgrade_v2_table(const std::filesystem::path& input,
     if (lt_off > size - kV2Trailer || size - kV2Trailer - lt_off != lt_size)
         throw bad("trailer: layer table not just before the trailer");
 
-    // The new header: version 3, its checksum again.
+    // The new header: version 3, its checksum again (the old one is hashed as it was).
+    std::uint8_t old_h[kHeaderSize];
+    std::memcpy(old_h, h, kHeaderSize);
     put32(h + hdr::version, kFormatVersion);
     put64(h + hdr::checksum, xxh3_64(h, hdr::checksum));
     // The new trailer: version 2's fields up to cs2_xxh, the file 8 bytes longer (the layer
@@ -109,7 +100,7 @@ std::uint64_t upgrade_v2_table(const std::filesystem::path& input,
     put64(t3 + trl::header_xxh, le64(h + hdr::checksum));
 
     // Output: a temporary name beside it, removed on any failure or signal.
-    const std::filesystem::path tmp = temporary_path(output, hex_suffix());
+    const std::filesystem::path tmp = temporary_path(output, random_suffix());
     const int handle = register_temporary(tmp);
     Fd out;
     out.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -142,8 +133,6 @@ std::uint64_t upgrade_v2_table(const std::filesystem::path& input,
     // Stream: the old file's hash over its bytes [0, size - 24) checks it; the new one's over
     // [0, new_size - 24) is written at its end.
     Xxh128 old_hash, new_hash;
-    std::uint8_t old_h[kHeaderSize];
-    read_at(old_h, kHeaderSize, 0);
     old_hash.add(old_h, kHeaderSize);
     new_hash.add(h, kHeaderSize);
     write_all(h, kHeaderSize);

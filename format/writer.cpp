@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
-#include <random>
 #include <system_error>
 
 #include "format/cleanup.hpp"
@@ -32,17 +31,6 @@ namespace {
 constexpr std::size_t kRankBatch = std::size_t{1} << 20;
 /// Size of the sequential write buffer.
 constexpr std::size_t kWriteBuffer = std::size_t{1} << 20;
-
-std::string random_suffix() {
-    std::random_device rd;
-    const std::uint64_t r = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-    char buf[17];
-    static const char* hex = "0123456789abcdef";
-    for (int i = 0; i < 16; ++i)
-        buf[i] = hex[(r >> (4 * i)) & 15];
-    buf[16] = 0;
-    return buf;
-}
 
 struct XXH3Deleter {
     void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
