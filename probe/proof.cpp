@@ -213,9 +213,7 @@ bool ProofSearch::search_opening(Position p, int ply) {
     return false;
 }
 
-bool ProofSearch::search_plain(Position p, int ply) {
-    count_node();
-    const Position key = canonical(p);
+std::optional<bool> ProofSearch::known(Position p, Position key) {
     if (const Entry* e = probe(key)) return (e->flags & kWin) != 0;
     if (table_ && (options_.table_max_pieces == 0 || piece_count(p) <= options_.table_max_pieces)) {
         if (const auto v = table_->lookup(p)) {
@@ -224,6 +222,13 @@ bool ProofSearch::search_plain(Position p, int ply) {
             return v->win;
         }
     }
+    return std::nullopt;
+}
+
+bool ProofSearch::search_plain(Position p, int ply) {
+    count_node();
+    const Position key = canonical(p);
+    if (const auto v = known(p, key)) return *v;
     Frame& f = frames_[static_cast<std::size_t>(ply)];
     int n = 0;
     for_each_jump(board_, p, [&](Move m, Position c) { f.moves[n++] = {m, c}; });
@@ -245,14 +250,7 @@ bool ProofSearch::search_plain(Position p, int ply) {
 
 bool ProofSearch::search(Position p, Position key, int ply) {
     count_node();
-    if (const Entry* e = probe(key)) return (e->flags & kWin) != 0;
-    if (table_ && (options_.table_max_pieces == 0 || piece_count(p) <= options_.table_max_pieces)) {
-        if (const auto v = table_->lookup(p)) {
-            ++table_hits_;
-            store(key, v->win, 1);
-            return v->win;
-        }
-    }
+    if (const auto v = known(p, key)) return *v;
     Frame& f = frames_[static_cast<std::size_t>(ply)];
     int n = 0;
     for_each_jump(board_, p, [&](Move m, Position c) { f.moves[n++] = {m, c}; });

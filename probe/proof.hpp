@@ -120,6 +120,9 @@ class ProofSearch {
     bool search_opening(Position p, int ply);
     Position canonical(Position p) const;
     const Entry* probe(Position key) const;
+    /// The value of p (canonical form `key`) when the transposition table or the given table
+    /// already holds it (a table's answer is stored in the transposition table); else nothing.
+    std::optional<bool> known(Position p, Position key);
     void store(Position key, bool win, std::uint64_t work);
     void count_node();
     void report();
