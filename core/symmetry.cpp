@@ -53,6 +53,43 @@ SymmetryGroup::SymmetryGroup(const Board& b) : board_(b) {
             }
         }
     }
+    // The bit-operation path: boards of at most 8 x 8 whose keys leave bit 63 free.
+    fast_ = R <= 8 && C <= 8 && n <= 63;
+    if (fast_) {
+        gap_ = 8 - C;
+        const std::uint64_t row = (std::uint64_t{1} << C) - 1;
+        for (int i = 0; i < 3; ++i) {
+            const int bit = 2 - i;  // step i moves the rows y with bit `bit` of y set
+            for (int y = 0; y < R; ++y) {
+                if (!((y >> bit) & 1)) continue;
+                // Before step i, row y has moved by the steps of its higher bits.
+                const int moved = (y >> (bit + 1) << (bit + 1)) * gap_;
+                spread_[i] |= row << (y * C + moved);
+                // from_8x8 undoes step i after undoing the steps of the lower bits.
+                const int left = (y >> bit << bit) * gap_;  // shift still applied then
+                gather_[i] |= row << (y * C + left);
+            }
+        }
+        // The images of Black's squares, in canonical_key_8x8's order.
+        const std::uint64_t x = to_8x8(b.color[0]), t = transpose_8x8(x);
+        const int vshift = 8 * (8 - R), hshift = 8 - C;
+        const std::uint64_t img[8] = {x,
+                                      __builtin_bswap64(x) >> vshift,
+                                      mirror_bytes(x) >> hshift,
+                                      __builtin_bswap64(mirror_bytes(x)) >> (vshift + hshift),
+                                      t,
+                                      __builtin_bswap64(t) >> vshift,
+                                      mirror_bytes(t) >> hshift,
+                                      __builtin_bswap64(mirror_bytes(t)) >> (vshift + hshift)};
+        for (int k = 0; k < size_; ++k) {
+            const std::uint64_t black = from_8x8(img[k]);
+            if (black != b.color[0] && black != b.color[1]) {
+                fast_ = false;  // not a symmetry of the colouring: cannot happen on R x C
+                break;
+            }
+            side_flip_[k] = black == b.color[0] ? 0 : std::uint64_t{1} << 63;
+        }
+    }
 }
 
 Position SymmetryGroup::canonical(Position p) const {

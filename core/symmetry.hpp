@@ -2,6 +2,7 @@
 // Source: shared/docs/rules.md, "Equivalent positions".
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -49,8 +50,12 @@ class SymmetryGroup {
     /// exactly when their canonical forms are equal.
     Position canonical(Position p) const;
 
-    /// key_of(canonical(p)); boards of at most 63 squares.
+    /// key_of(canonical(p)); boards of at most 63 squares. On boards of at most 8 rows and 8
+    /// columns it computes the images with bit operations on an 8x8 layout (byte swap, byte
+    /// mirror, transpose: a few dozen register operations, no memory access) instead of the
+    /// byte tables; the result is the same.
     std::uint64_t canonical_key(Position p) const {
+        if (fast_) return size_ == 8 ? canonical_key_8x8<true>(p) : canonical_key_8x8<false>(p);
         std::uint64_t best = key_of(p);
         for (int g = 1; g < size_; ++g) {
             const std::uint64_t k =
@@ -70,7 +75,64 @@ class SymmetryGroup {
     bool has_colour_swap() const { return swap_mask_ != 0; }
 
   private:
+    // The 8x8 layout: square (rank y, file f) at bit 8y + f. Moving a board of C <= 8 columns
+    // to it and back keeps the order of occupancies (both number squares rank by rank), so the
+    // least image there is the least image in the board's own layout.
+    // Row y moves up by y * (8 - C) bits, in three delta steps (rows with bit 2, 1, 0 of y set
+    // move by 4, 2, 1 times 8 - C), each a mask, a shift and an or.
+    std::uint64_t to_8x8(std::uint64_t x) const {
+        x = (x & ~spread_[0]) | ((x & spread_[0]) << (4 * gap_));
+        x = (x & ~spread_[1]) | ((x & spread_[1]) << (2 * gap_));
+        return (x & ~spread_[2]) | ((x & spread_[2]) << gap_);
+    }
+    std::uint64_t from_8x8(std::uint64_t x) const {
+        x = (x & ~gather_[2]) | ((x & gather_[2]) >> gap_);
+        x = (x & ~gather_[1]) | ((x & gather_[1]) >> (2 * gap_));
+        return (x & ~gather_[0]) | ((x & gather_[0]) >> (4 * gap_));
+    }
+    // Reverses the bits of each byte (file f -> 7 - f).
+    static std::uint64_t mirror_bytes(std::uint64_t x) {
+        x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+        x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+        return ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
+    }
+    // (rank y, file f) -> (rank f, file y) by three delta swaps (the "flip about the a1-h8
+    // diagonal" of chess bitboards, chessprogramming.org "Flipping Mirroring and Rotating").
+    static std::uint64_t transpose_8x8(std::uint64_t x) {
+        std::uint64_t t = 0x0F0F0F0F00000000ull & (x ^ (x << 28));
+        x ^= t ^ (t >> 28);
+        t = 0x3333000033330000ull & (x ^ (x << 14));
+        x ^= t ^ (t >> 14);
+        t = 0x5500550055005500ull & (x ^ (x << 7));
+        return x ^ t ^ (t >> 7);
+    }
+    // The least key over the group's images, in the 8x8 layout: identity, top-bottom mirror,
+    // left-right mirror, 180-degree rotation, and on square boards the same four after a
+    // transpose. The byte mirror commutes with the byte swap and with shifts by whole bytes.
+    template <bool Square>
+    std::uint64_t canonical_key_8x8(Position p) const {
+        const int vshift = 8 * (8 - board_.rows), hshift = 8 - board_.cols;
+        const std::uint64_t side = static_cast<std::uint64_t>(p.to_move) << 63;
+        auto least4 = [&](std::uint64_t a, const std::uint64_t* flip) {
+            const std::uint64_t m = mirror_bytes(a);
+            const std::uint64_t k0 = a | (side ^ flip[0]);
+            const std::uint64_t k1 = (__builtin_bswap64(a) >> vshift) | (side ^ flip[1]);
+            const std::uint64_t k2 = (m >> hshift) | (side ^ flip[2]);
+            const std::uint64_t k3 = (__builtin_bswap64(m) >> (vshift + hshift)) | (side ^ flip[3]);
+            return std::min(std::min(k0, k1), std::min(k2, k3));
+        };
+        const std::uint64_t x = to_8x8(p.occ);
+        std::uint64_t best = least4(x, side_flip_);
+        if constexpr (Square) best = std::min(best, least4(transpose_8x8(x), side_flip_ + 4));
+        return from_8x8(best & ~(std::uint64_t{1} << 63)) | (best & (std::uint64_t{1} << 63));
+    }
+
     Board board_;
+    bool fast_ = false;                // canonical_key() by canonical_key_8x8()
+    int gap_ = 0;                      // 8 - C
+    std::uint64_t spread_[3] = {};     // to_8x8's rows moving at step i, where they are then
+    std::uint64_t gather_[3] = {};     // from_8x8's rows moving at step i, where they are then
+    std::uint64_t side_flip_[8] = {};  // bit 63 set where image k of canonical_key_8x8 swaps colour
     int size_ = 0;
     int bytes_ = 0;
     unsigned swap_mask_ = 0;

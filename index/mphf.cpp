@@ -2,6 +2,8 @@
 // algorithm, the query and the serialized layout.
 #include "index/mphf.hpp"
 
+#include "index/huge_pages.hpp"
+
 #include <omp.h>
 #include <xxhash.h>
 
@@ -301,7 +303,8 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
     counts = {};
 
     // Phase 2: build partitions independently.
-    std::vector<std::uint8_t> pilots(P * B + 8, 0);
+    std::vector<std::uint8_t> pilots;
+    assign_huge(pilots, P * B + 8);
     std::vector<std::vector<std::uint64_t>> free_slots(P);
     std::atomic<int> status{0};  // 0 ok, 1 fail, 2 duplicate
     std::exception_ptr error;
@@ -341,7 +344,8 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
     const std::uint64_t pilot_words = words_for_bytes(static_cast<unsigned __int128>(P) * B);
     const std::uint64_t remap_words = words_for_bytes(static_cast<unsigned __int128>(R) * W);
     const std::uint64_t total = kHeaderWords + off_words + pilot_words + remap_words;
-    std::vector<std::uint64_t> words(total, 0);
+    std::vector<std::uint64_t> words;
+    assign_huge(words, total);
     std::uint8_t* remap =
         reinterpret_cast<std::uint8_t*>(words.data() + kHeaderWords + off_words + pilot_words);
     {

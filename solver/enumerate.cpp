@@ -14,6 +14,7 @@
 
 #include "core/movegen.hpp"
 #include "format/cleanup.hpp"
+#include "index/huge_pages.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/radix_sort.hpp"
 #include "solver/workdir.hpp"
@@ -201,7 +202,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
     }
 
     std::vector<std::uint64_t> pending, entries, scratch;
-    pending.reserve(capacity);
+    reserve_huge(pending, capacity);
     // The merge holds about 1 MiB per run (a decoded chunk and its compressed bytes): more runs
     // than an eighth of the budget allows are first merged in groups into one run each.
     const std::size_t fan_in =
@@ -220,7 +221,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
         auto spill = [&](bool all) {
             compact(pending, scratch, bits, threads);
             scratch = {};
-            if (pending.capacity() < capacity) pending.reserve(capacity);  // swapped by the sort
+            reserve_huge(pending, capacity);  // swapped by the sort
             if (!all && pending.size() <= capacity / 2) return;
             std::size_t at = 0;
             while (at < pending.size()) {

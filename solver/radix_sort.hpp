@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "index/huge_pages.hpp"
+
 namespace konane::solver {
 
 /// Sorts `v` ascending by its low `bits` bits (all higher bits must be zero), in passes of 11
@@ -25,6 +27,7 @@ inline void radix_sort(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>
         std::sort(v.begin(), v.end());
         return;
     }
+    reserve_huge(scratch, n);
     scratch.resize(n);
     threads = std::max(1, std::min<int>(threads, static_cast<int>(n / 65536) + 1));
     std::vector<std::array<std::size_t, kBuckets>> count(static_cast<std::size_t>(threads));

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "format/table.hpp"
+#include "index/huge_pages.hpp"
 #include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/retrograde.hpp"
@@ -31,7 +32,7 @@ double since(Clock::time_point t) {
 void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
                  const std::vector<std::uint64_t>& keys, std::vector<Depth>& by_rank, int threads,
                  const ProgressFn& progress) {
-    layer.depth.assign(keys.size(), 0);
+    assign_huge(layer.depth, keys.size());
     by_rank.assign(keys.size(), 0);
     const MphfView mph = layer.mphf.view();
     recompute_layer(
@@ -270,8 +271,10 @@ GenerateReport generate(const GenerateOptions& o) {
         std::vector<Depth> by_rank;  // the depths in key order, as the file stores them
         if (rec.solved) {
             // Solved before an interruption: read back the hash and the depths.
-            layer->mphf = Mphf::from_words(read_key_file(wd.solved_mphf(n)));
-            layer->depth = read_byte_file(wd.solved_depth(n), keys.size());
+            // In huge pages, as a layer solved here would be: the next layers look up depths
+            // in it at random.
+            layer->mphf = Mphf::from_words(huge_copy(read_key_file(wd.solved_mphf(n))));
+            layer->depth = huge_copy(read_byte_file(wd.solved_depth(n), keys.size()));
             if (layer->mphf.size() != keys.size()) {
                 throw std::runtime_error("work file " + wd.solved_mphf(n).string() +
                                          ": perfect hash of the wrong size");

@@ -9,6 +9,7 @@
 
 #include "core/notation.hpp"
 #include "core/symmetry.hpp"
+#include "index/huge_pages.hpp"
 #include "index/mphf.hpp"
 #include "probe/table_check.hpp"
 #include "solver/keyfile.hpp"
@@ -156,7 +157,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         // Depths by slot of a perfect hash built here, for the children's look-ups.
         layer->mphf = Mphf::build(el.keys, threads, Mphf::kDefaultSeed, kFastBuild);
         const MphfView view = layer->mphf.view();
-        layer->depth.assign(el.keys.size(), 0);
+        assign_huge(layer->depth, el.keys.size());
         const auto n = static_cast<std::int64_t>(el.keys.size());
 #pragma omp parallel for num_threads(threads) if (n > 65536) schedule(static)
         for (std::int64_t i = 0; i < n; ++i) {

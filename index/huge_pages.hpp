@@ -1,0 +1,67 @@
+// Transparent huge pages for the large arrays that are read at random (depths by hash slot, the
+// perfect hash's pilots) or scattered into (the radix sort). With 4 KiB pages nearly every
+// random access to an array of gigabytes also misses the TLB; with 2 MiB pages it does not.
+// Measured on this project's machine (AMD EPYC, THP in "madvise" mode): batched, prefetched
+// random reads of one byte from a 1 GiB array, 16 ns each with 4 KiB pages, 10 ns with 2 MiB.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace konane {
+
+/// Asks the kernel to back the whole 2 MiB pages inside [p, p + bytes) with transparent huge
+/// pages (madvise MADV_HUGEPAGE). Takes effect for pages not yet touched, so call it before the
+/// memory is first written. Ranges under 4 MiB are left alone; a kernel that refuses (THP
+/// "never", no support) changes nothing: this is only advice, and never fails.
+inline void advise_huge_pages(void* p, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+    if (bytes < 2 * kHuge) return;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+/// Replaces v by n value-initialised elements in freshly allocated memory advised to huge
+/// pages before it is first touched (advise_huge_pages()). Throws std::bad_alloc as
+/// std::vector does.
+template <class T>
+void assign_huge(std::vector<T>& v, std::size_t n) {
+    std::vector<T> fresh;
+    fresh.reserve(n);
+    advise_huge_pages(fresh.data(), n * sizeof(T));
+    fresh.resize(n);
+    v.swap(fresh);
+}
+
+/// A copy of v in memory advised to huge pages (assign_huge()), for arrays read from a file.
+template <class T>
+std::vector<T> huge_copy(const std::vector<T>& v) {
+    std::vector<T> out;
+    out.reserve(v.size());
+    advise_huge_pages(out.data(), v.size() * sizeof(T));
+    out.assign(v.begin(), v.end());
+    return out;
+}
+
+/// Makes sure v can hold n elements without reallocating; a new allocation is advised to huge
+/// pages before it is touched. The contents are kept. Throws std::bad_alloc as std::vector does.
+template <class T>
+void reserve_huge(std::vector<T>& v, std::size_t n) {
+    if (v.capacity() >= n) return;
+    std::vector<T> fresh;
+    fresh.reserve(n);
+    advise_huge_pages(fresh.data(), n * sizeof(T));
+    fresh.insert(fresh.end(), v.begin(), v.end());
+    v.swap(fresh);
+}
+
+}  // namespace konane
