@@ -203,6 +203,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
 
     std::vector<std::uint64_t> pending, entries, scratch;
     reserve_huge(pending, capacity);
+    reserve_huge(scratch, capacity);
     // The merge holds about 1 MiB per run (a decoded chunk and its compressed bytes): more runs
     // than an eighth of the budget allows are first merged in groups into one run each.
     const std::size_t fan_in =
@@ -219,9 +220,9 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
         // Sorts and deduplicates the waiting children; writes them as one run per layer when
         // `all` or when they still fill half the arena.
         auto spill = [&](bool all) {
+            // Both buffers keep the arena's capacity for the whole enumeration (the sort swaps
+            // them): no reallocation, and no page is cleared again.
             compact(pending, scratch, bits, threads);
-            scratch = {};
-            reserve_huge(pending, capacity);  // swapped by the sort
             if (!all && pending.size() <= capacity / 2) return;
             std::size_t at = 0;
             while (at < pending.size()) {

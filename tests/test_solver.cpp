@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <set>
 
 #include "format/table.hpp"
@@ -16,6 +17,7 @@
 #include "reference.hpp"
 #include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
+#include "solver/radix_sort.hpp"
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
 #include "solver/workdir.hpp"
@@ -387,4 +389,32 @@ TEST_CASE("generate refuses boards over 36 squares", "[solver]") {
     solver::GenerateOptions o;
     o.board = Board::make(6, 7);
     CHECK_THROWS_AS(solver::generate(o), std::invalid_argument);
+}
+
+TEST_CASE("radix_sort sorts like std::sort for any size, width, skew and thread count",
+          "[solver][sort]") {
+    std::mt19937_64 rng(11);
+    for (const std::size_t n : {0, 1, 2, 100, 5000, 70000, 300000}) {
+        for (const int bits : {8, 20, 23, 33, 42, 61}) {
+            for (const int skew : {0, 1, 2}) {
+                std::vector<std::uint64_t> v(n);
+                const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+                for (auto& x : v) {
+                    x = rng() & mask;
+                    // 1: the top bits mostly zero (one bucket holds nearly all), 2: few values.
+                    if (skew == 1 && rng() % 8 != 0) x >>= std::min(bits - 1, 12);
+                    if (skew == 2) x %= 37;
+                }
+                std::vector<std::uint64_t> want = v;
+                std::sort(want.begin(), want.end());
+                for (const int threads : {1, 2}) {
+                    std::vector<std::uint64_t> got = v, scratch;
+                    solver::radix_sort(got, scratch, bits, threads);
+                    INFO("n " << n << " bits " << bits << " skew " << skew << " threads "
+                              << threads);
+                    REQUIRE(got == want);
+                }
+            }
+        }
+    }
 }
