@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
+#include "cli/gap_arg.hpp"
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
@@ -120,6 +122,8 @@ void check_threads(int threads) {
 struct GenerateArgs {
     std::string board;
     std::string rules = "brainking";
+    bool rules_given = false;
+    std::string gap;  ///< --gap SQ,SQ (empty: the ruleset's removals)
     int threads = 0;
     std::string output;
     std::string work;
@@ -133,6 +137,9 @@ int run_generate(const GenerateArgs& a) {
     solver::GenerateOptions o;
     o.board = Board::parse(a.board);
     o.rules = parse_ruleset(a.rules);
+    if (!a.gap.empty()) o.gap = gap_arg(o.board, a.gap, a.rules_given, a.rules);
+    const Opening opening = solver::opening_of(o);
+    const std::string label = opening_label(o.board, opening);
     if (o.board.squares() > solver::kMaxGenerateSquares) {
         throw UsageError(fmt::format("board {} has {} squares: tables are generated for at most {}",
                                      o.board.name(), o.board.squares(),
@@ -141,7 +148,7 @@ int run_generate(const GenerateArgs& a) {
     if (a.threads < 0) throw UsageError("-j THREADS must be 1 or more (0: all cores)");
     o.threads = a.threads;
     o.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
-    o.output = a.output.empty() ? solver::default_table_name(o.board, o.rules) : a.output;
+    o.output = a.output.empty() ? solver::default_table_name(o.board, opening) : a.output;
     o.work_dir =
         a.work.empty() ? solver::default_work_dir(o.output) : std::filesystem::path(a.work);
     o.keep_work = a.keep_work;
@@ -174,13 +181,13 @@ int run_generate(const GenerateArgs& a) {
     }
     if (!a.quiet) {
         std::fprintf(stderr, "%s %s: memory budget %s, work directory %s (%s free)%s\n",
-                     o.board.name().c_str(), ruleset_name(o.rules), mib(budget).c_str(),
+                     o.board.name().c_str(), label.c_str(), mib(budget).c_str(),
                      printable(o.work_dir.string()).c_str(),
                      ec ? "?" : mib(space.available).c_str(),
                      std::filesystem::exists(o.work_dir / "manifest") ? ", resuming" : "");
     }
     if (!a.quiet) {
-        if (const auto e = solver::estimate_resources(o.board, o.rules)) {
+        if (const auto e = o.gap ? std::nullopt : solver::estimate_resources(o.board, o.rules)) {
             std::fprintf(stderr,
                          "estimate%s: %llu positions; memory %s for the largest layer's solve; "
                          "disk %s (work) + %s (table), from %s\n",
@@ -203,7 +210,7 @@ int run_generate(const GenerateArgs& a) {
     if (a.json) {
         json j;
         j["board"] = o.board.name();
-        j["rules"] = ruleset_name(o.rules);
+        put_opening(j, o.board, opening);
         j["file"] = printable(o.output.string());
         j["positions"] = {{"classes", rep.classes}, {"raw", rep.raw}};
         j["threads"] = rep.threads;
@@ -244,8 +251,7 @@ int run_generate(const GenerateArgs& a) {
         return kOk;
     }
     std::printf("%s %s: %zu layers, %llu classes, %llu raw positions\n", o.board.name().c_str(),
-                ruleset_name(o.rules), rep.layers.size(),
-                static_cast<unsigned long long>(rep.classes),
+                label.c_str(), rep.layers.size(), static_cast<unsigned long long>(rep.classes),
                 static_cast<unsigned long long>(rep.raw));
     std::printf("%6s %12s %12s %9s %10s %9s %9s\n", "pieces", "classes", "raw", "max depth",
                 "enumerate", "hash", "solve");
@@ -279,6 +285,7 @@ int run_generate(const GenerateArgs& a) {
 
 struct FileArgs {
     std::string file;
+    std::string gap;  ///< openings --gap
     bool json = false;
     int threads = 0;
     bool quiet = false;
@@ -300,11 +307,24 @@ int run_info(const FileArgs& a) {
     }
     const double per = classes ? 8.0 / static_cast<double>(classes) : 0;
     const std::string board = fmt::format("{}x{}", m.rows, m.cols);
+    // A table built from one gap names it in its ruleset field ("gap-c3-c4", FORMAT.md §3).
+    std::optional<Gap> gap;
+    std::optional<Board> geometry;
+    try {
+        geometry = Board::make(static_cast<int>(m.rows), static_cast<int>(m.cols));
+        gap = parse_opening_tag(*geometry, m.ruleset).gap;
+    } catch (const std::invalid_argument&) {
+        // Shown as the header has it; probe and verify say what is wrong with it.
+    }
     if (a.json) {
         json j;
         j["file"] = printable(a.file);
         j["board"] = board;
-        j["rules"] = m.ruleset;
+        if (gap) {
+            put_opening(j, *geometry, Opening::from_gap(*gap));
+        } else {
+            j["rules"] = m.ruleset;
+        }
         j["generator"] = m.generator;
         j["positions"] = {{"classes", classes}, {"raw", raw}};
         j["file_bytes"] = t->file_size();
@@ -326,7 +346,15 @@ int run_info(const FileArgs& a) {
     }
     std::printf("file:        %s (%llu bytes)\n", printable(a.file).c_str(),
                 static_cast<unsigned long long>(t->file_size()));
-    std::printf("board:       %s, ruleset %s\n", board.c_str(), m.ruleset.c_str());
+    if (gap) {
+        std::printf(
+            "board:       %s, gap %s (Black removed %s, White %s; the positions reachable from "
+            "this gap alone)\n",
+            board.c_str(), gap_name(*geometry, *gap).c_str(),
+            square_name(*geometry, gap->black).c_str(), square_name(*geometry, gap->white).c_str());
+    } else {
+        std::printf("board:       %s, ruleset %s\n", board.c_str(), m.ruleset.c_str());
+    }
     std::printf("generator:   %s\n", m.generator.c_str());
     std::printf("positions:   %llu classes, %llu raw\n", static_cast<unsigned long long>(classes),
                 static_cast<unsigned long long>(raw));
@@ -346,9 +374,48 @@ int run_info(const FileArgs& a) {
     return kOk;
 }
 
+/// `konane openings FILE --gap SQ,SQ`, and `konane openings FILE` of a gap's table: the verdict
+/// of that gap's start position, read from the table.
+int run_gap_opening(const FileArgs& a, const Tablebase& tb) {
+    const Board& b = tb.board();
+    const Gap g = a.gap.empty() ? *tb.opening().gap : gap_arg(b, a.gap, false, "");
+    const auto line = gap_opening(tb, g);
+    if (!line) {
+        throw NotStored(fmt::format(
+            "gap {} is not stored in {} (a table {} {} holds only {} and {} mirror images); "
+            "`konane generate {} --gap {}` builds its table, `konane openings --search --board {} "
+            "--gap {}` decides it",
+            gap_name(b, g), printable(a.file), tb.opening().gap ? "built from" : "of",
+            opening_text(b, tb.opening()), tb.opening().gap ? "that gap" : "its removal pairs",
+            tb.opening().gap ? "its" : "their", b.name(), gap_name(b, g), b.name(),
+            gap_name(b, g)));
+    }
+    const Position start = gap_start(b, g);
+    if (a.json) {
+        json j;
+        j["board"] = b.name();
+        j["gap"] = gap_name(b, g);
+        j["position"] = format_position(b, start);
+        j["winner"] = color_name(line->winner);
+        j["depth"] = line->depth;
+        j["table"] = printable(a.file);
+        std::printf("%s\n", dump(j).c_str());
+        return kOk;
+    }
+    std::printf("%s gap %s: Black removed %s, White %s; Black to move: %s\n", b.name().c_str(),
+                gap_name(b, g).c_str(), square_name(b, g.black).c_str(),
+                square_name(b, g.white).c_str(), format_position(b, start).c_str());
+    std::printf(
+        "verdict: %s wins with perfect play; depth %d plies from Black's first jump "
+        "(table %s)\n",
+        color_name(line->winner), line->depth, printable(a.file).c_str());
+    return kOk;
+}
+
 int run_openings(const FileArgs& a) {
     const Tablebase tb = Tablebase::open(a.file);
     const Board& b = tb.board();
+    if (!a.gap.empty() || tb.opening().gap) return run_gap_opening(a, tb);
     Openings o;
     try {
         o = compute_openings(tb);
@@ -474,8 +541,13 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     gen->add_option("BOARD", g->board, "Board size RxC, at most 36 squares (e.g. 5x5)")
         ->required()
         ->check(non_empty());
-    gen->add_option("--rules", g->rules, "Opening ruleset: brainking, center or any")
-        ->capture_default_str()
+    auto* gen_rules =
+        gen->add_option("--rules", g->rules, "Opening ruleset: brainking, center or any")
+            ->capture_default_str()
+            ->check(non_empty());
+    gen->add_option(
+           "--gap", g->gap,
+           std::string(kGapHelp) + "; the table holds the positions reachable from that gap alone")
         ->check(non_empty());
     gen->add_option("-j,--threads", g->threads, "Threads, 1..1024 (default 0: all cores)")
         ->check(decimal(0, 1024));
@@ -495,7 +567,10 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                   "the table from it without solving again)");
     gen->add_flag("--json", g->json, "JSON summary on stdout");
     gen->add_flag("-q,--quiet", g->quiet, "No progress line on stderr");
-    out.push_back({gen, [g] { return run_generate(*g); }});
+    out.push_back({gen, [g, gen_rules] {
+                       g->rules_given = gen_rules->count() > 0;
+                       return run_generate(*g);
+                   }});
 
     auto i = std::make_shared<FileArgs>();
     auto* info =
@@ -512,6 +587,12 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     openings->add_option("FILE", op->file, "Table file (with --search: a table to look up)")
         ->check(non_empty());
     openings->add_flag("--json", op->json, "JSON output");
+    openings
+        ->add_option("--gap", op->gap,
+                     std::string(kGapHelp) +
+                         ": the verdict of that one start position (from the table FILE, "
+                         "or by --search)")
+        ->check(non_empty());
     openings->add_flag("--search", op->search,
                        "Decide every opening by proof search (win/loss only) instead of reading "
                        "a table");
@@ -544,6 +625,7 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                        }
                        FileArgs f;
                        f.file = op->file;
+                       f.gap = op->gap;
                        f.json = op->json;
                        return run_openings(f);
                    }});

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
+#include "cli/gap_arg.hpp"
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
@@ -119,7 +120,8 @@ int run_probe(const ProbeArgs& a) {
     }
     const Tablebase tb = Tablebase::open(a.file);
     const Board& b = tb.board();
-    Position p = b.start();
+    // By default the start: the full board, or a gap's table's start position.
+    Position p = tb.opening().gap ? gap_start(b, *tb.opening().gap) : b.start();
     if (!a.position.empty()) {
         p = parse_position(a.position, &b).position;
     } else if (!a.game.empty()) {
@@ -129,12 +131,13 @@ int run_probe(const ProbeArgs& a) {
     try {
         const auto v = tb.value(p);
         if (!v) {
-            return not_stored("probe",
-                              fmt::format("position {} is not stored in {} (not reachable on {} "
-                                          "under ruleset {})",
-                                          format_position(b, p), printable(a.file), b.name(),
-                                          ruleset_name(tb.rules())),
-                              b, p);
+            return not_stored(
+                "probe",
+                fmt::format("position {} is not stored in {} (not reachable on {} "
+                            "{} {})",
+                            format_position(b, p), printable(a.file), b.name(),
+                            tb.opening().gap ? "from" : "under", opening_text(b, tb.opening())),
+                b, p);
         }
         ans.value = *v;
         ans.moves = tb.moves(p);
@@ -145,9 +148,8 @@ int run_probe(const ProbeArgs& a) {
     if (a.json) {
         std::printf("%s\n", dump(answer_json(b, ans)).c_str());
     } else {
-        print_answer(
-            b, ans,
-            fmt::format("table {}, ruleset {}", printable(a.file), ruleset_name(tb.rules())));
+        print_answer(b, ans,
+                     fmt::format("table {}, {}", printable(a.file), opening_text(b, tb.opening())));
     }
     return kOk;
 }
@@ -313,9 +315,27 @@ struct SolveArgs {
     bool wdl = false;
     bool plain = false;
     std::uint64_t max_nodes = 0;
+    std::string gap;  ///< --gap SQ,SQ: solve that gap's start position
 };
 
-int run_solve(const SolveArgs& a) {
+int run_solve(SolveArgs a) {
+    if (!a.gap.empty()) {
+        // The gap's start position (Black to move) is the position solved.
+        if (!a.position.empty()) throw UsageError("give a POSITION or --gap, not both");
+        std::optional<Board> board;
+        if (!a.board.empty()) {
+            board = Board::parse(a.board);
+        } else if (!a.table.empty()) {
+            board = Tablebase::open(a.table).board();
+        } else {
+            throw UsageError("--gap needs --board RxC (or a --table of the board)");
+        }
+        const Gap g = gap_arg(*board, a.gap, a.rules_given, a.rules);
+        a.position = format_position(*board, gap_start(*board, g));
+        a.board = board->name();
+    } else if (a.position.empty()) {
+        throw UsageError("give a POSITION, or --gap SQUARE,SQUARE with --board RxC");
+    }
     if (a.wdl) {
         return run_solve_wdl(WdlSolveArgs{a.position, a.board, a.table, a.rules, a.rules_given,
                                           a.both, a.jumps_only, a.json, a.plain, a.quiet, a.memory,
@@ -442,8 +462,11 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     auto* solve = app.add_subcommand(
         "solve", "Value, depth and perfect move of any position on a board up to 8x8, by search");
     solve->add_option("POSITION", so->position, "Position, e.g. '.oxox. b' (a 1x6 board)")
-        ->check(non_empty())
-        ->required();
+        ->check(non_empty());
+    solve
+        ->add_option("--gap", so->gap,
+                     std::string(kGapHelp) + ": solve that start position (needs --board)")
+        ->check(non_empty());
     solve->add_option("--board", so->board, "Board size RxC the position must have")
         ->check(non_empty());
     solve->add_option("--table", so->table, "Table of the same board whose values the search uses")

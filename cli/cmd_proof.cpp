@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
+#include "cli/gap_arg.hpp"
 #include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
 #include "probe/proof.hpp"
@@ -284,11 +285,66 @@ int run_openings_search(const OpeningsArgs& a) {
     }
     if (!board) throw UsageError("--search needs --board RxC (or a table FILE of the board)");
     const Board& b = *board;
+    std::optional<Gap> gap;
+    if (!a.gap.empty()) {
+        gap = gap_arg(b, a.gap, a.rules_given, a.rules);
+    } else if (tb && tb->opening().gap) {
+        gap = tb->opening().gap;  // a gap's table: its one opening
+    }
     ProofOptions opt = proof_options(rules, false, a.memory, a.max_nodes, a.plain);
     opt.table_max_pieces = a.table_max_pieces;
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");
     progress.attach(s);
+    if (gap) {
+        // One start position: the gap's, Black to move.
+        progress.label(" gap " + gap_name(b, *gap));
+        const Position start = gap_start(b, *gap);
+        const ProofResult res = s.solve(start);
+        progress.finish();
+        std::optional<Color> winner;
+        if (res.win) winner = *res.win ? Color::Black : Color::White;
+        if (a.json) {
+            json j;
+            j["board"] = b.name();
+            j["gap"] = gap_name(b, *gap);
+            j["position"] = format_position(b, start);
+            j["search"] = a.plain ? "plain alpha-beta" : "proof alpha-beta";
+            j["winner"] = winner ? json(color_name(*winner)) : json(nullptr);
+            j["winning_move"] =
+                res.winning_move ? json(format_move(b, res.winning_move->move)) : json(nullptr);
+            j["nodes"] = res.nodes;
+            j["seconds"] = res.seconds;
+            j["cpu_seconds"] = res.cpu_seconds;
+            j["max_nodes"] = a.max_nodes;
+            j["memory_bytes"] = s.table_bytes();
+            std::printf("%s\n", j.dump().c_str());
+            return winner ? kOk : kFailed;
+        }
+        std::printf("%s gap %s: Black removed %s, White %s; Black to move: %s\n", b.name().c_str(),
+                    gap_name(b, *gap).c_str(), square_name(b, gap->black).c_str(),
+                    square_name(b, gap->white).c_str(), format_position(b, start).c_str());
+        if (winner) {
+            std::printf(
+                "verdict: %s wins with perfect play (proof search%s: win/loss only, no "
+                "depth)\n",
+                color_name(*winner), tb ? (", table " + a.file).c_str() : "");
+            if (res.winning_move && *res.win) {
+                std::printf("winning move: %s\n", format_move(b, res.winning_move->move).c_str());
+            }
+        } else {
+            std::printf("verdict: %s\n", undecided_word(a.max_nodes).c_str());
+        }
+        std::printf("searched: %s; transposition table %.0f MiB\n",
+                    rate_text(res.nodes, res.seconds, res.cpu_seconds).c_str(),
+                    static_cast<double>(s.table_bytes()) / 1048576.0);
+        if (!winner) {
+            std::fprintf(stderr, "konane openings: %s (raise --max-nodes or --memory)\n",
+                         undecided_word(a.max_nodes).c_str());
+            return kFailed;
+        }
+        return kOk;
+    }
     // Label the progress line with the opening being searched.
     std::vector<std::pair<Move, Move>> pairs;
     for (const auto& f : legal_moves(b, rules, b.start()))

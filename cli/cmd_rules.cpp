@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
+#include "cli/gap_arg.hpp"
 #include "cli/json.hpp"
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
@@ -26,6 +27,8 @@ struct PerftOptions {
     std::string board;
     int depth = 0;
     std::string rules = "brainking";
+    bool rules_given = false;
+    std::string gap;  ///< --gap SQ,SQ: count from that gap's start (jumps only)
     bool json = false;
 };
 
@@ -70,12 +73,16 @@ int run_perft(const PerftOptions& o) {
     const Board board = Board::parse(o.board);
     const Ruleset rules = parse_ruleset(o.rules);
     if (o.depth < 0) throw UsageError("DEPTH must be 0 or more");
-    const std::uint64_t nodes = perft(board, rules, board.start(), o.depth);
+    std::optional<Gap> gap;
+    if (!o.gap.empty()) gap = gap_arg(board, o.gap, o.rules_given, o.rules);
+    // From a gap every ply is a jump: the start has two holes (core/board.hpp stage_of).
+    const std::uint64_t nodes =
+        perft(board, rules, gap ? gap_start(board, *gap) : board.start(), o.depth);
     if (o.json) {
-        nlohmann::ordered_json j{{"board", board.name()},
-                                 {"rules", ruleset_name(rules)},
-                                 {"depth", o.depth},
-                                 {"nodes", nodes}};
+        nlohmann::ordered_json j{{"board", board.name()}};
+        put_opening(j, board, gap ? Opening::from_gap(*gap) : Opening(rules));
+        j["depth"] = o.depth;
+        j["nodes"] = nodes;
         std::printf("%s\n", dump(j).c_str());
     } else {
         std::printf("%llu\n", static_cast<unsigned long long>(nodes));
@@ -104,15 +111,25 @@ void add_rules_commands(CLI::App& app, Commands& out) {
 
     auto po = std::make_shared<PerftOptions>();
     auto* perft_cmd = app.add_subcommand(
-        "perft", "Count the move sequences of DEPTH plies from the full board (removals count)");
+        "perft",
+        "Count the move sequences of DEPTH plies from the full board (removals count), or from "
+        "a gap's start (--gap: jumps only)");
     perft_cmd->add_option("BOARD", po->board, "Board size RxC, e.g. 6x6")
         ->required()
         ->check(non_empty());
     perft_cmd->add_option("DEPTH", po->depth, "Number of plies")->required()->check(decimal(0, 64));
-    perft_cmd->add_option("--rules", po->rules, "Opening ruleset: brainking, center or any")
-        ->capture_default_str();
+    auto* perft_rules =
+        perft_cmd->add_option("--rules", po->rules, "Opening ruleset: brainking, center or any")
+            ->capture_default_str();
+    perft_cmd
+        ->add_option("--gap", po->gap,
+                     std::string(kGapHelp) + "; DEPTH then counts jumps from that start")
+        ->check(non_empty());
     perft_cmd->add_flag("--json", po->json, "JSON output");
-    out.push_back({perft_cmd, [po] { return run_perft(*po); }});
+    out.push_back({perft_cmd, [po, perft_rules] {
+                       po->rules_given = perft_rules->count() > 0;
+                       return run_perft(*po);
+                   }});
 }
 
 }  // namespace konane::cli

@@ -38,6 +38,7 @@ struct OpeningsArgs {
     std::string memory;
     std::uint64_t max_nodes = 0;
     int table_max_pieces = 0;
+    std::string gap;  ///< --gap SQ,SQ: only that gap's start position
 };
 
 /// Transposition table of the proof search when --memory is not given.

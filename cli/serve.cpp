@@ -313,6 +313,13 @@ ApiServer::ApiServer(const std::vector<std::filesystem::path>& files, const Serv
     if (files.empty()) throw std::invalid_argument("give at least one table");
     for (const auto& f : files) {
         Tablebase tb = Tablebase::open(f);
+        if (tb.opening().gap) {
+            // Requests pick a table by board and ruleset; a gap's table answers neither.
+            throw std::invalid_argument(fmt::format(
+                "{} is a table built from gap {}: konane serve serves ruleset tables only "
+                "(probe it with konane probe, or the Python module)",
+                f.string(), gap_name(tb.board(), *tb.opening().gap)));
+        }
         for (const auto& t : impl_->tables) {
             if (t.tb.board() == tb.board() && t.tb.rules() == tb.rules()) {
                 throw std::invalid_argument(fmt::format("{} and {} are both tables of {} {}",

@@ -4,9 +4,31 @@
 
 namespace konane {
 
+std::optional<OpeningLine> gap_opening(const Tablebase& tb, Gap g) {
+    const Board& b = tb.board();
+    const auto v = tb.value(gap_start(b, g));
+    if (!v) return std::nullopt;
+    return OpeningLine{Move{static_cast<std::uint8_t>(g.black), static_cast<std::uint8_t>(g.black)},
+                       Move{static_cast<std::uint8_t>(g.white), static_cast<std::uint8_t>(g.white)},
+                       v->win ? Color::Black : Color::White, v->depth};
+}
+
 Openings compute_openings(const Tablebase& tb) {
     Openings out;
     const Board& b = tb.board();
+    if (const auto& g = tb.opening().gap) {
+        // A gap's table: its one opening.
+        const auto line = gap_opening(tb, *g);
+        if (!line) {
+            throw NotStored("gap " + gap_name(b, *g) + " is not stored in " +
+                            tb.table().path().string());
+        }
+        out.lines.push_back(*line);
+        out.choices.push_back({line->black, line->white, line->winner, line->depth});
+        out.best = out.choices.back();
+        out.winner = line->winner;
+        return out;
+    }
     const Position start = b.start();
     std::optional<Value> best_for_black;
     for (const auto& first : legal_moves(b, tb.rules(), start)) {

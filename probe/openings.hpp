@@ -36,7 +36,14 @@ struct Openings {
 
 /// Computes the opening table from a tablebase. Best replies and removals follow better()
 /// (rules.md "Values"): the winner hurries, the loser delays, ties go to the earlier square.
+/// A table built from one gap has that one opening (its line, choice and best).
 /// Throws NotStored if an opening position is missing from the table.
 Openings compute_openings(const Tablebase& tb);
+
+/// The value of gap g's start position (Black to move) read from a table of its board: a
+/// ruleset's table that holds it (the gap is one of its removal pairs, or the mirror image of
+/// one) or the gap's own table (or a mirror image's). nullopt when the table does not hold it.
+/// @throws format::FormatError on a damaged block.
+std::optional<OpeningLine> gap_opening(const Tablebase& tb, Gap g);
 
 }  // namespace konane

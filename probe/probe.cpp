@@ -25,13 +25,15 @@ struct Tablebase::State {
     std::shared_ptr<const format::Table> table;
     Board board;
     Ruleset rules = Ruleset::Brainking;
+    Opening opening;
     SymmetryGroup group;
     std::vector<int> layer_of_pieces;  ///< layer index by piece count, -1 if none
 
-    State(std::shared_ptr<const format::Table> t, const Board& b, Ruleset r)
+    State(std::shared_ptr<const format::Table> t, const Board& b, const Opening& o)
         : table(std::move(t)),
           board(b),
-          rules(r),
+          rules(o.rules),
+          opening(o),
           group(b),
           layer_of_pieces(static_cast<std::size_t>(b.squares()) + 1, -1) {
         const auto& layers = table->layers();
@@ -47,10 +49,10 @@ Tablebase Tablebase::open(const std::filesystem::path& path, const format::Expec
     auto table = format::Table::open(path, expect);
     const auto& m = table->meta();
     Board b;
-    Ruleset r;
+    Opening r;
     try {
         b = Board::make(static_cast<int>(m.rows), static_cast<int>(m.cols));
-        r = parse_ruleset(m.ruleset);
+        r = parse_opening_tag(b, m.ruleset);
     } catch (const std::invalid_argument& e) {
         throw format::FormatError(path.string() + ": header: " + e.what());
     }
@@ -68,6 +70,9 @@ const Board& Tablebase::board() const {
 }
 Ruleset Tablebase::rules() const {
     return state_->rules;
+}
+const Opening& Tablebase::opening() const {
+    return state_->opening;
 }
 const format::Table& Tablebase::table() const {
     return *state_->table;
@@ -92,8 +97,10 @@ namespace {
 
 /// True when an opening-stage position can arise under the table's ruleset: the full board
 /// always; a one-hole board (White to move) when its hole is one of Black's legal removals.
-bool opening_reachable(const Board& b, Ruleset r, Position p) {
-    if ((p.occ & ~b.all) != 0) return false;
+/// Never for a gap's table, whose game starts after the removals.
+bool opening_reachable(const Board& b, const Opening& o, Position p) {
+    if ((p.occ & ~b.all) != 0 || o.gap) return false;
+    const Ruleset r = o.rules;
     switch (stage_of(b, r, p)) {
         case Stage::FullBoard:
             return true;
@@ -110,7 +117,7 @@ bool opening_reachable(const Board& b, Ruleset r, Position p) {
 std::optional<Value> Tablebase::value(Position p) const {
     if (stage_of(board(), rules(), p) == Stage::Play) return lookup(p);
     // Opening stage: answered from the children (rules.md "Equivalent positions").
-    if (!opening_reachable(board(), rules(), p)) return std::nullopt;
+    if (!opening_reachable(board(), opening(), p)) return std::nullopt;
     std::optional<Value> best;
     for (const auto& mc : legal_moves(board(), rules(), p)) {
         const auto v = value(mc.child);
@@ -124,11 +131,12 @@ std::optional<Value> Tablebase::value(Position p) const {
 std::vector<MoveValue> Tablebase::moves(Position p) const {
     const bool held = stage_of(board(), rules(), p) == Stage::Play
                           ? lookup(p).has_value()
-                          : opening_reachable(board(), rules(), p);
+                          : opening_reachable(board(), opening(), p);
     if (!held) {
         throw NotStored("position " + format_position(board(), p) + " is not stored in " +
                         table().path().string() + " (not reachable on " + board().name() +
-                        " under ruleset " + ruleset_name(rules()) + ")");
+                        (opening().gap ? " from " : " under ") + opening_text(board(), opening()) +
+                        ")");
     }
     std::vector<MoveValue> out;
     for (const auto& mc : legal_moves(board(), rules(), p)) {

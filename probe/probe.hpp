@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/board.hpp"
+#include "core/gap.hpp"
 #include "core/movegen.hpp"
 #include "core/symmetry.hpp"
 #include "format/table.hpp"
@@ -75,7 +76,8 @@ std::optional<MoveValue> pick_best(const std::vector<MoveValue>& moves);
 /// - What the table holds: every position reachable after both opening removals under its
 ///   ruleset (the Play stage). The opening-stage positions (the full board with Black to move,
 ///   and a one-hole board with White to move whose hole is one of Black's legal removals) are
-///   answered from their children.
+///   answered from their children. A table built from one gap (opening().gap, core/gap.hpp)
+///   holds the positions reachable from that gap's start position and no opening stage.
 /// - Membership is exact: a position the table does not hold is always reported as not stored
 ///   (the file keeps the sorted set of its positions, format/FORMAT.md).
 class Tablebase {
@@ -85,9 +87,12 @@ class Tablebase {
     ///         foreign file, or a table not matching `expect`.
     static Tablebase open(const std::filesystem::path& path, const format::Expect& expect = {});
 
-    /// The board and opening ruleset the table was generated for.
+    /// The board and opening ruleset the table was generated for (Any for a gap's table: its
+    /// game records start with the gap's two removals, which ruleset Any allows).
     const Board& board() const;
     Ruleset rules() const;
+    /// What the table starts from: its ruleset's removals, or the gap it was built from.
+    const Opening& opening() const;
     /// The underlying file reader.
     const format::Table& table() const;
     /// The board's symmetry group (used to reduce positions before look-up).
@@ -102,7 +107,8 @@ class Tablebase {
     /// The value of p for the side to move: Play-stage positions from the table (lookup()),
     /// opening-stage positions from their children. nullopt when the table does not hold p
     /// (for a one-hole board: when the hole is not one of Black's legal removals under rules(),
-    /// or a child is not stored). @throws format::FormatError on a damaged block.
+    /// or a child is not stored; for a gap's table: any opening-stage position). @throws
+    /// format::FormatError on a damaged block.
     std::optional<Value> value(Position p) const;
 
     /// Every legal move of p (legal_moves() order) with its value for the mover (move_value()

@@ -4,27 +4,25 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/movegen.hpp"
 #include "core/symmetry.hpp"
 
 namespace konane {
 
-std::string table_shape_problem(const format::Table& table, const Board& b, Ruleset r) {
+std::string table_shape_problem(const format::Table& table, const Board& b, const Opening& r) {
     const std::string where = table.path().string() + ": layer table: ";
     const auto& layers = table.layers();
     if (layers.empty()) return where + "no layer";
     // The classes right after both removals (Black to move), canonical, sorted.
     const SymmetryGroup group(b);
     std::vector<std::uint64_t> want;
-    for (const auto& first : legal_moves(b, r, b.start()))
-        for (const auto& second : legal_moves(b, r, first.child))
-            want.push_back(group.canonical_key(second.child));
+    for (const Position& p : start_positions(b, r))
+        want.push_back(group.canonical_key(p));
     std::sort(want.begin(), want.end());
     want.erase(std::unique(want.begin(), want.end()), want.end());
     if (want.empty()) return {};  // no game can start: nothing to compare with
     const std::size_t top = layers.size() - 1;
     const auto pieces = static_cast<std::uint32_t>(b.squares() - 2);
-    const std::string board = b.name() + " " + ruleset_name(r);
+    const std::string board = b.name() + " " + opening_tag(b, r);
     if (layers[top].pieces != pieces)
         return where + "the largest layer has " + std::to_string(layers[top].pieces) +
                " pieces, but play on " + board + " starts with " + std::to_string(pieces) +

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/board.hpp"
+#include "core/gap.hpp"
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "format/table.hpp"
@@ -176,8 +177,8 @@ class PyTablebase {
                                    const PyPosition& p) {
     throw konane::NotStored("position " + konane::format_position(p.board, p.pos) +
                             " is not stored in " + t.path() + " (not reachable on " +
-                            p.board.name() + " under ruleset " + konane::ruleset_name(tb.rules()) +
-                            ")");
+                            p.board.name() + (tb.opening().gap ? " from " : " under ") +
+                            konane::opening_text(tb.board(), tb.opening()) + ")");
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -217,21 +218,30 @@ struct ProgressBridge {
 };
 
 py::object generate(const BoardArg& board, const std::string& rules, int threads,
-                    const std::optional<std::filesystem::path>& output,
-                    const py::object& progress) {
+                    const std::optional<std::filesystem::path>& output, const py::object& progress,
+                    const std::optional<std::string>& gap) {
     if (!progress.is_none() && !PyCallable_Check(progress.ptr())) {
         throw py::type_error("progress: expected a callable (phase, pieces, done, total) or None");
     }
     konane::solver::GenerateOptions o;
     o.board = board_arg(board);
     o.rules = konane::parse_ruleset(rules);
+    if (gap) {
+        // A gap replaces the removals; a ruleset other than the default must allow it.
+        o.gap = konane::parse_gap(o.board, *gap);
+        if (rules != "brainking") {
+            if (const auto why = konane::gap_rules_conflict(o.board, *o.gap, o.rules); !why.empty())
+                throw py::value_error(why);
+        }
+    }
     if (threads < 0 || threads > 1024) {
         throw py::value_error("threads: expected 0 (every core) to 1024, got " +
                               std::to_string(threads));
     }
     o.threads = threads;
     o.output = output ? *output
-                      : std::filesystem::path(konane::solver::default_table_name(o.board, o.rules));
+                      : std::filesystem::path(konane::solver::default_table_name(
+                            o.board, konane::solver::opening_of(o)));
     if (o.output.empty()) throw py::value_error("output: expected a file name, got ''");
     // Shared with the progress function, which generate() copies.
     auto bridge = std::make_shared<ProgressBridge>();
@@ -255,7 +265,9 @@ py::object generate(const BoardArg& board, const std::string& rules, int threads
     for (const auto& l : rep.layers) {
         layers.append(g_types.layer_report(l.pieces, l.classes, l.raw, l.max_depth));
     }
-    return g_types.generate_report(o.output.string(), o.board.name(), konane::ruleset_name(o.rules),
+    // rules: the ruleset's name, or the gap's tag ("gap-c3-c4") as the table's header has it.
+    return g_types.generate_report(o.output.string(), o.board.name(),
+                                   konane::opening_tag(o.board, konane::solver::opening_of(o)),
                                    rep.classes, rep.raw, layers, rep.total_seconds,
                                    rep.peak_rss_bytes, rep.file_bytes, rep.threads);
 }
@@ -641,20 +653,31 @@ mismatch.)")
             "The table's board size, 'RxC'.")
         .def_property_readonly(
             "rules", [](const PyTablebase& t) { return konane::ruleset_name(t.handle().rules()); },
-            "The table's opening ruleset.")
+            "The table's opening ruleset ('any' for a gap's table).")
+        .def_property_readonly(
+            "gap",
+            [](const PyTablebase& t) -> std::optional<std::string> {
+                const auto tb = t.handle();
+                if (!tb.opening().gap) return std::nullopt;
+                return konane::gap_name(tb.board(), *tb.opening().gap);
+            },
+            "The gap the table was built from ('c3,c4', Black's square first), or None.")
         .def_property_readonly(
             "start",
             [](const PyTablebase& t) {
                 const auto tb = t.handle();
+                if (const auto& g = tb.opening().gap)
+                    return PyPosition{tb.board(), tb.rules(), konane::gap_start(tb.board(), *g)};
                 return PyPosition{tb.board(), tb.rules(), tb.board().start()};
             },
-            "The full board of the table's size and ruleset, Black to move.")
+            "The full board of the table's size and ruleset, Black to move (a gap's table: the "
+            "gap's start position).")
         .def("__repr__",
              [](const PyTablebase& t) {
                  if (t.closed()) return "<konane.Tablebase " + t.path() + " (closed)>";
                  const auto tb = t.handle();
                  return "<konane.Tablebase " + t.path() + ": " + tb.board().name() + " " +
-                        konane::ruleset_name(tb.rules()) + ">";
+                        konane::opening_tag(tb.board(), tb.opening()) + ">";
              })
         .def(
             "__contains__",
@@ -765,11 +788,14 @@ the earlier square. Raises NotStored if an opening position is missing.)");
 
     // ------------------------------------------------------------------------------------------
     m.def("generate", &generate, "board"_a, py::kw_only(), "rules"_a = "brainking", "threads"_a = 0,
-          "output"_a = py::none(), "progress"_a = py::none(),
+          "output"_a = py::none(), "progress"_a = py::none(), "gap"_a = py::none(),
           R"(Enumerates every position reachable after the removals of a board and ruleset, solves
 them all by retrograde analysis and writes the table file; returns a GenerateReport.
 
 board: 'RxC' or (rows, cols), at most 36 squares. rules: 'brainking', 'center' or 'any'.
+gap: None, or two adjacent squares such as 'c3,c4': the table then holds the positions reachable
+from that gap alone (Black to move; default output 'konane-RxC-gap-c3-c4.kbt'; the report's
+rules is then 'gap-c3-c4'); a rules other than the default must allow the gap.
 threads: 0 for every core. output: the file to write (default 'konane-RxC-RULES.kbt' in the
 current directory); written under a temporary name and renamed when complete, so a failure or
 an interruption leaves no file under that name; the finished steps stay in OUTPUT.work, and

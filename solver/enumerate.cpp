@@ -9,6 +9,7 @@
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 
@@ -23,20 +24,24 @@ namespace konane::solver {
 
 namespace {
 
-constexpr std::uint64_t kFlagMask = 3;  // bit 0: reached with Black to move, bit 1: with White
-
-// Enumeration entries pack a canonical key with two flag bits so that numeric order is the
-// order of the keys and equal keys are adjacent: bits 0..1 the sides to move the class was
-// reached with, bits 2..S+1 the occupancy (S squares), bit S+2 the side to move of the key.
+// Enumeration entries pack a canonical key with F flag bits so that numeric order is the order
+// of the keys and equal keys are adjacent: bits 0..F-1 the flags, bits F..F+S-1 the occupancy
+// (S squares), bit F+S the side to move of the key. A ruleset's run has F = 2 (bit 0: the class
+// was reached with Black to move, bit 1: with White); a gap's run has one bit per symmetry g of
+// the board, set when the raw position g(canonical position) was reached (Orientations).
 struct Packing {
     int squares;
-    int bits() const { return squares + 3; }
+    int flag_bits = 2;
+    int bits() const { return squares + flag_bits + 1; }
+    std::uint64_t flag_mask() const { return (std::uint64_t{1} << flag_bits) - 1; }
     std::uint64_t pack(std::uint64_t key, std::uint64_t flags) const {
-        return ((key >> 63) << (squares + 2)) | ((key & ~(std::uint64_t{1} << 63)) << 2) | flags;
+        return ((key >> 63) << (squares + flag_bits)) |
+               ((key & ~(std::uint64_t{1} << 63)) << flag_bits) | flags;
     }
     std::uint64_t key(std::uint64_t e) const {
-        const std::uint64_t side = e >> (squares + 2);
-        return (side << 63) | ((e & ((std::uint64_t{1} << (squares + 2)) - 1)) >> 2);
+        const std::uint64_t side = e >> (squares + flag_bits);
+        return (side << 63) |
+               ((e & ((std::uint64_t{1} << (squares + flag_bits)) - 1)) >> flag_bits);
     }
 };
 
@@ -44,14 +49,90 @@ inline std::uint64_t swap_sides(std::uint64_t flags) {
     return ((flags & 1) << 1) | (flags >> 1);
 }
 
-// Sorts entries (radix sort) and merges equal keys, OR-ing their flags.
+// The raw positions reached from one gap, class by class: a class's flags hold the symmetries
+// g (bit g) for which g(c) was reached, c its canonical position. A child ch of c whose
+// canonical form is h(ch) is reached from g(c) as g(ch) = (g h^-1)(h(ch)): its flags are the
+// parent's multiplied on the right by h^-1. Symmetries are composed through their square maps.
+class Orientations {
+  public:
+    explicit Orientations(const SymmetryGroup& g) : group_(g), n_(g.size()) {
+        const int squares = g.board().squares();
+        // The first symmetry whose square map is f (symmetries with one map act alike).
+        auto find = [&](auto&& f) {
+            for (int c = 0; c < n_; ++c) {
+                bool same = true;
+                for (int s = 0; s < squares && same; ++s)
+                    same = g.map_square(c, s) == f(s);
+                if (same) return c;
+            }
+            throw std::logic_error("the symmetries are not a group");
+        };
+        std::vector<int> compose(static_cast<std::size_t>(n_ * n_)), inverse(n_);
+        for (int a = 0; a < n_; ++a) {
+            for (int b = 0; b < n_; ++b)
+                compose[a * n_ + b] =
+                    find([&](int s) { return g.map_square(a, g.map_square(b, s)); });
+        }
+        for (int a = 0; a < n_; ++a) {
+            inverse[a] = -1;
+            for (int b = 0; b < n_ && inverse[a] < 0; ++b)
+                if (compose[a * n_ + b] == 0) inverse[a] = b;
+        }
+        times_inverse_.assign(static_cast<std::size_t>(n_) << n_, 0);
+        for (int h = 0; h < n_; ++h) {
+            for (unsigned m = 0; m < (1u << n_); ++m) {
+                unsigned out = 0;
+                for (int a = 0; a < n_; ++a)
+                    if ((m >> a) & 1) out |= 1u << compose[a * n_ + inverse[h]];
+                times_inverse_[(static_cast<std::size_t>(h) << n_) | m] = out;
+            }
+        }
+    }
+    int bits() const { return n_; }
+    // The canonical key of p and a symmetry h with key_of(h(p)) equal to it.
+    std::uint64_t canonical(Position p, int& h) const {
+        std::uint64_t best = key_of(p);
+        h = 0;
+        for (int g = 1; g < n_; ++g) {
+            const std::uint64_t k = key_of(group_.image(g, p));
+            if (k < best) best = k, h = g;
+        }
+        return best;
+    }
+    // The flags of a position reached as h^-1(canonical): only the symmetry h^-1.
+    std::uint64_t of_start(int h) const {
+        return times_inverse_[(static_cast<std::size_t>(h) << n_) | 1u];
+    }
+    // The flags of a child canonicalised by h, from its parent's.
+    std::uint64_t child(std::uint64_t flags, int h) const {
+        return times_inverse_[(static_cast<std::size_t>(h) << n_) | flags];
+    }
+    // The distinct raw positions g(c), g in flags.
+    int raw(Position c, std::uint64_t flags) const {
+        Position seen[8];
+        int count = 0;
+        for (int g = 0; g < n_; ++g) {
+            if (((flags >> g) & 1) == 0) continue;
+            const Position q = group_.image(g, c);
+            if (std::find(seen, seen + count, q) == seen + count) seen[count++] = q;
+        }
+        return count;
+    }
+
+  private:
+    const SymmetryGroup& group_;
+    int n_;
+    std::vector<std::uint64_t> times_inverse_;
+};
+
+// Sorts entries (radix sort) and merges equal keys, OR-ing their flags (the bits of `flags`).
 void compact(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch, int bits,
-             int threads) {
+             std::uint64_t flags, int threads) {
     radix_sort(v, scratch, bits, threads);
     std::size_t j = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
-        if (j > 0 && (v[j - 1] & ~kFlagMask) == (v[i] & ~kFlagMask)) {
-            v[j - 1] |= v[i] & kFlagMask;
+        if (j > 0 && (v[j - 1] & ~flags) == (v[i] & ~flags)) {
+            v[j - 1] |= v[i] & flags;
         } else {
             v[j++] = v[i];
         }
@@ -61,21 +142,13 @@ void compact(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch,
 
 }  // namespace
 
-std::vector<Position> opening_positions(const Board& b, Ruleset r) {
-    std::vector<Position> out;
-    for (const auto& first : legal_moves(b, r, b.start())) {
-        for (const auto& second : legal_moves(b, r, first.child))
-            out.push_back(second.child);
-    }
-    return out;
-}
-
 namespace {
 
-// Merges sorted runs of packed entries into distinct entries, OR-ing the flags of equal keys.
+// Merges sorted runs of packed entries into distinct entries, OR-ing the flags (the bits of
+// `flags`) of equal keys.
 class RunMerger {
   public:
-    explicit RunMerger(const std::vector<std::filesystem::path>& runs) {
+    RunMerger(const std::vector<std::filesystem::path>& runs, std::uint64_t flags) : flags_(flags) {
         for (const auto& p : runs) {
             readers_.push_back(std::make_unique<KeyFileReader>(p));
             total_ += readers_.back()->words();
@@ -96,8 +169,8 @@ class RunMerger {
             const auto [e, i] = heap_.top();
             heap_.pop();
             ++consumed_;
-            if (have_last_ && (last_ & ~kFlagMask) == (e & ~kFlagMask)) {
-                last_ |= e & kFlagMask;
+            if (have_last_ && (last_ & ~flags_) == (e & ~flags_)) {
+                last_ |= e & flags_;
             } else {
                 if (have_last_) out.push_back(last_);
                 last_ = e;
@@ -129,6 +202,7 @@ class RunMerger {
     std::uint64_t total_ = 0, consumed_ = 0;
     std::uint64_t last_ = 0;
     bool have_last_ = false;
+    std::uint64_t flags_;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -137,7 +211,8 @@ using Clock = std::chrono::steady_clock;
 // Each group becomes one run (named as from layer target + 1, index 1000000 and up); its
 // sources are deleted after it is complete, and a kill in between leaves duplicates, which
 // the merge removes.
-void merge_runs_in_groups(WorkDir& wd, int target, std::size_t fan_in, int threads) {
+void merge_runs_in_groups(WorkDir& wd, int target, std::size_t fan_in, std::uint64_t flags,
+                          int threads) {
     auto runs = wd.runs_of(target);
     int index = 1000000;
     std::vector<std::uint64_t> out;
@@ -147,7 +222,7 @@ void merge_runs_in_groups(WorkDir& wd, int target, std::size_t fan_in, int threa
         while (std::filesystem::exists(wd.run(target, target + 1, index)))
             ++index;
         {
-            RunMerger merger(group);
+            RunMerger merger(group, flags);
             KeyFileWriter w(wd.run(target, target + 1, index), threads);
             while (merger.next(out, kKeyChunkWords))
                 w.append(out);
@@ -162,7 +237,8 @@ void merge_runs_in_groups(WorkDir& wd, int target, std::size_t fan_in, int threa
 
 }  // namespace
 
-std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const EnumerateOptions& o) {
+std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
+                           const EnumerateOptions& o) {
     if (b.squares() > kMaxGenerateSquares) {
         throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
                                     " squares: tablebases are generated for at most " +
@@ -173,7 +249,11 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
     const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
     const SymmetryGroup group(b);
     const int top = first_layer_pieces(b);
-    const Packing pk{b.squares()};
+    // A gap's run tracks the symmetries each class was reached through (Orientations).
+    std::optional<Orientations> orient;
+    if (op.gap) orient.emplace(group);
+    const Packing pk{b.squares(), orient ? orient->bits() : 2};
+    const std::uint64_t flag_mask = pk.flag_mask();
     const int most_captured = max_capture(b);
 
     // Memory. The children waiting to be sorted share one arena of fixed capacity, each entry
@@ -194,9 +274,16 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
     if (start == top) {
         // The positions after both removals: the run of the first layer.
         std::vector<std::uint64_t> first, scratch;
-        for (const Position& p : opening_positions(b, r))
-            first.push_back(pk.pack(group.canonical_key(p), 1u << static_cast<int>(p.to_move)));
-        compact(first, scratch, pk.bits(), 1);
+        for (const Position& p : start_positions(b, op)) {
+            if (orient) {
+                int h = 0;
+                const std::uint64_t key = orient->canonical(p, h);
+                first.push_back(pk.pack(key, orient->of_start(h)));
+            } else {
+                first.push_back(pk.pack(group.canonical_key(p), 1u << static_cast<int>(p.to_move)));
+            }
+        }
+        compact(first, scratch, pk.bits(), flag_mask, 1);
         write_key_file(wd.run(top, top + 1, 0), first);
         kill_point();
     }
@@ -210,8 +297,8 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
         std::max<std::size_t>(8, o.memory_bytes / 8 / (std::size_t{1} << 20));
     for (int n = start; n >= 0; --n) {
         const auto t0 = Clock::now();
-        merge_runs_in_groups(wd, n, fan_in, threads);
-        RunMerger merger(wd.runs_of(n));
+        merge_runs_in_groups(wd, n, fan_in, flag_mask, threads);
+        RunMerger merger(wd.runs_of(n), flag_mask);
         KeyFileWriter keys_out(wd.layer_keys(n), threads);
         std::vector<int> run_index(static_cast<std::size_t>(most_captured) + 1, 0);
         std::uint64_t raw = 0, classes = 0;
@@ -222,7 +309,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
         auto spill = [&](bool all) {
             // Both buffers keep the arena's capacity for the whole enumeration (the sort swaps
             // them): no reallocation, and no page is cleared again.
-            compact(pending, scratch, bits, threads);
+            compact(pending, scratch, bits, flag_mask, threads);
             if (!all && pending.size() <= capacity / 2) return;
             std::size_t at = 0;
             while (at < pending.size()) {
@@ -262,7 +349,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
                 std::vector<std::uint64_t> local;
                 std::vector<std::uint64_t> local_scratch;
                 auto flush = [&] {
-                    compact(local, local_scratch, bits, 1);
+                    compact(local, local_scratch, bits, flag_mask, 1);
 #pragma omp critical(konane_enumerate_pending)
                     {
                         if (pending.size() + local.size() > pending.capacity()) spill(false);
@@ -276,19 +363,34 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
                     if (failed.load(std::memory_order_relaxed)) continue;
                     try {
                         const std::uint64_t e = entries[i];
-                        const std::uint64_t flags = e & kFlagMask;
+                        const std::uint64_t flags = e & flag_mask;
                         keys[i] = pk.key(e);
                         const Position p = position_of_key(keys[i]);
-                        chunk_raw += static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
-                                     static_cast<std::uint64_t>(std::popcount(flags));
-                        const std::uint64_t child_flags = swap_sides(flags);
                         std::size_t children = 0;
-                        for_each_jump(b, p, [&](Move, Position c) {
-                            const auto cap = static_cast<std::uint64_t>(n - std::popcount(c.occ));
-                            local.push_back((cap << pk.bits()) |
-                                            pk.pack(group.canonical_key(c), child_flags));
-                            ++children;
-                        });
+                        if (orient) {
+                            chunk_raw += static_cast<std::uint64_t>(orient->raw(p, flags));
+                            for_each_jump(b, p, [&](Move, Position c) {
+                                const auto cap =
+                                    static_cast<std::uint64_t>(n - std::popcount(c.occ));
+                                int h = 0;
+                                const std::uint64_t key = orient->canonical(c, h);
+                                local.push_back((cap << pk.bits()) |
+                                                pk.pack(key, orient->child(flags, h)));
+                                ++children;
+                            });
+                        } else {
+                            chunk_raw +=
+                                static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
+                                static_cast<std::uint64_t>(std::popcount(flags));
+                            const std::uint64_t child_flags = swap_sides(flags);
+                            for_each_jump(b, p, [&](Move, Position c) {
+                                const auto cap =
+                                    static_cast<std::uint64_t>(n - std::popcount(c.occ));
+                                local.push_back((cap << pk.bits()) |
+                                                pk.pack(group.canonical_key(c), child_flags));
+                                ++children;
+                            });
+                        }
                         chunk_most = std::max(chunk_most, children);
                         if (local.size() >= flush_at) flush();
                     } catch (...) {
@@ -323,7 +425,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, Ruleset r, const Enumera
     return runs;
 }
 
-std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
+std::vector<EnumeratedLayer> enumerate(const Board& b, const Opening& r, int threads,
                                        const ProgressFn& progress) {
     TempDir tmp("konane-enumerate");
     WorkDir wd(tmp.path() / "work", b, r);

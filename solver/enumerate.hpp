@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/board.hpp"
+#include "core/gap.hpp"
 #include "core/symmetry.hpp"
 
 namespace konane::solver {
@@ -48,10 +49,6 @@ inline int first_layer_pieces(const Board& b) {
     return b.squares() - 2;
 }
 
-/// The positions after both removals under ruleset r (Black to move), as raw positions,
-/// in the order Black's removal, then White's reply (both by increasing square).
-std::vector<Position> opening_positions(const Board& b, Ruleset r);
-
 /// Options of enumerate_to().
 struct EnumerateOptions {
     int threads = 0;  ///< OpenMP threads; <= 0: all
@@ -70,7 +67,8 @@ struct EnumerateOptions {
     std::function<void(int pieces, std::uint64_t classes, std::uint64_t raw)> layer_done;
 };
 
-/// Enumerates every position reachable after both removals of ruleset r into the work
+/// Enumerates every position reachable after both removals of opening o (a ruleset's removal
+/// pairs, or one gap: core/gap.hpp start_positions) into the work
 /// directory `wd`, layer by layer in decreasing piece count, in bounded memory, resuming after
 /// the last finished layer. Layer n is complete once every larger layer has been expanded
 /// (children of a position with n pieces have n-1 .. n-k pieces, k = longest jump chain), so
@@ -81,17 +79,21 @@ struct EnumerateOptions {
 /// manifest. Raw counts: a class reached with side s to move holds preserving_orbit_size(p)
 /// raw positions with s to move; a child is reached with the other side, so each class carries
 /// the set of sides it was reached with (on boards with a colour-swapping symmetry a class can
-/// be reached with both). The keys files are the same, byte for byte, for any thread count and
-/// memory budget. Throws std::invalid_argument for boards of more than kMaxGenerateSquares
-/// squares, std::runtime_error (KeyFileError) for I/O failures or damaged work files.
-/// Returns the number of sorted runs written to disk by this call (and so read back).
-std::uint64_t enumerate_to(class WorkDir& wd, const Board& b, Ruleset r,
+/// be reached with both). A gap's one start position reaches a set of raw positions that the
+/// symmetries need not preserve: there each class carries instead the set of symmetries g for
+/// which g(its canonical position) was reached (one bit per symmetry), the children's sets
+/// follow through the group's composition, and a class counts the distinct positions of its set.
+/// The keys files are the same, byte for byte, for any thread count and memory budget. Throws
+/// std::invalid_argument for boards of more than kMaxGenerateSquares squares, std::runtime_error
+/// (KeyFileError) for I/O failures or damaged work files. Returns the number of sorted runs written
+/// to disk by this call (and so read back).
+std::uint64_t enumerate_to(class WorkDir& wd, const Board& b, const Opening& o,
                            const EnumerateOptions& options);
 
 /// Enumerates in a temporary work directory (removed at the end) and returns every non-empty
 /// layer in memory, in decreasing piece count: for tests and small boards.
 /// Throws as enumerate_to().
-std::vector<EnumeratedLayer> enumerate(const Board& b, Ruleset r, int threads,
+std::vector<EnumeratedLayer> enumerate(const Board& b, const Opening& o, int threads,
                                        const ProgressFn& progress = {});
 
 /// A fresh directory for temporary work under the system's temporary directory

@@ -73,8 +73,8 @@ std::filesystem::path default_work_dir(const std::filesystem::path& output) {
     return output.parent_path() / (name + ".work");
 }
 
-std::string default_table_name(const Board& b, Ruleset r) {
-    return "konane-" + b.name() + "-" + ruleset_name(r) + ".kbt";
+std::string default_table_name(const Board& b, const Opening& o) {
+    return "konane-" + b.name() + "-" + opening_tag(b, o) + ".kbt";
 }
 
 namespace {
@@ -179,7 +179,9 @@ GenerateReport generate(const GenerateOptions& o) {
     std::unique_ptr<TempDir> tmp;
     std::filesystem::path work = o.work_dir;
     if (work.empty() && !o.output.empty()) work = default_work_dir(o.output);
-    if (!o.keep_layers) {
+    const Opening opening = opening_of(o);
+    // A gap's table is a part of the ruleset tables the estimates are measured on: none is given.
+    if (!o.keep_layers && !o.gap) {
         check_resources(b, o.rules, rep.memory_bytes,
                         work.empty() ? std::filesystem::temp_directory_path() : work, o.output);
     }
@@ -187,7 +189,7 @@ GenerateReport generate(const GenerateOptions& o) {
         tmp = std::make_unique<TempDir>("konane-generate");
         work = tmp->path() / "work";
     }
-    WorkDir wd(work, b, o.rules);
+    WorkDir wd(work, b, opening);
     rep.resumed = wd.resumed();
     std::uint64_t peak_work = 0;
     auto note_disk = [&] { peak_work = std::max(peak_work, wd.bytes_on_disk()); };
@@ -202,7 +204,7 @@ GenerateReport generate(const GenerateOptions& o) {
             if (done == total) note_disk();
             if (o.progress) o.progress(phase, pieces, done, total);
         };
-        rep.runs_written = enumerate_to(wd, b, o.rules, eo);
+        rep.runs_written = enumerate_to(wd, b, opening, eo);
         note_disk();
         rep.enumerate_phase = meter.done();
     }
@@ -211,7 +213,7 @@ GenerateReport generate(const GenerateOptions& o) {
         rep.enumerate_seconds += wd.layer(n).enumerate_seconds;
     if (!o.output.empty() && order.empty()) {
         throw std::invalid_argument(std::string("no position is reachable after the removals on ") +
-                                    b.name() + " under ruleset " + ruleset_name(o.rules) +
+                                    b.name() + " " + opening_text(b, opening) +
                                     ": there is no table to write");
     }
 
@@ -240,7 +242,7 @@ GenerateReport generate(const GenerateOptions& o) {
         format::TableMeta meta;
         meta.rows = static_cast<unsigned>(b.rows);
         meta.cols = static_cast<unsigned>(b.cols);
-        meta.ruleset = ruleset_name(o.rules);
+        meta.ruleset = opening_tag(b, opening);
         meta.generator = "konane 0.1.0";
         writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
     }

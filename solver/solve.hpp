@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/board.hpp"
 #include "core/depth.hpp"
+#include "core/gap.hpp"
 #include "core/symmetry.hpp"
 #include "index/mphf.hpp"
 #include "solver/enumerate.hpp"
@@ -86,6 +88,9 @@ class SolvedLookup {
 struct GenerateOptions {
     Board board = Board::make(4, 4);
     Ruleset rules = Ruleset::Brainking;
+    /// When set, the table holds the positions reachable from this one gap (Black to move;
+    /// core/gap.hpp) instead of the ruleset's removals, and its header says so ("gap-c3-c4").
+    std::optional<Gap> gap;
     int threads = 0;               ///< OpenMP threads; <= 0: all
     std::filesystem::path output;  ///< table file to write; empty: write none
     bool keep_layers = false;      ///< keep every SolvedLayer (with keys) in the result
@@ -142,14 +147,19 @@ struct GenerateReport {
     std::vector<SolvedLayer> solved;  ///< every layer, when GenerateOptions::keep_layers
 };
 
+/// The opening of a generation: options.gap when set, else options.rules.
+inline Opening opening_of(const GenerateOptions& options) {
+    return options.gap ? Opening::from_gap(*options.gap) : Opening(options.rules);
+}
+
 /// Enumerates, indexes and solves every position reachable after the removals of the chosen
-/// board and ruleset, and writes the table to options.output (temporary name, renamed when
-/// complete), in bounded memory (options.memory_bytes) and resumably (options.work_dir).
-/// Deterministic: the same board and ruleset give the same file for any thread count, memory
-/// budget, and any number of interruptions and resumptions. Throws std::invalid_argument for a
-/// board that is too large or a budget that cannot hold a layer, konane::format::FormatError
-/// for I/O failures of the table (no file is left under the final name) and
-/// std::runtime_error for the work directory's.
+/// board and ruleset (or from the chosen gap), and writes the table to options.output (temporary
+/// name, renamed when complete), in bounded memory (options.memory_bytes) and resumably
+/// (options.work_dir). Deterministic: the same board and ruleset give the same file for any thread
+/// count, memory budget, and any number of interruptions and resumptions. Throws
+/// std::invalid_argument for a board that is too large or a budget that cannot hold a layer,
+/// konane::format::FormatError for I/O failures of the table (no file is left under the final name)
+/// and std::runtime_error for the work directory's.
 GenerateReport generate(const GenerateOptions& options);
 
 /// The default memory budget: 60% of the machine's memory (MemTotal), at most 16 GiB, at
@@ -164,7 +174,8 @@ std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window);
 /// The default work directory of a generation writing `output`: OUTPUT.work beside it.
 std::filesystem::path default_work_dir(const std::filesystem::path& output);
 
-/// Default table file name for a board and ruleset: "konane-RxC-RULES.kbt".
-std::string default_table_name(const Board& b, Ruleset r);
+/// Default table file name for a board and opening: "konane-RxC-RULES.kbt", or
+/// "konane-RxC-gap-c3-c4.kbt" for a gap.
+std::string default_table_name(const Board& b, const Opening& o);
 
 }  // namespace konane::solver

@@ -35,10 +35,10 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
     // edited to name a larger board must not start enumerating it).
     const auto& m = table.meta();
     Board b;
-    Ruleset rules;
+    Opening rules;  // the header's ruleset, or the gap it was built from
     try {
         b = Board::make(static_cast<int>(m.rows), static_cast<int>(m.cols));
-        rules = parse_ruleset(m.ruleset);
+        rules = parse_opening_tag(b, m.ruleset);
     } catch (const std::exception& e) {
         note(r, file + ": header: " + e.what());
         return r;

@@ -94,8 +94,8 @@ void kill_point() {
     if (limit > 0 && ++count == limit) ::kill(::getpid(), SIGKILL);
 }
 
-WorkDir::WorkDir(std::filesystem::path dir, const Board& b, Ruleset r)
-    : dir_(std::move(dir)), board_(b.name()), rules_(ruleset_name(r)) {
+WorkDir::WorkDir(std::filesystem::path dir, const Board& b, const Opening& o)
+    : dir_(std::move(dir)), board_(b.name()), rules_(opening_tag(b, o)) {
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     if (ec) fail(dir_, "cannot create: " + ec.message());
@@ -158,7 +158,11 @@ void WorkDir::load() {
                                "; use another --work directory or remove it");
             }
             if (kind == "rules" && w >> kind && kind != rules_) {
-                fail(dir_, "holds a generation under ruleset " + kind + ", not " + rules_ +
+                // "rules R" names the opening: a ruleset, or gap-SQ-SQ (core/gap.hpp).
+                auto what = [](const std::string& tag) {
+                    return tag.rfind("gap-", 0) == 0 ? "from " + tag : "under ruleset " + tag;
+                };
+                fail(dir_, "holds a generation " + what(kind) + ", not " + what(rules_) +
                                "; use another --work directory or remove it");
             }
             if (kind == "enumerated") {

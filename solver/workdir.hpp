@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/board.hpp"
+#include "core/gap.hpp"
 
 namespace konane::solver {
 
@@ -27,8 +28,9 @@ struct LayerRecord {
     std::uint64_t enumerate_rss = 0, enumerate_disk = 0, solve_rss = 0, solve_disk = 0;
 };
 
-/// A work directory for one board and ruleset. Files:
-///  - `manifest`: text lines "konane-work 1", "board RxC", "rules R", one "enumerated N C R S
+/// A work directory for one board and opening (a ruleset, or one gap). Files:
+///  - `manifest`: text lines "konane-work 1", "board RxC", "rules R" (R the opening's tag,
+///    core/gap.hpp opening_tag: "brainking", or "gap-c3-c4" for a gap), one "enumerated N C R S
 ///    rss B disk B" and "solved N D H S rss B disk B" line per finished step (classes, raw,
 ///    max depth, seconds, bytes), and "xxh3 HEX" of everything before it;
 ///    replaced atomically (temporary name, fsync, rename) at every step;
@@ -40,12 +42,12 @@ struct LayerRecord {
 class WorkDir {
   public:
     /// Opens DIR, creating it (and parents) if missing. An existing DIR must be empty or hold a
-    /// manifest, which must name the same board and ruleset; files of unfinished steps
-    /// (temporaries, runs from a layer whose step did not complete, layers not recorded) are
+    /// manifest, which must name the same board and opening (ruleset or gap); files of unfinished
+    /// steps (temporaries, runs from a layer whose step did not complete, layers not recorded) are
     /// removed. Throws std::runtime_error naming the directory: not creatable or writable, not
     /// empty and not a work directory, locked by another process, a manifest for another board
-    /// or ruleset, a damaged manifest, or a finished step's file missing.
-    WorkDir(std::filesystem::path dir, const Board& b, Ruleset r);
+    /// or opening, a damaged manifest, or a finished step's file missing.
+    WorkDir(std::filesystem::path dir, const Board& b, const Opening& o);
     ~WorkDir();  ///< releases the lock; the files stay for a later run
     WorkDir(const WorkDir&) = delete;
     WorkDir& operator=(const WorkDir&) = delete;

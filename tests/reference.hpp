@@ -488,18 +488,14 @@ struct Reachable {
     std::map<int, std::size_t> classes_by_pieces;  ///< piece count -> classes
 };
 
-inline Reachable enumerate_reachable(const RefBoard& b, Rules rules) {
+/// Every position reachable by jumps from `starts` (the starts included), counted raw and by
+/// class.
+inline Reachable enumerate_reachable_from(const RefBoard& b, const std::vector<RefPos>& starts) {
     Reachable out;
     std::unordered_set<RefKey, RefKeyHash> seen;
     std::vector<RefPos> stack;
-    const RefPos start = full_board(b);
-    for (const RefMove& m1 : black_removals(b, rules, start)) {
-        const RefPos one = apply(b, start, m1);
-        for (const RefMove& m2 : white_removals(b, one)) {
-            const RefPos two = apply(b, one, m2);
-            if (seen.insert(key_of(b, two)).second) stack.push_back(two);
-        }
-    }
+    for (const RefPos& s : starts)
+        if (seen.insert(key_of(b, s)).second) stack.push_back(s);
     while (!stack.empty()) {
         const RefPos p = stack.back();
         stack.pop_back();
@@ -519,6 +515,18 @@ inline Reachable enumerate_reachable(const RefBoard& b, Rules rules) {
     }
     out.classes = classes.size();
     return out;
+}
+
+/// Every position reachable after both removals of the ruleset.
+inline Reachable enumerate_reachable(const RefBoard& b, Rules rules) {
+    std::vector<RefPos> starts;
+    const RefPos start = full_board(b);
+    for (const RefMove& m1 : black_removals(b, rules, start)) {
+        const RefPos one = apply(b, start, m1);
+        for (const RefMove& m2 : white_removals(b, one))
+            starts.push_back(apply(b, one, m2));
+    }
+    return enumerate_reachable_from(b, starts);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -415,6 +415,24 @@ def test_generate_other_rulesets(tables):
         assert len(tb.start.moves()) < len(konane.Position.start("4x4").moves())
 
 
+def test_generate_from_a_gap(tmp_path, tables):
+    report = konane.generate("4x5", gap="c3,c2", output=tmp_path / "gap.kbt")
+    assert report.rules == "gap-c2-c3"  # Black's square first
+    _, brainking = tables("4x5")
+    assert 0 < report.classes < brainking.classes
+    with konane.Tablebase(tmp_path / "gap.kbt") as tb:
+        assert tb.gap == "c2,c3"
+        assert tb.rules == "any"
+        assert str(tb.start) == "xoxox/ox.xo/xo.ox/oxoxo b"
+        assert tb.value(tb.start) is not None
+    with konane.Tablebase(tables("4x5")[0]) as tb:
+        assert tb.gap is None
+    with pytest.raises(ValueError, match="not orthogonally adjacent"):
+        konane.generate("4x5", gap="a1,d1", output=tmp_path / "x.kbt")
+    with pytest.raises(ValueError, match="drop --rules"):
+        konane.generate("4x5", gap="a1,b1", rules="center", output=tmp_path / "x.kbt")
+
+
 def test_generate_errors(tmp_path):
     with pytest.raises(ValueError, match="7x7"):
         konane.generate("7x7", output=tmp_path / "big.kbt")
