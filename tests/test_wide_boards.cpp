@@ -19,6 +19,7 @@
 #include "probe/proof.hpp"
 #include "probe/search.hpp"
 #include "solver/enumerate.hpp"
+#include "solver/estimate.hpp"
 #include "solver/solve.hpp"
 #include "tests/reference.hpp"
 
@@ -399,6 +400,11 @@ TEST_CASE("wide boards: tables past 36 squares are refused with the size", "[sol
             solver::generate(o),
             Contains("board " + size + " has " + std::to_string(rows * cols) + " squares") &&
                 Contains("at most 36"));
+    }
+    // No measured sizes for these shapes: no estimate, and no failure.
+    for (const char* name : {"3x12", "4x9", "2x18", "1x36", "12x3", "8x8", "1x64"}) {
+        for (Ruleset r : kRulesets)
+            CHECK_FALSE(solver::estimate_resources(Board::parse(name), r).has_value());
     }
     CHECK(solver::kMaxGenerateSquares == 36);
     CHECK(solver::kMaxGenerateSquares <= kMaxKeySquares);
