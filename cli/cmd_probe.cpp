@@ -460,7 +460,8 @@ void add_probe_commands(CLI::App& app, Commands& out) {
 
     auto so = std::make_shared<SolveArgs>();
     auto* solve = app.add_subcommand(
-        "solve", "Value, depth and perfect move of any position on a board up to 8x8, by search");
+        "solve",
+        "Value, depth and perfect move of any position on a board of up to 64 squares, by search");
     solve->add_option("POSITION", so->position, "Position, e.g. '.oxox. b' (a 1x6 board)")
         ->check(non_empty());
     solve

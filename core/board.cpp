@@ -32,9 +32,15 @@ Ruleset parse_ruleset(std::string_view name) {
 }
 
 Board Board::make(int rows, int cols) {
-    if (rows < 1 || rows > 8 || cols < 1 || cols > 8 || rows * cols > 64) {
-        throw std::invalid_argument("board " + std::to_string(rows) + "x" + std::to_string(cols) +
-                                    " is out of range: rows and columns must be 1..8");
+    if (rows < 1 || cols < 1 || rows > kMaxSquares || cols > kMaxSquares ||
+        rows * cols > kMaxSquares) {
+        const bool positive = rows >= 1 && cols >= 1;
+        throw std::invalid_argument(
+            "board " + std::to_string(rows) + "x" + std::to_string(cols) + " is out of range: " +
+            (positive ? "it has " + std::to_string(static_cast<long long>(rows) * cols) +
+                            " squares, boards have at most " + std::to_string(kMaxSquares)
+                      : "rows and columns must be at least 1 (and rows x columns at most " +
+                            std::to_string(kMaxSquares) + ")"));
     }
     Board b;
     b.rows = rows;
@@ -67,9 +73,15 @@ Board Board::parse(std::string_view text) {
     int r = 0, c = 0;
     auto [p1, e1] = std::from_chars(text.data(), text.data() + x, r);
     auto [p2, e2] = std::from_chars(text.data() + x + 1, text.data() + text.size(), c);
-    if (e1 != std::errc{} || p1 != text.data() + x || e2 != std::errc{} ||
-        p2 != text.data() + text.size()) {
+    if (p1 != text.data() + x || p2 != text.data() + text.size() ||
+        (e1 != std::errc{} && e1 != std::errc::result_out_of_range) ||
+        (e2 != std::errc{} && e2 != std::errc::result_out_of_range)) {
         throw bad();
+    }
+    if (e1 != std::errc{} || e2 != std::errc{}) {  // digits past int: name the text as given
+        throw std::invalid_argument("board " + excerpt(text) +
+                                    " is out of range: boards have at most " +
+                                    std::to_string(kMaxSquares) + " squares");
     }
     return make(r, c);
 }

@@ -53,7 +53,16 @@ constexpr bool operator<(const Position& a, const Position& b) {
 /// Directions of a jump; shift() gives the square-index step of each.
 enum Direction : int { Up = 0, Down = 1, Right = 2, Left = 3 };
 
-/// Geometry of an R x C board, 1 <= R, C <= 8, R*C <= 64, with the bit masks that move
+/// The most squares a board may have: a position's occupancy is one 64-bit word. Any R x C with
+/// R, C >= 1 and R*C <= 64 is a board (1x64, 3x12, 8x8, 64x1, ...) for the rules, moves,
+/// perft and the searches; tables need keys (key_of, at most kMaxKeySquares squares) and are
+/// generated for smaller boards still (solver/enumerate.hpp kMaxGenerateSquares).
+inline constexpr int kMaxSquares = 64;
+
+/// The most squares a board may have for key_of: bit 63 of a key holds the side to move.
+inline constexpr int kMaxKeySquares = 63;
+
+/// Geometry of an R x C board, R, C >= 1, R*C <= kMaxSquares (64), with the bit masks that move
 /// generation and symmetry use.
 struct Board {
     int rows = 0;
@@ -64,8 +73,8 @@ struct Board {
     std::uint64_t can_jump[4] = {};
     int step[4] = {};  ///< index step of each direction: +cols, -cols, +1, -1
 
-    /// Makes the geometry of an R x C board. Throws std::invalid_argument when R or C is
-    /// outside 1..8 or R*C > 64, with a message naming the size.
+    /// Makes the geometry of an R x C board. Throws std::invalid_argument when R or C is below
+    /// 1 or R*C > 64, with a message naming the size.
     static Board make(int rows, int cols);
 
     /// Parses "RxC" (e.g. "6x6"); throws std::invalid_argument on malformed or out-of-range text.
@@ -112,9 +121,11 @@ inline int piece_count(Position p) {
     return std::popcount(p.occ);
 }
 
-/// The tablebase key of a position on a board of at most 63 squares: bits 0..62 the occupied
-/// squares, bit 63 set when White is to move (equivalently: when the mover's pieces stand on
-/// White's squares). Keys order as Positions do.
+/// The tablebase key of a position on a board of at most kMaxKeySquares (63) squares: bits
+/// 0..62 the occupied squares, bit 63 set when White is to move (equivalently: when the
+/// mover's pieces stand on White's squares). Keys order as Positions do. On a 64-square board
+/// (8x8, 1x64, 2x32, 4x16, ...) square 63 would collide with the side to move: keys, and so
+/// tables, are for smaller boards; the searches key their memos by Position, not by key_of.
 constexpr std::uint64_t key_of(Position p) {
     return p.occ | (static_cast<std::uint64_t>(p.to_move) << 63);
 }

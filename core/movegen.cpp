@@ -7,6 +7,7 @@ bool has_jump(const Board& b, Position p) {
     const std::uint64_t opp = opponent_pieces(b, p);
     const std::uint64_t empty = b.all & ~p.occ;
     for (int d = 0; d < 4; ++d) {
+        if (!b.can_jump[d]) continue;  // no jump this way; keeps the shifts below 64 bits
         const int s = b.step[d];
         const std::uint64_t jumpable = b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))
                                                               : (opp << -s) & (empty << (-2 * s)));

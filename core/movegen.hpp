@@ -27,7 +27,9 @@ struct MoveChild {
 };
 
 /// The largest number of legal moves a position on a board of up to 64 squares can have,
-/// with a safe margin: 32 pieces x 4 directions x 3 jump lengths.
+/// with a safe margin: each jump of one direction takes a different opponent piece (two pieces
+/// jumping the same way never jump the same piece), so at most 4 directions x 32 opponent
+/// pieces = 128 jumps, and at most 32 removals.
 inline constexpr int kMaxMoves = 384;
 
 /// Calls f(Move, Position child) for every jump of the side to move in p (Stage::Play
@@ -42,6 +44,9 @@ inline void for_each_jump(const Board& b, Position p, F&& f) {
     const std::uint64_t empty = b.all & ~p.occ;
     const Color next = other(p.to_move);
     for (int d = 0; d < 4; ++d) {
+        // No square can jump this way (a board of one or two ranks or files): skipping it also
+        // keeps the shifts below 64 bits (a direction with jumps has a step of at most 21).
+        if (!b.can_jump[d]) continue;
         const int s = b.step[d];
         // jumpable: squares x with x+s an opponent piece, x+2s empty, x+2s on the board.
         const std::uint64_t jumpable = b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))

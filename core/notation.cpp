@@ -2,7 +2,7 @@
 
 #include "core/text.hpp"
 
-#include <charconv>
+#include <algorithm>
 #include <sstream>
 
 namespace konane {
@@ -10,9 +10,16 @@ namespace konane {
 namespace {
 std::string place(const Board& b, int rank, int file) {
     return "rank " + std::to_string(rank) + " (row " + std::to_string(b.rows - rank + 1) +
-           " from the top), file " + std::string(1, static_cast<char>('a' + file));
+           " from the top), file " + file_name(file);
 }
 }  // namespace
+
+std::string file_name(int f) {
+    std::string s;
+    for (unsigned n = static_cast<unsigned>(f) + 1; n > 0; n = (n - 1) / 26)
+        s.insert(s.begin(), static_cast<char>('a' + (n - 1) % 26));
+    return s;
+}
 
 std::string format_position(const Board& b, Position p) {
     std::string s;
@@ -67,7 +74,7 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
     const int R = static_cast<int>(rows.size());
     // Unknown characters first, each blamed on its own rank and file counted in characters (a
     // multi-byte character would otherwise make its row look longer, and another row be blamed).
-    for (int row = 0; row < R && R <= 8; ++row) {
+    for (int row = 0; row < R; ++row) {
         std::string_view r = rows[row];
         for (int f = 0; !r.empty(); ++f) {
             const std::size_t n = utf8_length(r);
@@ -75,10 +82,10 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
                 r.remove_prefix(1);
                 continue;
             }
-            const std::string where = "rank " + std::to_string(R - row) + " (row " +
-                                      std::to_string(row + 1) + " from the top), " +
-                                      (f < 8 ? std::string("file ") + static_cast<char>('a' + f)
-                                             : "character " + std::to_string(f + 1));
+            const std::string where =
+                "rank " + std::to_string(R - row) + " (row " + std::to_string(row + 1) +
+                " from the top), " +
+                (f < kMaxSquares ? "file " + file_name(f) : "character " + std::to_string(f + 1));
             throw NotationError("unknown character '" + printable(r.substr(0, n ? n : 1)) +
                                 "' at " + where + ": expected 'x', 'o' or '.'");
         }
@@ -93,9 +100,10 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
                                 (row == 0 ? std::string("at least 1") : std::to_string(C)));
         }
     }
-    if (R > 8 || C > 8 || R * C > 64) {
+    if (static_cast<long long>(R) * C > kMaxSquares) {
         throw NotationError("position has " + std::to_string(R) + " rows of " + std::to_string(C) +
-                            " squares: boards are at most 8x8");
+                            " squares (" + std::to_string(static_cast<long long>(R) * C) +
+                            "): boards have at most " + std::to_string(kMaxSquares) + " squares");
     }
     if (expected && (expected->rows != R || expected->cols != C)) {
         throw NotationError("position is for a " + std::to_string(R) + "x" + std::to_string(C) +
@@ -135,25 +143,31 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
 }
 
 std::string square_name(const Board& b, int s) {
-    return std::string(1, static_cast<char>('a' + b.file_of(s))) + std::to_string(b.rank_of(s));
+    return file_name(b.file_of(s)) + std::to_string(b.rank_of(s));
 }
 
 int parse_square(const Board& b, std::string_view text) {
-    if (text.size() < 2 || text[0] < 'a' || text[0] > 'h') {
-        throw NotationError("malformed square '" + excerpt(text) +
-                            "': expected a file letter and a rank number such as c4");
+    auto malformed = [&]() {
+        return NotationError("malformed square '" + excerpt(text) +
+                             "': expected file letters and a rank number such as c4 or aa12");
+    };
+    std::size_t i = 0;
+    long long file = 0;  // bijective base 26, saturated: anything past the board is off it
+    for (; i < text.size() && text[i] >= 'a' && text[i] <= 'z'; ++i)
+        file = std::min<long long>(file * 26 + (text[i] - 'a' + 1), 1'000'000);
+    const std::size_t digits = text.size() - i;
+    if (i == 0 || digits == 0 || (digits > 1 && text[i] == '0')) throw malformed();
+    long long rank = 0;
+    for (std::size_t j = i; j < text.size(); ++j) {
+        if (text[j] < '0' || text[j] > '9') throw malformed();
+        rank = std::min<long long>(rank * 10 + (text[j] - '0'), 1'000'000);
     }
-    int rank = 0;
-    auto [ptr, ec] = std::from_chars(text.data() + 1, text.data() + text.size(), rank);
-    if (ec != std::errc{} || ptr != text.data() + text.size()) {
-        throw NotationError("malformed square '" + excerpt(text) +
-                            "': expected a file letter and a rank number such as c4");
+    if (file > b.cols || rank < 1 || rank > b.rows) {
+        throw NotationError("square '" + excerpt(text) + "' is off the " + b.name() +
+                            " board (files a.." + file_name(b.cols - 1) + ", ranks 1.." +
+                            std::to_string(b.rows) + ")");
     }
-    const int f = text[0] - 'a';
-    if (f >= b.cols || rank < 1 || rank > b.rows) {
-        throw NotationError("square '" + excerpt(text) + "' is off the " + b.name() + " board");
-    }
-    return b.square(f, rank);
+    return b.square(static_cast<int>(file - 1), static_cast<int>(rank));
 }
 
 std::string format_move(const Board& b, Move m) {

@@ -37,10 +37,18 @@ struct ParsedPosition {
 /// unknown side to move.
 ParsedPosition parse_position(std::string_view text, const Board* expected = nullptr);
 
-/// Square name: file letter and rank number, e.g. "c4".
+/// The name of the 0-based file f: `a`..`z` for the first 26 files, then two letters as in a
+/// spreadsheet's columns: `aa`..`az`, `ba`..`bl` (file 63, the last of a 1x64 board), ...
+/// (bijective base 26: f + 1 written with the digits a = 1 .. z = 26). f >= 0.
+std::string file_name(int f);
+
+/// Square name: the file's letters (file_name) then the rank as a decimal number without
+/// leading zeros, e.g. "c4", "aa12" (the 27th file, rank 12), "a64".
 std::string square_name(const Board& b, int s);
 
-/// Parses a square name on board b; throws NotationError when malformed or off the board.
+/// Parses a square name on board b: lower-case file letters then a decimal rank (no sign, no
+/// leading zero; rank 0 is off the board). Throws NotationError when malformed, or off the
+/// board (the message names the board's files and ranks).
 int parse_square(const Board& b, std::string_view text);
 
 /// Formats a move: a removal as its square ("a4"), a jump as "c2-c4".

@@ -43,9 +43,9 @@ std::string check_meta(const TableMeta& m) {
     auto pow2_in = [](std::uint32_t v, std::uint32_t lo, std::uint32_t hi) {
         return is_pow2(v) && v >= lo && v <= hi;
     };
-    if (m.rows < 1 || m.rows > 8) return "rows " + std::to_string(m.rows) + " not in 1..8";
-    if (m.cols < 1 || m.cols > 8) return "cols " + std::to_string(m.cols) + " not in 1..8";
-    if (m.rows * m.cols > 63)
+    if (m.rows < 1) return "rows " + std::to_string(m.rows) + " below 1";
+    if (m.cols < 1) return "cols " + std::to_string(m.cols) + " below 1";
+    if (m.rows > 63 || m.cols > 63 || m.rows * m.cols > 63)
         return "board " + std::to_string(m.rows) + "x" + std::to_string(m.cols) +
                " has more than 63 squares, which no key can hold";
     if (!valid_ruleset(m.ruleset))

@@ -260,7 +260,7 @@ void Table::Impl::validate(const Expect& expect) {
         std::string again = "konane generate RxC";
         const char* rs = reinterpret_cast<const char*>(p + hdr::ruleset);
         const std::string ruleset(rs, strnlen(rs, hdr::ruleset_len));
-        if (p[hdr::rows] >= 1 && p[hdr::rows] <= 8 && p[hdr::cols] >= 1 && p[hdr::cols] <= 8 &&
+        if (p[hdr::rows] >= 1 && p[hdr::cols] >= 1 && p[hdr::rows] * p[hdr::cols] <= 63 &&
             valid_ruleset(ruleset))
             again = "konane generate " + std::to_string(p[hdr::rows]) + "x" +
                     std::to_string(p[hdr::cols]) + " --rules " + ruleset;

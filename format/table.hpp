@@ -53,8 +53,8 @@ inline constexpr std::size_t kMaxGeneratorLength = 63;
 /// verbatim; nothing depends on time, host or thread count, so the same input gives the same
 /// file byte for byte.
 struct TableMeta {
-    unsigned rows = 0;  ///< board rows, 1..8 (rows * cols <= 63)
-    unsigned cols = 0;  ///< board columns, 1..8
+    unsigned rows = 0;  ///< board rows, 1..63 (rows * cols <= 63: a key's squares)
+    unsigned cols = 0;  ///< board columns, 1..63
     /// Ruleset name ("brainking", "center" or "any"): 1..15 characters of [a-z0-9_-].
     std::string ruleset;
     /// Generator version, e.g. "konane 0.2.0": 0..63 printable ASCII characters.

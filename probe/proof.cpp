@@ -18,6 +18,7 @@ int count_jumps(const Board& b, Position p) {
     const std::uint64_t empty = b.all & ~p.occ;
     int n = 0;
     for (int d = 0; d < 4; ++d) {
+        if (!b.can_jump[d]) continue;  // no jump this way; keeps the shifts below 64 bits
         const int s = b.step[d];
         const std::uint64_t jumpable = b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))
                                                               : (opp << -s) & (empty << (-2 * s)));

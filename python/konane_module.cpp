@@ -445,7 +445,7 @@ depth to the end in plies (the winner hurries, the loser delays).
     Position       a position with its board and opening ruleset; its legal moves
     Tablebase      a table file: value, moves, best_move, perfect_line, openings
     generate()     enumerate, solve and write the table of a board
-    solve()        the value and perfect play of any position up to 8x8, by search
+    solve()        the value and perfect play of any position (boards up to 64 squares), by search
     outcome()      the outcome class of a position ('black', 'white', 'first', 'second')
 
 Errors: NotStored (the table does not hold the position), FormatError (a missing, damaged or
@@ -493,8 +493,9 @@ board). Rules: shared/docs/rules.md of the project.)";
 
     // ------------------------------------------------------------------------------------------
     py::class_<PyPosition>(m, "Position", R"(A Konane position: the occupied squares, the side to
-move, the board (1..8 rows and columns) and the opening ruleset that decides Black's first
-removal ('brainking', 'center' or 'any'). Immutable and hashable; play() returns a new one.
+move, the board (R x C, at most 64 squares: 8x8, 3x12, 1x64, ...) and the opening ruleset that
+decides Black's first removal ('brainking', 'center' or 'any'). Immutable and hashable; play()
+returns a new one.
 
 Position(text, rules='brainking') is Position.parse(text, rules).)")
         .def(py::init([](const std::string& text, const std::string& rules) {
@@ -521,7 +522,7 @@ file and character of a malformed text, or an unknown ruleset.)")
             },
             "board"_a, "rules"_a = "brainking",
             R"(The full board with Black to move (before the two opening removals). board: 'RxC'
-(e.g. '5x5') or (rows, cols), 1..8 each. Raises ValueError for a board out of range.)")
+(e.g. '5x5') or (rows, cols), at most 64 squares. Raises ValueError for a board out of range.)")
         .def("__str__", [](const PyPosition& p) { return konane::format_position(p.board, p.pos); })
         .def("__repr__",
              [](const PyPosition& p) {
@@ -832,8 +833,8 @@ arguments, FormatError / IoError when the file cannot be written.)");
         "position"_a, py::kw_only(), "rules"_a = py::none(), "table"_a = py::none(),
         "jumps_only"_a = false, "max_positions"_a = 50'000'000,
         R"(The value, every move's value, the perfect move and the perfect line of any position on
-a board of up to 8x8, by memoised negamax (for positions no table holds: single rows, positions
-from combinatorial game theory, boards too large for a table). Returns a Solution.
+a board of up to 64 squares (1x64 .. 8x8 .. 64x1), by memoised negamax (for positions no table
+holds: single rows, positions from combinatorial game theory, boards too large for a table). Returns a Solution.
 
 position: a konane.Position or a string (parsed on table's board when a table is given).
 rules: the opening ruleset (default: the position's, or the table's). table: a

@@ -51,7 +51,7 @@ struct RefBoard {
 
     RefBoard() = default;
     RefBoard(int r, int c) : rows(r), cols(c) {
-        if (r < 1 || c < 1 || r > 8 || c > 8) throw std::invalid_argument("ref: bad board size");
+        if (r < 1 || c < 1 || r * c > 64) throw std::invalid_argument("ref: bad board size");
     }
     int squares() const { return rows * cols; }
     bool on_board(int row, int col) const {
@@ -63,9 +63,13 @@ struct RefBoard {
     bool black_square(int row, int col) const { return (row + col) % 2 == 0; }
     /// The piece that stands on (row, col) when it is occupied.
     char piece_on(int row, int col) const { return black_square(row, col) ? 'x' : 'o'; }
+    /// Files a..z, then aa..az, ba.. (README.md "Notation": spreadsheet columns); the rank in
+    /// decimal. Written out here letter by letter, apart from core/notation.
     std::string square_name(int row, int col) const {
+        const char* letters = "abcdefghijklmnopqrstuvwxyz";
         std::string s;
-        s += static_cast<char>('a' + col);
+        if (col >= 26) s += letters[col / 26 - 1];
+        s += letters[col % 26];
         s += std::to_string(rows - row);
         return s;
     }

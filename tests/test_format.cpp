@@ -565,7 +565,14 @@ TEST_CASE("format: a table of another board or ruleset is refused when one is as
 TEST_CASE("format: writer argument checks", "[format]") {
     TempDir dir;
     TableMeta bad = base_meta();
-    bad.rows = 9;
+    bad.rows = 11;  // 66 squares
+    REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
+    bad = base_meta();
+    bad.rows = 0;
+    REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
+    bad = base_meta();
+    bad.rows = 1;
+    bad.cols = 64;  // one row of 64 squares: no key holds them either
     REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
     bad = base_meta();
     bad.rows = 8;

@@ -162,6 +162,16 @@ TEST_CASE("proof: every opening of every board up to 20 squares equals the table
     }
 }
 
+TEST_CASE("proof: every opening of boards past 8 per side equals the table", "[proof][wide]") {
+    for (const auto& [rows, cols] :
+         {std::pair{1, 12}, std::pair{12, 1}, std::pair{2, 9}, std::pair{9, 2}, std::pair{2, 12},
+          std::pair{1, 36}, std::pair{2, 18}}) {
+        check_openings_against_table(rows, cols, Ruleset::Brainking);
+    }
+    check_openings_against_table(2, 10, Ruleset::Any);
+    check_openings_against_table(1, 20, Ruleset::Center);
+}
+
 TEST_CASE("proof: every opening of 5x5 and 4x6 and 6x4 equals the table", "[proof]") {
     check_openings_against_table(5, 5, Ruleset::Brainking);
     check_openings_against_table(4, 6, Ruleset::Brainking);

@@ -104,3 +104,59 @@ TEST_CASE("CLI: bad input exits with code 2 and a message", "[cli]") {
     CHECK(konane_cli("perft").code == 2);
     CHECK(konane_cli("perft 4x4 notanumber").code == 2);
 }
+
+TEST_CASE("CLI: boards past 8 per side for moves, perft, solve --wdl and openings --search",
+          "[cli][wide]") {
+    // perft against the reference engine, in text and JSON.
+    for (const auto& [rows, cols] :
+         {std::pair{1, 64}, std::pair{3, 12}, std::pair{2, 20}, std::pair{9, 3}, std::pair{7, 9}}) {
+        const std::string size = std::to_string(rows) + "x" + std::to_string(cols);
+        const std::string want =
+            std::to_string(ref::perft(ref::RefBoard(rows, cols), ref::Rules::Brainking, 5));
+        INFO(size);
+        const Run text = konane_cli("perft " + size + " 5");
+        CHECK(text.code == 0);
+        CHECK(text.out == want + "\n");
+        const Run json = konane_cli("perft " + size + " 5 --json");
+        CHECK(json.code == 0);
+        CHECK(json.out == "{\"board\":\"" + size +
+                              "\",\"rules\":\"brainking\",\"depth\":5,\"nodes\":" + want + "}\n");
+    }
+    // Moves with two-letter files on 1x30: Black's removals are its corner a1 and the centre o1.
+    const Run moves = konane_cli("moves --board 1x30 --json");
+    CHECK(moves.code == 0);
+    CHECK_THAT(moves.out, Contains("\"moves\":[\"a1\",\"o1\"]"));
+    const Run jump = konane_cli("moves 'x" + std::string(25, '.') + "xo.o. b' --json");
+    CHECK(jump.code == 0);
+    CHECK_THAT(jump.out, Contains("\"moves\":[\"aa1-ac1\",\"aa1-ae1\"]"));
+    const Run game = konane_cli("moves --board 3x12 --game 'a1 a2 c1-a1'");
+    CHECK(game.code == 0);
+    CHECK_THAT(game.out, Contains("position: xoxoxoxoxoxo/.xoxoxoxoxox/x..oxoxoxoxo w"));
+    // A win/loss by proof search on 1x64 (rules.md: n = 62 = 2 mod 4, the first player wins).
+    std::string row = ".";
+    for (int i = 0; i < 62; ++i)
+        row += i % 2 == 0 ? 'o' : 'x';
+    row += '.';
+    const Run wdl = konane_cli("solve '" + row + " w' --wdl -q --memory 8M");
+    CHECK(wdl.code == 0);
+    CHECK_THAT(wdl.out, Contains("(1x64, proof search") && Contains("value:    win for white"));
+    // Every opening of 3x12 by proof search.
+    const Run openings = konane_cli("openings --board 3x12 --search -q --memory 8M");
+    CHECK(openings.code == 0);
+    CHECK_THAT(openings.out,
+               Contains("3x12 brainking: every opening by proof search") && Contains("verdict: "));
+    // Out of range, with the size named; a square past the last file.
+    const Run big = konane_cli("perft 5x13 1");
+    CHECK(big.code == 2);
+    CHECK_THAT(big.out, Contains("board 5x13 is out of range: it has 65 squares, boards have at "
+                                 "most 64"));
+    const Run off = konane_cli("moves --board 1x30 --game 'ad1'");
+    CHECK(off.code == 2);
+    CHECK_THAT(off.out, Contains("'ad1' is not a legal removal"));  // a White square
+    const Run off2 = konane_cli("moves --board 1x30 --game 'ae1'");
+    CHECK(off2.code == 2);
+    CHECK_THAT(off2.out, Contains("off the 1x30 board (files a..ad, ranks 1..1)"));
+    const Run table = konane_cli("generate 6x7 -q -o /dev/null");
+    CHECK(table.code == 2);
+    CHECK_THAT(table.out, Contains("6x7") && Contains("42 squares") && Contains("at most 36"));
+}

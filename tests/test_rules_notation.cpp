@@ -119,10 +119,22 @@ TEST_CASE("Malformed positions are refused with a message naming the place", "[n
     REQUIRE_THROWS_WITH(parse_position(""), Contains("empty position"));
     REQUIRE_THROWS_WITH(parse_position("   "), Contains("empty position"));
     // Too many rows, or rows too long.
-    REQUIRE_THROWS_WITH(parse_position("x/o/x/o/x/o/x/o/x b"),
-                        Contains("9 rows") && Contains("at most 8x8"));
-    REQUIRE_THROWS_WITH(parse_position("xoxoxoxox b"),
-                        Contains("1 rows of 9 squares") && Contains("at most 8x8"));
+    std::string tall = "x";
+    for (int i = 1; i < 65; ++i)
+        tall += i % 2 ? "/o" : "/x";
+    REQUIRE_THROWS_WITH(parse_position(tall + " b"),
+                        Contains("65 rows") && Contains("at most 64 squares"));
+    std::string wide;
+    for (int i = 0; i < 65; ++i)
+        wide += i % 2 ? 'o' : 'x';
+    REQUIRE_THROWS_WITH(parse_position(wide + " b"),
+                        Contains("1 rows of 65 squares") && Contains("at most 64 squares"));
+    REQUIRE_THROWS_WITH(parse_position("xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox/"
+                                       "xoxoxoxo/oxoxoxox/xoxoxoxo b"),
+                        Contains("9 rows of 8 squares (72)") && Contains("at most 64 squares"));
+    // Rows and columns past 8 are boards (up to 64 squares).
+    CHECK(parse_position("xoxoxoxox b").board == Board::make(1, 9));
+    CHECK(parse_position("x/o/x/o/x/o/x/o/x b").board == Board::make(9, 1));
     // Board mismatch.
     const Board b5 = Board::make(5, 5);
     REQUIRE_THROWS_WITH(parse_position("..xo/oxox/xoxo/oxox b", &b5),
@@ -140,11 +152,11 @@ TEST_CASE("Malformed squares and moves are refused", "[notation]") {
     CHECK(parse_square(b, "a1") == 0);
     CHECK(parse_square(b, "d4") == 15);
     CHECK(parse_square(b, "b3") == 9);
-    for (const char* bad : {"", "a", "4a", "z1", "A1", "a1x", "a+1", "ab"}) {
+    for (const char* bad : {"", "a", "4a", "A1", "a1x", "a+1", "ab", "a-1", "a01"}) {
         INFO(bad);
         REQUIRE_THROWS_WITH(parse_square(b, bad), Contains("malformed square"));
     }
-    for (const char* off : {"e1", "a5", "a0", "h8", "a-1"}) {
+    for (const char* off : {"e1", "a5", "a0", "h8", "z1", "aa1"}) {
         INFO(off);
         REQUIRE_THROWS_WITH(parse_square(b, off), Contains("off the 4x4 board"));
     }

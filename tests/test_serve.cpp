@@ -197,7 +197,7 @@ TEST_CASE("serve: bad requests get a 4xx JSON message and the server keeps servi
         {"/api/probe?position=" + encode("xoxo/oxqx/xoxo/oxox b"), 400, "'q'"},
         {"/api/probe?position=" + encode("xoxo/oxox/xoxo/oxox"), 400, "side to move"},
         {"/api/probe?board=4x4&game=" + encode("d1 c1 a1-a7"), 400, "move 3"},
-        {"/api/probe?board=4x9&game=d1", 400, "out of range"},
+        {"/api/probe?board=9x9&game=d1", 400, "out of range"},
         {"/api/probe?game=d1", 400, "board=RxC"},
         {"/api/probe?position=" + encode("xoxox/oxoxo b"), 404, "no table for board 2x5"},
         {"/api/probe?position=" + encode("xoxo/oxox/xoxo/oxox b") + "&rules=center", 404,

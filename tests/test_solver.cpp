@@ -110,14 +110,22 @@ void check_against_reference(int rows, int cols, Ruleset r) {
 }  // namespace
 
 TEST_CASE("every board of at most 20 squares: counts and values equal the reference", "[solver]") {
+    // Rows and columns past 8 included: 1x9 .. 1x20, 2x9, 2x10 and their transposes.
     for (Ruleset r : {Ruleset::Brainking, Ruleset::Center, Ruleset::Any}) {
         for (int rows = 1; rows <= 20; ++rows) {
-            for (int cols = 1; rows * cols <= 20 && cols <= 8; ++cols) {
-                if (rows > 8) continue;
+            for (int cols = 1; rows * cols <= 20; ++cols)
                 check_against_reference(rows, cols, r);
-            }
         }
     }
+}
+
+TEST_CASE("boards past 8 per side up to 28 squares: counts and values equal the reference",
+          "[solver][wide]") {
+    for (const auto& [rows, cols] :
+         {std::pair{2, 12}, std::pair{12, 2}, std::pair{1, 28}, std::pair{2, 14}}) {
+        check_against_reference(rows, cols, Ruleset::Brainking);
+    }
+    check_against_reference(1, 24, Ruleset::Any);
 }
 
 TEST_CASE("5x5 and 4x6 brainking: counts and values equal the reference", "[solver][slow]") {

@@ -16,7 +16,6 @@ const S = {
 };
 
 const $ = (id) => document.getElementById(id);
-const FILES = 'abcdefgh';
 const CELL = 60, MARGIN = 26;
 
 // ---------------------------------------------------------------------------------------------
@@ -46,8 +45,21 @@ function startText(rows, cols) {
   return out.join('/') + ' b';
 }
 
-function sqName(f, rank) { return FILES[f] + rank; }
-function sqParse(name) { return { f: FILES.indexOf(name[0]), r: parseInt(name.slice(1), 10) }; }
+// Files a..z, then aa, ab, ... as in a spreadsheet (bijective base 26); ranks in decimal.
+function fileName(f) {
+  let s = '';
+  for (let n = f + 1; n > 0; n = Math.floor((n - 1) / 26)) {
+    s = String.fromCharCode(97 + (n - 1) % 26) + s;
+  }
+  return s;
+}
+function sqName(f, rank) { return fileName(f) + rank; }
+function sqParse(name) {
+  const m = /^([a-z]+)(\d+)$/.exec(name);
+  let f = 0;
+  for (const ch of m[1]) f = f * 26 + (ch.charCodeAt(0) - 96);
+  return { f: f - 1, r: parseInt(m[2], 10) };
+}
 function at(p, f, r) { return p.grid[p.rows - r][f]; }
 function put(p, f, r, c) { p.grid[p.rows - r][f] = c; }
 
@@ -230,7 +242,7 @@ function renderBoard(p) {
   }
   for (let f = 0; f < p.cols; f++) {
     el('text', { x: MARGIN + f * CELL + CELL / 2 - 4, y: p.rows * CELL + 18, class: 'coord' }, svg,
-      FILES[f]);
+      fileName(f));
   }
   if (!$('hints').checked || !S.answer) return;
   const best = S.answer.best;

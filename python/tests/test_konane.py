@@ -148,6 +148,27 @@ def test_bad_boards_moves_and_rules_raise_value_error():
         start.perft(-1)
 
 
+def test_boards_past_8_per_side():
+    # Any board of at most 64 squares; files past z are aa, ab, ... (README.md).
+    row = konane.Position.start("1x64")
+    assert (row.rows, row.cols, row.pieces) == (1, 64, 64)
+    assert konane.Position.start((64, 1)).cols == 1
+    assert konane.Position.start("3x12").moves() == ["a1", "f2", "a3"]
+    jump = konane.Position.parse("x" + "." * 25 + "xo.o. b")
+    assert jump.moves() == ["aa1-ac1", "aa1-ae1"]
+    assert str(jump.play("aa1-ae1")) == "x" + "." * 29 + "x w"
+    # rules.md: a gap, n alternating pieces from White, a gap: n = 62 = 2 (mod 4), first player.
+    gap = "." + "ox" * 31 + "."
+    assert konane.solve(gap + " b").value.win
+    assert konane.solve(gap + " w").value.win
+    with pytest.raises(ValueError, match="65 squares"):
+        konane.Position.start("5x13")
+    with pytest.raises(ValueError, match="off the 1x64 board"):
+        row.play("bm1")
+    with pytest.raises(ValueError, match="at most 36"):
+        konane.generate("6x7")
+
+
 # ------------------------------------------------------------------------------------------------
 # Tables
 

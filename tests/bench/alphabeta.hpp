@@ -157,6 +157,7 @@ class AlphaBeta {
         const std::uint64_t empty = board_.all & ~p.occ;
         int n = 0;
         for (int d = 0; d < 4; ++d) {
+            if (!board_.can_jump[d]) continue;  // keeps the shifts below 64 bits
             const int s = board_.step[d];
             const std::uint64_t j =
                 board_.can_jump[d] &
