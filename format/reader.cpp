@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <tuple>
 
 #include "format/detail.hpp"
 #include "format/fault_guard.hpp"
@@ -619,6 +620,110 @@ std::uint8_t Table::value(std::size_t layer, std::uint64_t rank) const {
     t.decode_values(layer, a, z, rank % vb + 1, [&](std::uint8_t x) { v = x; });
     t.check_fault();
     return v;
+}
+
+void Table::probe_many(std::span<const Query> queries, std::span<Answer> out) const {
+    if (out.size() < queries.size())
+        throw std::invalid_argument("probe_many: fewer answers than queries");
+    constexpr std::size_t kBatch = 64;
+    if (queries.size() > kBatch) {
+        for (std::size_t at = 0; at < queries.size(); at += kBatch) {
+            const std::size_t m = std::min(kBatch, queries.size() - at);
+            probe_many(queries.subspan(at, m), out.subspan(at, m));
+        }
+        return;
+    }
+    const Impl& t = *impl_;
+    struct State {
+        bool live = false;
+        std::uint64_t h = 0, lo = 0, pos = 0, rank = 0, a = 0, z = 0;
+    };
+    std::array<State, kBatch> st;
+    const std::size_t n = queries.size();
+    auto at = [&](std::size_t layer, Sec s, std::uint64_t byte) {
+        return t.base + t.locs[layer].sec[s].offset + byte;
+    };
+    // 1. The key's rank in the universe; prefetch its select sample.
+    for (std::size_t i = 0; i < n; ++i) {
+        const Query& q = queries[i];
+        t.check_layer(q.layer);
+        out[i] = Answer{};
+        const std::uint64_t occ = q.key & ~(std::uint64_t{1} << 63);
+        if ((occ >> t.squares) != 0 ||
+            static_cast<std::uint32_t>(std::popcount(occ)) != t.layers[q.layer].pieces)
+            continue;
+        const index::EliasFanoShape& shape = t.locs[q.layer].shape;
+        const std::uint64_t x = index::key_rank(q.key, t.squares);
+        if (shape.n == 0 || x >= shape.u) continue;
+        State& e = st[i];
+        e.live = true;
+        e.h = x >> shape.l;
+        e.lo = shape.l == 0 ? 0 : x & ((std::uint64_t{1} << shape.l) - 1);
+        if (e.h > 0) __builtin_prefetch(at(q.layer, kEfSamples, 8 * ((e.h - 1) / shape.q)));
+    }
+    // 2. Read the samples; prefetch the high bits where each bucket's search starts.
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!st[i].live || st[i].h == 0) continue;
+        const std::size_t l = queries[i].layer;
+        const std::uint64_t p0 = t.word(l, kEfSamples, (st[i].h - 1) / t.locs[l].shape.q);
+        __builtin_prefetch(at(l, kEfHigh, 8 * ((p0 + 1) >> 6)));
+    }
+    // 3. Each bucket's first bit; prefetch the low bits of its first element.
+    for (std::size_t i = 0; i < n; ++i) {
+        State& e = st[i];
+        if (!e.live) continue;
+        const std::size_t l = queries[i].layer;
+        auto high = [&](std::uint64_t w) { return t.word(l, kEfHigh, w); };
+        auto sample = [&](std::uint64_t w) { return t.word(l, kEfSamples, w); };
+        e.pos = index::ef_bucket_start(t.locs[l].shape, high, sample, e.h);
+        __builtin_prefetch(at(l, kEfLow, ((e.pos - e.h) * t.locs[l].shape.l) >> 3));
+    }
+    // 4. The element and its rank; prefetch the value directory's entry of its block.
+    const std::uint64_t vb = t.meta.value_block;
+    const std::uint64_t per = t.meta.value_superblock / vb;
+    const std::uint64_t entry = 8 + 2 * (per - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        State& e = st[i];
+        if (!e.live) continue;
+        const std::size_t l = queries[i].layer;
+        auto low = [&](std::uint64_t w) { return t.word(l, kEfLow, w); };
+        auto high = [&](std::uint64_t w) { return t.word(l, kEfHigh, w); };
+        const auto r = index::ef_bucket_find(t.locs[l].shape, low, high, e.pos, e.h, e.lo);
+        if (!r) {
+            e.live = false;
+            continue;
+        }
+        if (*r >= t.layers[l].classes) {
+            t.check_fault();
+            t.bad(t.section_name(l, kEfHigh), "rank " + std::to_string(*r) + " out of range (" +
+                                                  std::to_string(t.layers[l].classes) +
+                                                  " positions): damaged index");
+        }
+        e.rank = *r;
+        const std::uint64_t b = e.rank / vb;
+        __builtin_prefetch(at(l, kValDir, (b / per) * entry));
+        __builtin_prefetch(at(l, kValDir, (b / per) * entry + entry - 1));
+    }
+    // 5. The block's bits; prefetch the start of the value stream there.
+    for (std::size_t i = 0; i < n; ++i) {
+        State& e = st[i];
+        if (!e.live) continue;
+        const std::size_t l = queries[i].layer;
+        std::tie(e.a, e.z) = t.block_bits(l, e.rank / vb);
+        __builtin_prefetch(at(l, kValData, e.a >> 3));
+    }
+    // 6. Decode.
+    for (std::size_t i = 0; i < n; ++i) {
+        const State& e = st[i];
+        if (!e.live) continue;
+        const std::size_t l = queries[i].layer;
+        t.ensure(t.locs[l].sec[kValData].offset + (e.a >> 3), ((e.z + 7) >> 3) - (e.a >> 3) + 8, l,
+                 kValData);
+        std::uint8_t v = 0;
+        t.decode_values(l, e.a, e.z, e.rank % vb + 1, [&](std::uint8_t x) { v = x; });
+        out[i] = Answer{true, v};
+    }
+    t.check_fault();
 }
 
 void Table::read_keys(std::size_t layer, std::vector<std::uint64_t>& out) const {

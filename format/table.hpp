@@ -200,6 +200,25 @@ class Table {
     /// Decodes a whole layer's keys, ascending, into `out` (resized to n); checks their
     /// chunks, order and range. @throws FormatError, std::out_of_range
     void read_keys(std::size_t layer, std::vector<std::uint64_t>& out) const;
+    /// One look-up of probe_many(): a layer (index into layers()) and a canonical key.
+    struct Query {
+        std::size_t layer = 0;
+        std::uint64_t key = 0;
+    };
+    /// Its answer: whether the layer holds the key and, when it does, value(layer, rank).
+    struct Answer {
+        bool stored = false;
+        std::uint8_t depth = 0;
+    };
+    /// find() then value() for every query, the same answers, with the cache misses of all
+    /// the queries overlapped: each step of a look-up (select sample, high bits, low bits,
+    /// value directory, value stream) is prefetched for every query before any reads it, so a
+    /// position and its children (a perfect move) wait for memory about as long as one
+    /// position. `out` must have at least queries.size() elements.
+    /// @throws FormatError on a damaged chunk; std::out_of_range for a bad layer;
+    ///         std::invalid_argument when `out` is too short
+    void probe_many(std::span<const Query> queries, std::span<Answer> out) const;
+
     /// Decodes a whole layer's values by rank into `out` (resized to n), in parallel; checks
     /// their chunks and the directory. @throws FormatError, std::out_of_range
     void read_values(std::size_t layer, std::vector<std::uint8_t>& out) const;

@@ -129,6 +129,43 @@ class EliasFanoBuilder {
     std::vector<std::uint64_t> low_, high_, samples_;
 };
 
+/// The first bit of bucket h in the high bits: one past the (h-1)-th zero, from the sample
+/// before it (the first half of ef_find()). sample(i) and high(i) as for ef_find().
+template <class High, class Sample>
+std::uint64_t ef_bucket_start(const EliasFanoShape& s, const High& high, const Sample& sample,
+                              std::uint64_t h) {
+    if (h == 0) return 0;
+    const std::uint64_t j = h - 1;
+    const std::uint64_t p0 = sample(j / s.q);
+    std::uint64_t r = j % s.q;  // more zeros to pass after p0
+    if (r == 0) return p0 + 1;
+    std::uint64_t w = (p0 + 1) >> 6;
+    const unsigned b = static_cast<unsigned>((p0 + 1) & 63);
+    std::uint64_t z = ~high(w) & (~std::uint64_t{0} << b);
+    for (;;) {
+        const auto c = static_cast<std::uint64_t>(std::popcount(z));
+        if (c >= r) return w * 64 + select64(z, static_cast<unsigned>(r - 1)) + 1;
+        r -= c;
+        z = ~high(++w);
+    }
+}
+
+/// The index of the element of bucket h whose low bits are lo, scanning the bucket from its
+/// first bit pos (ef_bucket_start()), or nullopt (the second half of ef_find()).
+template <class Low, class High>
+std::optional<std::uint64_t> ef_bucket_find(const EliasFanoShape& s, const Low& low,
+                                            const High& high, std::uint64_t pos, std::uint64_t h,
+                                            std::uint64_t lo) {
+    // The ones of bucket h: elements (pos - h), (pos + 1 - h), ... until the bucket's zero.
+    for (;; ++pos) {
+        if (((high(pos >> 6) >> (pos & 63)) & 1) == 0) return std::nullopt;
+        const std::uint64_t i = pos - h;
+        const std::uint64_t v = read_bits(low, i * s.l, s.l);
+        if (v == lo) return i;
+        if (v > lo) return std::nullopt;
+    }
+}
+
 /// Rank of x in the sequence (its index), or nullopt when x is not an element.
 /// The arrays are read through accessors, so that a caller can check or bound every read:
 /// low(i), high(i) and sample(i) return word i of the low bits, high bits and samples
@@ -139,37 +176,7 @@ std::optional<std::uint64_t> ef_find(const EliasFanoShape& s, const Low& low, co
     if (s.n == 0 || x >= s.u) return std::nullopt;
     const std::uint64_t h = x >> s.l;
     const std::uint64_t lo = s.l == 0 ? 0 : x & ((std::uint64_t{1} << s.l) - 1);
-    std::uint64_t pos = 0;  // first bit of bucket h
-    if (h > 0) {
-        // Position of the (h-1)-th zero, then one past it.
-        const std::uint64_t j = h - 1;
-        std::uint64_t p0 = sample(j / s.q);
-        std::uint64_t r = j % s.q;  // more zeros to pass after p0
-        if (r == 0) {
-            pos = p0 + 1;
-        } else {
-            std::uint64_t w = (p0 + 1) >> 6;
-            const unsigned b = static_cast<unsigned>((p0 + 1) & 63);
-            std::uint64_t z = ~high(w) & (~std::uint64_t{0} << b);
-            for (;;) {
-                const auto c = static_cast<std::uint64_t>(std::popcount(z));
-                if (c >= r) {
-                    pos = w * 64 + select64(z, static_cast<unsigned>(r - 1)) + 1;
-                    break;
-                }
-                r -= c;
-                z = ~high(++w);
-            }
-        }
-    }
-    // The ones of bucket h: elements (pos - h), (pos + 1 - h), ... until the bucket's zero.
-    for (;; ++pos) {
-        if (((high(pos >> 6) >> (pos & 63)) & 1) == 0) return std::nullopt;
-        const std::uint64_t i = pos - h;
-        const std::uint64_t v = read_bits(low, i * s.l, s.l);
-        if (v == lo) return i;
-        if (v > lo) return std::nullopt;
-    }
+    return ef_bucket_find(s, low, high, ef_bucket_start(s, high, sample, h), h, lo);
 }
 
 /// Decodes every element, in order, into out[0..n). The arrays are plain in memory here.

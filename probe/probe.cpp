@@ -1,5 +1,7 @@
 #include "probe/probe.hpp"
 
+#include <array>
+
 #include <mutex>
 #include <string>
 
@@ -129,23 +131,53 @@ std::optional<Value> Tablebase::value(Position p) const {
 }
 
 std::vector<MoveValue> Tablebase::moves(Position p) const {
-    const bool held = stage_of(board(), rules(), p) == Stage::Play
-                          ? lookup(p).has_value()
-                          : opening_reachable(board(), opening(), p);
-    if (!held) {
-        throw NotStored("position " + format_position(board(), p) + " is not stored in " +
-                        table().path().string() + " (not reachable on " + board().name() +
-                        (opening().gap ? " from " : " under ") + opening_text(board(), opening()) +
-                        ")");
-    }
+    const State& s = *state_;
+    const bool play = stage_of(s.board, s.rules, p) == Stage::Play;
+    auto not_held = [&] {
+        return NotStored("position " + format_position(board(), p) + " is not stored in " +
+                         table().path().string() + " (not reachable on " + board().name() +
+                         (opening().gap ? " from " : " under ") + opening_text(board(), opening()) +
+                         ")");
+    };
+    auto child_not_held = [&](const auto& mc) {
+        return NotStored("position " + format_position(board(), mc.child) + " (after " +
+                         format_move(board(), mc.move) + ") is not stored in " +
+                         table().path().string());
+    };
     std::vector<MoveValue> out;
+    constexpr std::size_t kMost = 64;
+    if (play && (p.occ & ~s.board.all) == 0) {
+        const auto ms = legal_moves(s.board, s.rules, p);
+        if (ms.size() < kMost) {
+            // The position and its children (a jump leaves the Play stage in the Play stage)
+            // in one batch: their cache misses overlap (format::Table::probe_many).
+            std::array<format::Table::Query, kMost> q;
+            std::array<format::Table::Answer, kMost> a;
+            std::size_t n = 0;
+            for (std::size_t i = 0; i <= ms.size(); ++i) {
+                const Position c = i == 0 ? p : ms[i - 1].child;
+                const int layer = s.layer_of_pieces[static_cast<std::size_t>(piece_count(c))];
+                if (layer < 0) {
+                    if (i == 0) throw not_held();
+                    throw child_not_held(ms[i - 1]);
+                }
+                q[n++] = {static_cast<std::size_t>(layer), s.group.canonical_key(c)};
+            }
+            s.table->probe_many(std::span(q.data(), n), std::span(a.data(), n));
+            if (!a[0].stored) throw not_held();
+            for (std::size_t i = 0; i < ms.size(); ++i) {
+                if (!a[i + 1].stored) throw child_not_held(ms[i]);
+                out.push_back(
+                    {ms[i].move, ms[i].child, move_value(Value::from_depth(a[i + 1].depth))});
+            }
+            return out;
+        }
+    }
+    const bool held = play ? lookup(p).has_value() : opening_reachable(board(), opening(), p);
+    if (!held) throw not_held();
     for (const auto& mc : legal_moves(board(), rules(), p)) {
         const auto v = value(mc.child);
-        if (!v) {
-            throw NotStored("position " + format_position(board(), mc.child) + " (after " +
-                            format_move(board(), mc.move) + ") is not stored in " +
-                            table().path().string());
-        }
+        if (!v) throw child_not_held(mc);
         out.push_back({mc.move, mc.child, move_value(*v)});
     }
     return out;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -733,4 +734,54 @@ TEST_CASE("cli: probe --batch answers a line that is not UTF-8 and goes on", "[p
     CHECK(out[1].contains("error"));
     CHECK(out[2].contains("error"));
     CHECK(out[3]["position"] == "..xo/oxox/xoxo/oxox w");
+}
+
+TEST_CASE("Table::probe_many answers as find() then value(), stored or not", "[probe][format]") {
+    const Tablebase& tb = table(5, 5, Ruleset::Brainking);
+    const format::Table& t = tb.table();
+    const Board& b = tb.board();
+    const auto& layers = t.layers();
+    std::mt19937_64 rng(5);
+    std::uint64_t stored = 0, absent = 0;
+    for (int round = 0; round < 300; ++round) {
+        // 1..150 queries (more than one internal batch of 64 at times): canonical keys of
+        // random occupancies with the layer's piece count (mostly not stored), keys of stored
+        // positions, keys with the wrong piece count or squares off the board.
+        const std::size_t n = 1 + rng() % 150;
+        std::vector<format::Table::Query> q(n);
+        for (auto& x : q) {
+            x.layer = rng() % layers.size();
+            const unsigned pieces = layers[x.layer].pieces;
+            std::uint64_t occ = 0;
+            while (static_cast<unsigned>(std::popcount(occ)) < pieces)
+                occ |= std::uint64_t{1} << (rng() % static_cast<unsigned>(b.squares()));
+            const Position p{occ, rng() % 2 ? Color::White : Color::Black};
+            x.key = tb.group().canonical_key(p);
+            if (rng() % 3 == 0) {  // a stored key of the layer
+                std::vector<std::uint64_t> keys;
+                t.read_keys(x.layer, keys);
+                x.key = keys[rng() % keys.size()];
+            }
+            if (rng() % 10 == 0) x.key ^= std::uint64_t{1} << (rng() % 40);  // anything
+        }
+        std::vector<format::Table::Answer> a(n);
+        t.probe_many(q, a);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto r = t.find(q[i].layer, q[i].key);
+            INFO("round " << round << " query " << i << " layer " << q[i].layer << " key "
+                          << q[i].key);
+            REQUIRE(a[i].stored == r.has_value());
+            if (r) {
+                REQUIRE(a[i].depth == t.value(q[i].layer, *r));
+                ++stored;
+            } else {
+                ++absent;
+            }
+        }
+    }
+    CHECK(stored > 1000);
+    CHECK(absent > 1000);
+    std::vector<format::Table::Answer> few(1);
+    std::vector<format::Table::Query> two(2);
+    CHECK_THROWS_AS(t.probe_many(two, few), std::invalid_argument);
 }
