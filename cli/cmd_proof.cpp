@@ -150,7 +150,7 @@ std::string game_description(const Board& b, Ruleset r, bool jumps_only, Positio
     return "jumps";
 }
 
-int run_solve_wdl(const WdlSolveArgs& a) {
+int run_solve_wdl(const SolveArgs& a) {
     std::optional<Board> want;
     if (!a.board.empty()) want = Board::parse(a.board);
     const ParsedPosition parsed = parse_position(a.position, want ? &*want : nullptr);

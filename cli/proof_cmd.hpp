@@ -2,6 +2,7 @@
 // (probe/proof.hpp), and the one description of which game a position is played as.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -9,8 +10,9 @@
 
 namespace konane::cli {
 
-/// The arguments of `konane solve --wdl`.
-struct WdlSolveArgs {
+/// The arguments of `konane solve`: by memoised search (cli/cmd_probe.cpp), or win/loss only
+/// by proof search with --wdl (run_solve_wdl).
+struct SolveArgs {
     std::string position;
     std::string board;
     std::string table;
@@ -19,10 +21,14 @@ struct WdlSolveArgs {
     bool both = false;
     bool jumps_only = false;
     bool json = false;
-    bool plain = false;
     bool quiet = false;
-    std::string memory;  ///< transposition table size (default kDefaultProofMemory)
+    std::size_t max_positions = 50'000'000;
+    std::string memory;  ///< the search's memory budget; with --wdl the transposition table's
+                         ///< size (default kDefaultProofMemory)
+    bool wdl = false;    ///< --wdl: win/loss by proof search (cli/cmd_proof.cpp)
+    bool plain = false;
     std::uint64_t max_nodes = 0;
+    std::string gap;  ///< --gap SQ,SQ: solve that gap's start position
 };
 
 /// The arguments of `konane openings`: from a table (FILE), or by search (--search).
@@ -45,7 +51,7 @@ struct OpeningsArgs {
 inline constexpr const char* kDefaultProofMemory = "512M";
 
 /// `konane solve POSITION --wdl`.
-int run_solve_wdl(const WdlSolveArgs& a);
+int run_solve_wdl(const SolveArgs& a);
 
 /// `konane openings --search`: every opening decided by proof search.
 int run_openings_search(const OpeningsArgs& a);
