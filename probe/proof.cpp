@@ -194,7 +194,7 @@ struct FrameGuard {
 bool ProofSearch::search_opening(Position p, int ply) {
     count_node();
     Frame& f = frames_[static_cast<std::size_t>(ply)];
-    const auto moves = legal_moves(board_, options_.rules, p);
+    const auto moves = legal_moves(board_, options_.rules, p, options_.jumps_only);
     FrameGuard guard{f.count};
     f.count = static_cast<int>(moves.size());
     for (std::size_t i = 0; i < moves.size(); ++i) {
@@ -337,12 +337,7 @@ ProofResult ProofSearch::solve(Position p) {
     for (Frame& f : frames_)
         f.count = 0;
     const bool opening = !options_.jumps_only && stage_of(board_, options_.rules, p) != Stage::Play;
-    std::vector<MoveChild> moves;
-    if (options_.jumps_only) {
-        for_each_jump(board_, p, [&](Move m, Position c) { moves.push_back({m, c}); });
-    } else {
-        moves = legal_moves(board_, options_.rules, p);
-    }
+    std::vector<MoveChild> moves = legal_moves(board_, options_.rules, p, options_.jumps_only);
     if (options_.algorithm == ProofAlgorithm::Enhanced && !opening) {
         std::stable_sort(moves.begin(), moves.end(), [&](const MoveChild& a, const MoveChild& b) {
             return count_jumps(board_, a.child) < count_jumps(board_, b.child);
