@@ -200,18 +200,17 @@ bool ProofSearch::search_opening(Position p, int ply) {
     for (std::size_t i = 0; i < moves.size(); ++i) {
         f.index = static_cast<int>(i);
         f.current = moves[i].move;
-        const Position c = moves[i].child;
-        bool child_wins;
-        if (stage_of(board_, options_.rules, c) != Stage::Play) {
-            child_wins = search_opening(c, ply + 1);
-        } else if (options_.algorithm == ProofAlgorithm::Plain) {
-            child_wins = search_plain(c, ply + 1);
-        } else {
-            child_wins = search(c, canonical(c), ply + 1);
-        }
-        if (!child_wins) return true;
+        if (!search_child(moves[i].child, ply + 1)) return true;
     }
     return false;
+}
+
+bool ProofSearch::search_child(Position c, int ply) {
+    if (!options_.jumps_only && stage_of(board_, options_.rules, c) != Stage::Play) {
+        return search_opening(c, ply);
+    }
+    if (options_.algorithm == ProofAlgorithm::Plain) return search_plain(c, ply);
+    return search(c, canonical(c), ply);
 }
 
 std::optional<bool> ProofSearch::known(Position p, Position key) {
@@ -351,16 +350,7 @@ ProofResult ProofSearch::solve(Position p) {
         for (std::size_t i = 0; i < moves.size() && !win; ++i) {
             f.index = static_cast<int>(i);
             f.current = moves[i].move;
-            const Position c = moves[i].child;
-            bool child_wins;
-            if (!options_.jumps_only && stage_of(board_, options_.rules, c) != Stage::Play) {
-                child_wins = search_opening(c, 1);
-            } else if (options_.algorithm == ProofAlgorithm::Plain) {
-                child_wins = search_plain(c, 1);
-            } else {
-                child_wins = search(c, canonical(c), 1);
-            }
-            if (!child_wins) {
+            if (!search_child(moves[i].child, 1)) {
                 win = true;
                 r.winning_move = moves[i];
             }
