@@ -12,6 +12,7 @@
 
 #include "cli/common.hpp"
 #include "cli/gap_arg.hpp"
+#include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
 #include "probe/proof.hpp"
@@ -22,16 +23,6 @@ namespace konane::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::uint64_t resident_bytes() {
-    std::FILE* f = std::fopen("/proc/self/statm", "r");
-    unsigned long long pages = 0, resident = 0;
-    if (f) {
-        if (std::fscanf(f, "%llu %llu", &pages, &resident) != 2) resident = 0;
-        std::fclose(f);
-    }
-    return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-}
 
 /// The progress line of a proof search on stderr: nodes, rate, memory, the current line of the
 /// root's moves. On a terminal rewritten in place four times a second; elsewhere one line every
