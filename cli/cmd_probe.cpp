@@ -389,12 +389,9 @@ int run_solve(SolveArgs a) {
                     game_description(b, opt.rules, opt.jumps_only, pb).c_str(),
                     game_description(b, opt.rules, opt.jumps_only, pw).c_str());
         const Outcome o = outcome_of(*black_starts, *white_starts);
-        const char* what = o == Outcome::Black   ? "Black wins whoever starts"
-                           : o == Outcome::White ? "White wins whoever starts"
-                           : o == Outcome::First ? "the player to move wins"
-                                                 : "the player to move loses";
         std::printf("outcome:  %s (%s): Black to move: %s; White to move: %s\n", outcome_name(o),
-                    what, describe(*black_starts).c_str(), describe(*white_starts).c_str());
+                    outcome_description(o), describe(*black_starts).c_str(),
+                    describe(*white_starts).c_str());
     }
     std::printf("searched: %zu position%s", s.positions(), s.positions() == 1 ? "" : "s");
     if (tb) {

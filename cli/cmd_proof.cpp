@@ -141,6 +141,13 @@ std::string game_description(const Board& b, Ruleset r, bool jumps_only, Positio
     return "jumps";
 }
 
+const char* outcome_description(Outcome o) {
+    return o == Outcome::Black   ? "Black wins whoever starts"
+           : o == Outcome::White ? "White wins whoever starts"
+           : o == Outcome::First ? "the player to move wins"
+                                 : "the player to move loses";
+}
+
 int run_solve_wdl(const SolveArgs& a) {
     std::optional<Board> want;
     if (!a.board.empty()) want = Board::parse(a.board);
@@ -234,14 +241,9 @@ int run_solve_wdl(const SolveArgs& a) {
     }
     if (a.both) {
         if (outcome) {
-            const Outcome o = *outcome;
-            const char* what = o == Outcome::Black   ? "Black wins whoever starts"
-                               : o == Outcome::White ? "White wins whoever starts"
-                               : o == Outcome::First ? "the player to move wins"
-                                                     : "the player to move loses";
             std::printf("outcome:  %s (%s): Black to move: %s; White to move: %s\n",
-                        outcome_name(o), what, value_text(*black_starts).c_str(),
-                        value_text(*white_starts).c_str());
+                        outcome_name(*outcome), outcome_description(*outcome),
+                        value_text(*black_starts).c_str(), value_text(*white_starts).c_str());
         } else {
             std::printf("outcome:  %s: Black to move: %s; White to move: %s\n",
                         undecided_text.c_str(), value_text(*black_starts).c_str(),

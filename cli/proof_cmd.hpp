@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/board.hpp"
+#include "probe/search.hpp"
 
 namespace konane::cli {
 
@@ -63,5 +64,8 @@ const char* game_kind(const Board& b, Ruleset r, bool jumps_only, Position p);
 /// The same in words, for the `game:` line: e.g. "jumps (no opening of ruleset brainking leaves
 /// this position, so it is played by jumps)".
 std::string game_description(const Board& b, Ruleset r, bool jumps_only, Position p);
+
+/// The outcome class in words, for the `outcome:` line: e.g. "Black wins whoever starts".
+const char* outcome_description(Outcome o);
 
 }  // namespace konane::cli
