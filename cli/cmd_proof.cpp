@@ -314,9 +314,7 @@ int run_openings_search(const OpeningsArgs& a) {
             std::printf("%s\n", j.dump().c_str());
             return winner ? kOk : kFailed;
         }
-        std::printf("%s gap %s: Black removed %s, White %s; Black to move: %s\n", b.name().c_str(),
-                    gap_name(b, *gap).c_str(), square_name(b, gap->black).c_str(),
-                    square_name(b, gap->white).c_str(), format_position(b, start).c_str());
+        std::printf("%s\n", gap_heading(b, *gap).c_str());
         if (winner) {
             std::printf(
                 "verdict: %s wins with perfect play (proof search%s: win/loss only, no "
