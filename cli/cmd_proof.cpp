@@ -107,6 +107,22 @@ std::string rate_text(std::uint64_t nodes, double seconds, double cpu) {
                        seconds, cpu, cpu > 0 ? static_cast<double>(nodes) / cpu / 1e6 : 0.0);
 }
 
+/// The "search" of the JSON output: "plain alpha-beta" (--plain) or "proof alpha-beta".
+const char* algorithm_name(bool plain) {
+    return plain ? "plain alpha-beta" : "proof alpha-beta";
+}
+
+/// The work of `konane openings --search --json`: "nodes", "seconds", "cpu_seconds",
+/// "max_nodes" and "memory_bytes" (of s's transposition table).
+void put_work(json& j, std::uint64_t nodes, double seconds, double cpu_seconds,
+              std::uint64_t max_nodes, const ProofSearch& s) {
+    j["nodes"] = nodes;
+    j["seconds"] = seconds;
+    j["cpu_seconds"] = cpu_seconds;
+    j["max_nodes"] = max_nodes;
+    j["memory_bytes"] = s.table_bytes();
+}
+
 std::string undecided_word(std::uint64_t max_nodes) {
     return max_nodes ? fmt::format("undecided within {} nodes", max_nodes) : "undecided";
 }
@@ -206,7 +222,7 @@ int run_solve_wdl(const SolveArgs& a) {
         }
         j["board"] = b.name();
         j["rules"] = ruleset_name(rules);
-        j["search"] = {{"algorithm", a.plain ? "plain alpha-beta" : "proof alpha-beta"},
+        j["search"] = {{"algorithm", algorithm_name(a.plain)},
                        {"nodes", nodes},
                        {"seconds", seconds},
                        {"cpu_seconds", cpu},
@@ -302,15 +318,11 @@ int run_openings_search(const OpeningsArgs& a) {
             j["board"] = b.name();
             j["gap"] = gap_name(b, *gap);
             j["position"] = format_position(b, start);
-            j["search"] = a.plain ? "plain alpha-beta" : "proof alpha-beta";
+            j["search"] = algorithm_name(a.plain);
             j["winner"] = winner ? json(color_name(*winner)) : json(nullptr);
             j["winning_move"] =
                 res.winning_move ? json(format_move(b, res.winning_move->move)) : json(nullptr);
-            j["nodes"] = res.nodes;
-            j["seconds"] = res.seconds;
-            j["cpu_seconds"] = res.cpu_seconds;
-            j["max_nodes"] = a.max_nodes;
-            j["memory_bytes"] = s.table_bytes();
+            put_work(j, res.nodes, res.seconds, res.cpu_seconds, a.max_nodes, s);
             std::printf("%s\n", j.dump().c_str());
             return winner ? kOk : kFailed;
         }
@@ -372,7 +384,7 @@ int run_openings_search(const OpeningsArgs& a) {
         json j;
         j["board"] = b.name();
         j["rules"] = ruleset_name(rules);
-        j["search"] = a.plain ? "plain alpha-beta" : "proof alpha-beta";
+        j["search"] = algorithm_name(a.plain);
         j["winner"] = o.winner ? json(color_name(*o.winner)) : json(nullptr);
         j["openings"] = json::array();
         for (const auto& l : o.lines) {
@@ -392,11 +404,7 @@ int run_openings_search(const OpeningsArgs& a) {
                  {"white_wins_by",
                   c.white_wins_by ? json(format_move(b, *c.white_wins_by)) : json(nullptr)}});
         }
-        j["nodes"] = o.nodes;
-        j["seconds"] = o.seconds;
-        j["cpu_seconds"] = o.cpu_seconds;
-        j["max_nodes"] = a.max_nodes;
-        j["memory_bytes"] = s.table_bytes();
+        put_work(j, o.nodes, o.seconds, o.cpu_seconds, a.max_nodes, s);
         std::printf("%s\n", j.dump().c_str());
         return complete ? kOk : kFailed;
     }
