@@ -402,9 +402,7 @@ int run_gap_opening(const FileArgs& a, const Tablebase& tb) {
         std::printf("%s\n", dump(j).c_str());
         return kOk;
     }
-    std::printf("%s gap %s: Black removed %s, White %s; Black to move: %s\n", b.name().c_str(),
-                gap_name(b, g).c_str(), square_name(b, g.black).c_str(),
-                square_name(b, g.white).c_str(), format_position(b, start).c_str());
+    std::printf("%s\n", gap_heading(b, g).c_str());
     std::printf(
         "verdict: %s wins with perfect play; depth %d plies from Black's first jump "
         "(table %s)\n",

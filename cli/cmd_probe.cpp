@@ -299,25 +299,6 @@ int run_analyse(const AnalyseArgs& a) {
 // --------------------------------------------------------------------------------------------
 // solve
 
-struct SolveArgs {
-    std::string position;
-    std::string board;
-    std::string table;
-    std::string rules = "brainking";
-    bool rules_given = false;
-    bool both = false;
-    bool jumps_only = false;
-    bool json = false;
-    bool quiet = false;
-    std::size_t max_positions = 50'000'000;
-    std::string memory;  // the search's memory budget; with --wdl the transposition table's
-    // --wdl: win/loss by proof search (cli/cmd_proof.cpp)
-    bool wdl = false;
-    bool plain = false;
-    std::uint64_t max_nodes = 0;
-    std::string gap;  ///< --gap SQ,SQ: solve that gap's start position
-};
-
 int run_solve(SolveArgs a) {
     if (!a.gap.empty()) {
         // The gap's start position (Black to move) is the position solved.
@@ -337,9 +318,7 @@ int run_solve(SolveArgs a) {
         throw UsageError("give a POSITION, or --gap SQUARE,SQUARE with --board RxC");
     }
     if (a.wdl) {
-        return run_solve_wdl(WdlSolveArgs{a.position, a.board, a.table, a.rules, a.rules_given,
-                                          a.both, a.jumps_only, a.json, a.plain, a.quiet, a.memory,
-                                          a.max_nodes});
+        return run_solve_wdl(a);
     }
     if (a.plain || a.max_nodes) throw UsageError("--plain and --max-nodes go with --wdl");
     std::optional<Board> want;
@@ -410,12 +389,9 @@ int run_solve(SolveArgs a) {
                     game_description(b, opt.rules, opt.jumps_only, pb).c_str(),
                     game_description(b, opt.rules, opt.jumps_only, pw).c_str());
         const Outcome o = outcome_of(*black_starts, *white_starts);
-        const char* what = o == Outcome::Black   ? "Black wins whoever starts"
-                           : o == Outcome::White ? "White wins whoever starts"
-                           : o == Outcome::First ? "the player to move wins"
-                                                 : "the player to move loses";
         std::printf("outcome:  %s (%s): Black to move: %s; White to move: %s\n", outcome_name(o),
-                    what, describe(*black_starts).c_str(), describe(*white_starts).c_str());
+                    outcome_description(o), describe(*black_starts).c_str(),
+                    describe(*white_starts).c_str());
     }
     std::printf("searched: %zu position%s", s.positions(), s.positions() == 1 ? "" : "s");
     if (tb) {

@@ -12,6 +12,7 @@
 
 #include "cli/common.hpp"
 #include "cli/gap_arg.hpp"
+#include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
 #include "probe/proof.hpp"
@@ -22,16 +23,6 @@ namespace konane::cli {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::uint64_t resident_bytes() {
-    std::FILE* f = std::fopen("/proc/self/statm", "r");
-    unsigned long long pages = 0, resident = 0;
-    if (f) {
-        if (std::fscanf(f, "%llu %llu", &pages, &resident) != 2) resident = 0;
-        std::fclose(f);
-    }
-    return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-}
 
 /// The progress line of a proof search on stderr: nodes, rate, memory, the current line of the
 /// root's moves. On a terminal rewritten in place four times a second; elsewhere one line every
@@ -116,6 +107,22 @@ std::string rate_text(std::uint64_t nodes, double seconds, double cpu) {
                        seconds, cpu, cpu > 0 ? static_cast<double>(nodes) / cpu / 1e6 : 0.0);
 }
 
+/// The "search" of the JSON output: "plain alpha-beta" (--plain) or "proof alpha-beta".
+const char* algorithm_name(bool plain) {
+    return plain ? "plain alpha-beta" : "proof alpha-beta";
+}
+
+/// The work of `konane openings --search --json`: "nodes", "seconds", "cpu_seconds",
+/// "max_nodes" and "memory_bytes" (of s's transposition table).
+void put_work(json& j, std::uint64_t nodes, double seconds, double cpu_seconds,
+              std::uint64_t max_nodes, const ProofSearch& s) {
+    j["nodes"] = nodes;
+    j["seconds"] = seconds;
+    j["cpu_seconds"] = cpu_seconds;
+    j["max_nodes"] = max_nodes;
+    j["memory_bytes"] = s.table_bytes();
+}
+
 std::string undecided_word(std::uint64_t max_nodes) {
     return max_nodes ? fmt::format("undecided within {} nodes", max_nodes) : "undecided";
 }
@@ -150,7 +157,14 @@ std::string game_description(const Board& b, Ruleset r, bool jumps_only, Positio
     return "jumps";
 }
 
-int run_solve_wdl(const WdlSolveArgs& a) {
+const char* outcome_description(Outcome o) {
+    return o == Outcome::Black   ? "Black wins whoever starts"
+           : o == Outcome::White ? "White wins whoever starts"
+           : o == Outcome::First ? "the player to move wins"
+                                 : "the player to move loses";
+}
+
+int run_solve_wdl(const SolveArgs& a) {
     std::optional<Board> want;
     if (!a.board.empty()) want = Board::parse(a.board);
     const ParsedPosition parsed = parse_position(a.position, want ? &*want : nullptr);
@@ -208,7 +222,7 @@ int run_solve_wdl(const WdlSolveArgs& a) {
         }
         j["board"] = b.name();
         j["rules"] = ruleset_name(rules);
-        j["search"] = {{"algorithm", a.plain ? "plain alpha-beta" : "proof alpha-beta"},
+        j["search"] = {{"algorithm", algorithm_name(a.plain)},
                        {"nodes", nodes},
                        {"seconds", seconds},
                        {"cpu_seconds", cpu},
@@ -243,14 +257,9 @@ int run_solve_wdl(const WdlSolveArgs& a) {
     }
     if (a.both) {
         if (outcome) {
-            const Outcome o = *outcome;
-            const char* what = o == Outcome::Black   ? "Black wins whoever starts"
-                               : o == Outcome::White ? "White wins whoever starts"
-                               : o == Outcome::First ? "the player to move wins"
-                                                     : "the player to move loses";
             std::printf("outcome:  %s (%s): Black to move: %s; White to move: %s\n",
-                        outcome_name(o), what, value_text(*black_starts).c_str(),
-                        value_text(*white_starts).c_str());
+                        outcome_name(*outcome), outcome_description(*outcome),
+                        value_text(*black_starts).c_str(), value_text(*white_starts).c_str());
         } else {
             std::printf("outcome:  %s: Black to move: %s; White to move: %s\n",
                         undecided_text.c_str(), value_text(*black_starts).c_str(),
@@ -309,21 +318,15 @@ int run_openings_search(const OpeningsArgs& a) {
             j["board"] = b.name();
             j["gap"] = gap_name(b, *gap);
             j["position"] = format_position(b, start);
-            j["search"] = a.plain ? "plain alpha-beta" : "proof alpha-beta";
+            j["search"] = algorithm_name(a.plain);
             j["winner"] = winner ? json(color_name(*winner)) : json(nullptr);
             j["winning_move"] =
                 res.winning_move ? json(format_move(b, res.winning_move->move)) : json(nullptr);
-            j["nodes"] = res.nodes;
-            j["seconds"] = res.seconds;
-            j["cpu_seconds"] = res.cpu_seconds;
-            j["max_nodes"] = a.max_nodes;
-            j["memory_bytes"] = s.table_bytes();
+            put_work(j, res.nodes, res.seconds, res.cpu_seconds, a.max_nodes, s);
             std::printf("%s\n", j.dump().c_str());
             return winner ? kOk : kFailed;
         }
-        std::printf("%s gap %s: Black removed %s, White %s; Black to move: %s\n", b.name().c_str(),
-                    gap_name(b, *gap).c_str(), square_name(b, gap->black).c_str(),
-                    square_name(b, gap->white).c_str(), format_position(b, start).c_str());
+        std::printf("%s\n", gap_heading(b, *gap).c_str());
         if (winner) {
             std::printf(
                 "verdict: %s wins with perfect play (proof search%s: win/loss only, no "
@@ -381,7 +384,7 @@ int run_openings_search(const OpeningsArgs& a) {
         json j;
         j["board"] = b.name();
         j["rules"] = ruleset_name(rules);
-        j["search"] = a.plain ? "plain alpha-beta" : "proof alpha-beta";
+        j["search"] = algorithm_name(a.plain);
         j["winner"] = o.winner ? json(color_name(*o.winner)) : json(nullptr);
         j["openings"] = json::array();
         for (const auto& l : o.lines) {
@@ -401,11 +404,7 @@ int run_openings_search(const OpeningsArgs& a) {
                  {"white_wins_by",
                   c.white_wins_by ? json(format_move(b, *c.white_wins_by)) : json(nullptr)}});
         }
-        j["nodes"] = o.nodes;
-        j["seconds"] = o.seconds;
-        j["cpu_seconds"] = o.cpu_seconds;
-        j["max_nodes"] = a.max_nodes;
-        j["memory_bytes"] = s.table_bytes();
+        put_work(j, o.nodes, o.seconds, o.cpu_seconds, a.max_nodes, s);
         std::printf("%s\n", j.dump().c_str());
         return complete ? kOk : kFailed;
     }

@@ -8,6 +8,7 @@
 
 #include "cli/common.hpp"
 #include "core/gap.hpp"
+#include "core/notation.hpp"
 
 namespace konane::cli {
 
@@ -32,6 +33,14 @@ inline Gap gap_arg(const Board& b, const std::string& text, bool rules_given,
         if (!why.empty()) throw UsageError(why);
     }
     return g;
+}
+
+/// The first line of `konane openings --gap` (from a table or by --search), without the
+/// newline: "4x5 gap c2,c3: Black removed c2, White c3; Black to move: POSITION".
+inline std::string gap_heading(const Board& b, const Gap& g) {
+    return b.name() + " gap " + gap_name(b, g) + ": Black removed " + square_name(b, g.black) +
+           ", White " + square_name(b, g.white) +
+           "; Black to move: " + format_position(b, gap_start(b, g));
 }
 
 /// The opening in a one-line summary: "brainking", or "gap c3,c4".

@@ -13,6 +13,17 @@
 
 namespace konane::cli {
 
+/// This process's resident set in bytes (/proc/self/statm); 0 when it cannot be read.
+inline std::uint64_t resident_bytes() {
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    unsigned long long pages = 0, resident = 0;
+    if (f) {
+        if (std::fscanf(f, "%llu %llu", &pages, &resident) != 2) resident = 0;
+        std::fclose(f);
+    }
+    return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
 /// Prints "[phase] layer N: done/total positions, R/s, T s left, memory M, disk D" on stderr, at
 /// most four times a second; on a terminal the line is rewritten in place, elsewhere a line is
 /// printed every five seconds. Memory is this process's resident set; disk the bytes in the
@@ -91,15 +102,6 @@ class ProgressLine {
     }
 
   private:
-    static std::uint64_t resident_bytes() {
-        std::FILE* f = std::fopen("/proc/self/statm", "r");
-        unsigned long long pages = 0, resident = 0;
-        if (f) {
-            if (std::fscanf(f, "%llu %llu", &pages, &resident) != 2) resident = 0;
-            std::fclose(f);
-        }
-        return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    }
     std::string disk() const {
         if (dir_.empty()) return "";
         const std::uint64_t sum = solver::directory_bytes(dir_);

@@ -2,15 +2,18 @@
 // (probe/proof.hpp), and the one description of which game a position is played as.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "core/board.hpp"
+#include "probe/search.hpp"
 
 namespace konane::cli {
 
-/// The arguments of `konane solve --wdl`.
-struct WdlSolveArgs {
+/// The arguments of `konane solve`: by memoised search (cli/cmd_probe.cpp), or win/loss only
+/// by proof search with --wdl (run_solve_wdl).
+struct SolveArgs {
     std::string position;
     std::string board;
     std::string table;
@@ -19,10 +22,14 @@ struct WdlSolveArgs {
     bool both = false;
     bool jumps_only = false;
     bool json = false;
-    bool plain = false;
     bool quiet = false;
-    std::string memory;  ///< transposition table size (default kDefaultProofMemory)
+    std::size_t max_positions = 50'000'000;
+    std::string memory;  ///< the search's memory budget; with --wdl the transposition table's
+                         ///< size (default kDefaultProofMemory)
+    bool wdl = false;    ///< --wdl: win/loss by proof search (cli/cmd_proof.cpp)
+    bool plain = false;
     std::uint64_t max_nodes = 0;
+    std::string gap;  ///< --gap SQ,SQ: solve that gap's start position
 };
 
 /// The arguments of `konane openings`: from a table (FILE), or by search (--search).
@@ -45,7 +52,7 @@ struct OpeningsArgs {
 inline constexpr const char* kDefaultProofMemory = "512M";
 
 /// `konane solve POSITION --wdl`.
-int run_solve_wdl(const WdlSolveArgs& a);
+int run_solve_wdl(const SolveArgs& a);
 
 /// `konane openings --search`: every opening decided by proof search.
 int run_openings_search(const OpeningsArgs& a);
@@ -57,5 +64,8 @@ const char* game_kind(const Board& b, Ruleset r, bool jumps_only, Position p);
 /// The same in words, for the `game:` line: e.g. "jumps (no opening of ruleset brainking leaves
 /// this position, so it is played by jumps)".
 std::string game_description(const Board& b, Ruleset r, bool jumps_only, Position p);
+
+/// The outcome class in words, for the `outcome:` line: e.g. "Black wins whoever starts".
+const char* outcome_description(Outcome o);
 
 }  // namespace konane::cli

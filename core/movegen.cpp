@@ -17,12 +17,9 @@ bool has_jump(const Board& b, Position p) {
 }
 
 std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p) {
-    std::vector<MoveChild> out;
     const Stage stage = stage_of(b, r, p);
-    if (stage == Stage::Play) {
-        for_each_jump(b, p, [&](Move m, Position c) { out.push_back({m, c}); });
-        return out;
-    }
+    if (stage == Stage::Play) return legal_moves(b, r, p, true);
+    std::vector<MoveChild> out;
     std::uint64_t removable = 0;
     if (stage == Stage::FullBoard) {
         removable = b.black_removals(r);
@@ -37,6 +34,13 @@ std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p) {
         const auto sq = static_cast<std::uint8_t>(s);
         out.push_back({Move{sq, sq}, Position{p.occ & ~(std::uint64_t{1} << s), other(p.to_move)}});
     }
+    return out;
+}
+
+std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p, bool jumps_only) {
+    if (!jumps_only) return legal_moves(b, r, p);
+    std::vector<MoveChild> out;
+    for_each_jump(b, p, [&](Move m, Position c) { out.push_back({m, c}); });
     return out;
 }
 

@@ -78,6 +78,11 @@ bool has_jump(const Board& b, Position p);
 /// (Stage::OneHole): White's pieces next to the hole; otherwise (Stage::Play) jumps.
 std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p);
 
+/// The moves of a game under ruleset r: legal_moves(b, r, p); with jumps_only (no opening
+/// removals: the full and one-hole boards are played by jumps too) every jump of p in
+/// for_each_jump order.
+std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p, bool jumps_only);
+
 /// The number of move sequences of `depth` plies from position p (perft); the removals count
 /// as plies. perft(.., 0) = 1.
 std::uint64_t perft(const Board& b, Ruleset r, Position p, int depth);

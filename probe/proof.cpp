@@ -194,24 +194,23 @@ struct FrameGuard {
 bool ProofSearch::search_opening(Position p, int ply) {
     count_node();
     Frame& f = frames_[static_cast<std::size_t>(ply)];
-    const auto moves = legal_moves(board_, options_.rules, p);
+    const auto moves = legal_moves(board_, options_.rules, p, options_.jumps_only);
     FrameGuard guard{f.count};
     f.count = static_cast<int>(moves.size());
     for (std::size_t i = 0; i < moves.size(); ++i) {
         f.index = static_cast<int>(i);
         f.current = moves[i].move;
-        const Position c = moves[i].child;
-        bool child_wins;
-        if (stage_of(board_, options_.rules, c) != Stage::Play) {
-            child_wins = search_opening(c, ply + 1);
-        } else if (options_.algorithm == ProofAlgorithm::Plain) {
-            child_wins = search_plain(c, ply + 1);
-        } else {
-            child_wins = search(c, canonical(c), ply + 1);
-        }
-        if (!child_wins) return true;
+        if (!search_child(moves[i].child, ply + 1)) return true;
     }
     return false;
+}
+
+bool ProofSearch::search_child(Position c, int ply) {
+    if (!options_.jumps_only && stage_of(board_, options_.rules, c) != Stage::Play) {
+        return search_opening(c, ply);
+    }
+    if (options_.algorithm == ProofAlgorithm::Plain) return search_plain(c, ply);
+    return search(c, canonical(c), ply);
 }
 
 std::optional<bool> ProofSearch::known(Position p, Position key) {
@@ -337,12 +336,7 @@ ProofResult ProofSearch::solve(Position p) {
     for (Frame& f : frames_)
         f.count = 0;
     const bool opening = !options_.jumps_only && stage_of(board_, options_.rules, p) != Stage::Play;
-    std::vector<MoveChild> moves;
-    if (options_.jumps_only) {
-        for_each_jump(board_, p, [&](Move m, Position c) { moves.push_back({m, c}); });
-    } else {
-        moves = legal_moves(board_, options_.rules, p);
-    }
+    std::vector<MoveChild> moves = legal_moves(board_, options_.rules, p, options_.jumps_only);
     if (options_.algorithm == ProofAlgorithm::Enhanced && !opening) {
         std::stable_sort(moves.begin(), moves.end(), [&](const MoveChild& a, const MoveChild& b) {
             return count_jumps(board_, a.child) < count_jumps(board_, b.child);
@@ -356,16 +350,7 @@ ProofResult ProofSearch::solve(Position p) {
         for (std::size_t i = 0; i < moves.size() && !win; ++i) {
             f.index = static_cast<int>(i);
             f.current = moves[i].move;
-            const Position c = moves[i].child;
-            bool child_wins;
-            if (!options_.jumps_only && stage_of(board_, options_.rules, c) != Stage::Play) {
-                child_wins = search_opening(c, 1);
-            } else if (options_.algorithm == ProofAlgorithm::Plain) {
-                child_wins = search_plain(c, 1);
-            } else {
-                child_wins = search(c, canonical(c), 1);
-            }
-            if (!child_wins) {
+            if (!search_child(moves[i].child, 1)) {
                 win = true;
                 r.winning_move = moves[i];
             }

@@ -119,6 +119,9 @@ class ProofSearch {
     bool search(Position p, Position key, int ply);
     bool search_plain(Position p, int ply);
     bool search_opening(Position p, int ply);
+    /// Whether the side to move in c (a child searched at `ply`) wins: search_opening() in the
+    /// opening stage (never with jumps_only), else search_plain() or search() by the algorithm.
+    bool search_child(Position c, int ply);
     Position canonical(Position p) const;
     const Entry* probe(Position key) const;
     /// The value of p (canonical form `key`) when the transposition table or the given table

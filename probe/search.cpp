@@ -16,10 +16,7 @@ Searcher::Searcher(const Board& b, const SearchOptions& options, std::optional<T
 }
 
 std::vector<MoveChild> Searcher::children(Position p) const {
-    if (!options_.jumps_only) return legal_moves(board_, options_.rules, p);
-    std::vector<MoveChild> out;
-    for_each_jump(board_, p, [&](Move m, Position c) { out.push_back({m, c}); });
-    return out;
+    return legal_moves(board_, options_.rules, p, options_.jumps_only);
 }
 
 std::optional<int> Searcher::checked_table_depth(Position p) {

@@ -24,6 +24,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -312,6 +313,36 @@ SearchSetup search_setup(const PositionArg& position, const std::optional<std::s
     s.options.max_positions = max_positions;
     s.table = std::move(tb);
     return s;
+}
+
+/// What solve() finds, computed without the GIL and turned into Python objects after.
+struct SolveResult {
+    konane::Value value;
+    std::vector<konane::MoveValue> moves, line;
+    std::size_t visited = 0;
+};
+
+/// Defines the search function `name` (solve(), outcome()): the arguments position, and
+/// keyword-only rules, table, jumps_only and max_positions, read by search_setup(); then
+/// work(searcher, position) on a Searcher of that setup without the GIL, and finish(position,
+/// work's result) with it, whose result is returned.
+template <class Work, class Finish>
+void def_search(py::module_& m, const char* name, Work work, Finish finish, const char* doc) {
+    m.def(
+        name,
+        [work, finish](const PositionArg& position, const std::optional<std::string>& rules,
+                       const PyTablebase* table, bool jumps_only, std::size_t max_positions) {
+            SearchSetup s = search_setup(position, rules, table, jumps_only, max_positions);
+            std::optional<std::invoke_result_t<Work, konane::Searcher&, Position>> r;
+            {
+                py::gil_scoped_release release;
+                konane::Searcher searcher(s.at.board, s.options, s.table);
+                r = work(searcher, s.at.pos);
+            }
+            return finish(s.at, *r);
+        },
+        "position"_a, py::kw_only(), "rules"_a = py::none(), "table"_a = py::none(),
+        "jumps_only"_a = false, "max_positions"_a = 50'000'000, doc);
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -809,29 +840,22 @@ generation at the next layer and is raised. Same board and ruleset give the same
 thread count. Runs without the GIL. Raises ValueError for a board that is too large or bad
 arguments, FormatError / IoError when the file cannot be written.)");
 
-    m.def(
-        "solve",
-        [](const PositionArg& position, const std::optional<std::string>& rules,
-           const PyTablebase* table, bool jumps_only, std::size_t max_positions) {
-            SearchSetup s = search_setup(position, rules, table, jumps_only, max_positions);
-            konane::Value v;
-            std::vector<konane::MoveValue> moves, line;
-            std::size_t visited = 0;
-            {
-                py::gil_scoped_release release;
-                konane::Searcher searcher(s.at.board, s.options, s.table);
-                v = searcher.value(s.at.pos);
-                moves = searcher.moves(s.at.pos);
-                line = searcher.perfect_line(s.at.pos);
-                visited = searcher.positions();
-            }
-            const auto best = konane::pick_best(moves);
-            return g_types.solution(make_value(v),
-                                    best ? make_move_value(s.at, *best) : py::object(py::none()),
-                                    make_move_values(s.at, moves), make_line(s.at, line), visited);
+    def_search(
+        m, "solve",
+        [](konane::Searcher& searcher, Position p) {
+            SolveResult r;
+            r.value = searcher.value(p);
+            r.moves = searcher.moves(p);
+            r.line = searcher.perfect_line(p);
+            r.visited = searcher.positions();
+            return r;
         },
-        "position"_a, py::kw_only(), "rules"_a = py::none(), "table"_a = py::none(),
-        "jumps_only"_a = false, "max_positions"_a = 50'000'000,
+        [](const PyPosition& at, const SolveResult& r) {
+            const auto best = konane::pick_best(r.moves);
+            return g_types.solution(
+                make_value(r.value), best ? make_move_value(at, *best) : py::object(py::none()),
+                make_move_values(at, r.moves), make_line(at, r.line), r.visited);
+        },
         R"(The value, every move's value, the perfect move and the perfect line of any position on
 a board of up to 64 squares (1x64 .. 8x8 .. 64x1), by memoised negamax (for positions no table
 holds: single rows, positions from combinatorial game theory, boards too large for a table). Returns a Solution.
@@ -844,23 +868,14 @@ combinatorial game theory. max_positions: most positions the search may remember
 limit). Same values and tie-breaks as Tablebase. Runs without the GIL. Raises SearchLimit
 when over max_positions, ValueError for bad input.)");
 
-    m.def(
-        "outcome",
-        [](const PositionArg& position, const std::optional<std::string>& rules,
-           const PyTablebase* table, bool jumps_only, std::size_t max_positions) {
-            SearchSetup s = search_setup(position, rules, table, jumps_only, max_positions);
-            konane::Outcome o = konane::Outcome::Second;
-            {
-                py::gil_scoped_release release;
-                konane::Searcher searcher(s.at.board, s.options, s.table);
-                const auto black = searcher.value(Position{s.at.pos.occ, Color::Black});
-                const auto white = searcher.value(Position{s.at.pos.occ, Color::White});
-                o = konane::outcome_of(black, white);
-            }
-            return std::string(konane::outcome_name(o));
+    def_search(
+        m, "outcome",
+        [](konane::Searcher& searcher, Position p) {
+            const auto black = searcher.value(Position{p.occ, Color::Black});
+            const auto white = searcher.value(Position{p.occ, Color::White});
+            return konane::outcome_of(black, white);
         },
-        "position"_a, py::kw_only(), "rules"_a = py::none(), "table"_a = py::none(),
-        "jumps_only"_a = false, "max_positions"_a = 50'000'000,
+        [](const PyPosition&, konane::Outcome o) { return std::string(konane::outcome_name(o)); },
         R"(The outcome class of the position's pieces (combinatorial game theory), by search with
 Black to move and with White to move: 'black' (Black wins whoever starts), 'white', 'first'
 (the player to move wins) or 'second' (the player to move loses). The side to move of

@@ -17,55 +17,14 @@
 #include "format/table.hpp"
 #include "probe/probe.hpp"
 #include "solver/solve.hpp"
+#include "tests/cli_helpers.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
-
-namespace {
-
-struct Dir {
-    fs::path path;
-    Dir() {
-        path = fs::temp_directory_path() / ("konane-cli-test-" + std::to_string(::getpid()));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~Dir() { fs::remove_all(path); }
-};
-
-struct Run {
-    int code;
-    std::string output;
-};
-
-std::string slurp(const fs::path& p) {
-    std::FILE* f = std::fopen(p.c_str(), "rb");
-    REQUIRE(f != nullptr);
-    std::string out;
-    char buf[65536];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, f))
-        out.append(buf, n);
-    std::fclose(f);
-    return out;
-}
-
-// Runs `konane ARGS` through the shell, with an environment assignment before it if given.
-Run run(const std::string& args, const std::string& env = "") {
-    const std::string cmd =
-        (env.empty() ? "" : "env " + env + " ") + std::string(KONANE_BINARY) + " " + args + " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::string out;
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p))
-        out.append(buf, n);
-    const int status = ::pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-}  // namespace
+using namespace konane::test;
 
 TEST_CASE("cli: generate refuses bad arguments with exit code 2", "[cli][generate]") {
-    Dir d;
+    TempDir d("konane-cli-test");
     const std::string out = (d.path / "t.kbt").string();
     for (const char* bad :
          {"9x9", "6x7", "0x4", "abc", "4x4 --rules nope", "4x4 -j 5000", "4x4 -j -1",
@@ -74,21 +33,21 @@ TEST_CASE("cli: generate refuses bad arguments with exit code 2", "[cli][generat
         INFO(bad);
         const Run r = run(std::string("generate ") + bad + " -q -o " + out);
         CHECK(r.code == 2);
-        CHECK(r.output.find("error") != std::string::npos);
+        CHECK(r.out.find("error") != std::string::npos);
         CHECK_FALSE(fs::exists(out));
     }
     const Run u = run("frobnicate");
     CHECK(u.code == 2);
-    CHECK(u.output.find("unknown command 'frobnicate'") != std::string::npos);
+    CHECK(u.out.find("unknown command 'frobnicate'") != std::string::npos);
 }
 
 TEST_CASE("cli: generate never replaces something that is not a regular file", "[cli][generate]") {
-    Dir d;
+    TempDir d("konane-cli-test");
     const fs::path fifo = d.path / "pipe.kbt";
     REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
     const Run r = run("generate 4x4 -q -o " + fifo.string());
     CHECK(r.code == 2);
-    CHECK(r.output.find("not a regular file") != std::string::npos);
+    CHECK(r.out.find("not a regular file") != std::string::npos);
     CHECK(fs::is_fifo(fifo));
     // A missing directory is an I/O failure: exit code 1, no file left behind.
     const Run m = run("generate 4x4 -q -o " + (d.path / "missing" / "t.kbt").string());
@@ -98,7 +57,7 @@ TEST_CASE("cli: generate never replaces something that is not a regular file", "
 
 TEST_CASE("probe refuses a table of format version 1 and says how to regenerate it",
           "[probe][generate]") {
-    Dir d;
+    TempDir d("konane-cli-test");
     konane::solver::GenerateOptions o;
     o.board = konane::Board::make(3, 4);
     o.output = d.path / "old.kbt";
@@ -115,12 +74,12 @@ TEST_CASE("probe refuses a table of format version 1 and says how to regenerate 
                           Catch::Contains("konane generate 3x4 --rules brainking"));
     const Run r = run("probe " + o.output.string() + " '.xox/xoxo/oxox b'");
     CHECK(r.code != 0);
-    CHECK(r.output.find("format version 1") != std::string::npos);
+    CHECK(r.out.find("format version 1") != std::string::npos);
 }
 
 TEST_CASE("an interrupted generate leaves no table, and its rerun resumes to the same file",
           "[cli][generate][resume]") {
-    Dir d;
+    TempDir d("konane-cli-test");
     const fs::path ref = d.path / "ref.kbt";
     REQUIRE(run("generate 4x6 -q -j 1 -o " + ref.string()).code == 0);
     CHECK_FALSE(fs::exists(d.path / "ref.kbt.work"));
@@ -162,7 +121,7 @@ TEST_CASE("an interrupted generate leaves no table, and its rerun resumes to the
 }
 
 TEST_CASE("a generate killed at any step resumes to the same file", "[cli][generate][resume]") {
-    Dir d;
+    TempDir d("konane-cli-test");
     const fs::path ref = d.path / "ref.kbt";
     REQUIRE(run("generate 5x5 -q -j 1 -o " + ref.string()).code == 0);
     const std::string want = slurp(ref);
@@ -175,7 +134,7 @@ TEST_CASE("a generate killed at any step resumes to the same file", "[cli][gener
     for (int at : {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144}) {
         INFO("KONANE_KILL_AT=" << at);
         const Run k = run("generate 5x5 -q -j 2 --memory 16M -o " + table.string(),
-                          "KONANE_KILL_AT=" + std::to_string(at));
+                          "env KONANE_KILL_AT=" + std::to_string(at));
         if (k.code != 0) {
             ++killed;
             CHECK_FALSE(fs::exists(table));
@@ -192,25 +151,25 @@ TEST_CASE("a generate killed at any step resumes to the same file", "[cli][gener
 }
 
 TEST_CASE("a work directory of another board or in use is refused", "[cli][generate][resume]") {
-    Dir d;
+    TempDir d("konane-cli-test");
     const fs::path work = d.path / "work";
     const Run k =
         run("generate 4x5 -q --work " + work.string() + " -o " + (d.path / "a.kbt").string(),
-            "KONANE_KILL_AT=5");
+            "env KONANE_KILL_AT=5");
     REQUIRE(k.code != 0);
     const Run other =
         run("generate 5x4 -q --work " + work.string() + " -o " + (d.path / "b.kbt").string());
     CHECK(other.code != 0);
-    CHECK(other.output.find("holds a generation of board 4x5, not 5x4") != std::string::npos);
+    CHECK(other.out.find("holds a generation of board 4x5, not 5x4") != std::string::npos);
     CHECK_FALSE(fs::exists(d.path / "b.kbt"));
     const Run bad = run("generate 4x5 -q --work " + (d.path / "a.kbt.none" / "x").string() +
                         " -o " + (d.path / "missing" / "a.kbt").string());
     CHECK(bad.code == 1);
-    CHECK(bad.output.find("no such directory") != std::string::npos);
+    CHECK(bad.out.find("no such directory") != std::string::npos);
 }
 
 TEST_CASE("a work directory that is not one is never used or emptied", "[cli][generate][resume]") {
-    Dir d;
+    TempDir d("konane-cli-test");
     const fs::path mine = d.path / "mine";
     fs::create_directories(mine);
     {
@@ -226,7 +185,7 @@ TEST_CASE("a work directory that is not one is never used or emptied", "[cli][ge
     const Run r =
         run("generate 4x4 -q --work " + mine.string() + " -o " + (d.path / "t.kbt").string());
     CHECK(r.code == 1);
-    CHECK(r.output.find("no konane work") != std::string::npos);
+    CHECK(r.out.find("no konane work") != std::string::npos);
     CHECK(fs::exists(mine / "notes.txt"));
     CHECK(fs::exists(mine / "layer-3.txt"));
     CHECK_FALSE(fs::exists(d.path / "t.kbt"));
@@ -238,12 +197,12 @@ TEST_CASE("a work directory that is not one is never used or emptied", "[cli][ge
 }
 
 TEST_CASE("a damaged work file is refused on resume, naming it", "[cli][generate][resume]") {
-    Dir d;
+    TempDir d("konane-cli-test");
     const fs::path table = d.path / "t.kbt";
     const fs::path work = d.path / "t.kbt.work";
     // Killed after a few layers: the keys of the finished ones are on disk (runs of the step
     // under way are rebuilt on resume, so a layer's keys are what a resume must trust).
-    const Run k = run("generate 5x5 -q -j 1 -o " + table.string(), "KONANE_KILL_AT=20");
+    const Run k = run("generate 5x5 -q -j 1 -o " + table.string(), "env KONANE_KILL_AT=20");
     REQUIRE(k.code != 0);
     fs::path victim;
     for (const auto& e : fs::directory_iterator(work)) {
@@ -264,27 +223,27 @@ TEST_CASE("a damaged work file is refused on resume, naming it", "[cli][generate
     }
     const Run r = run("generate 5x5 -q -j 1 -o " + table.string());
     CHECK(r.code == 1);
-    CHECK(r.output.find(victim.filename().string()) != std::string::npos);
-    CHECK(r.output.find("checksum mismatch") != std::string::npos);
+    CHECK(r.out.find(victim.filename().string()) != std::string::npos);
+    CHECK(r.out.find("checksum mismatch") != std::string::npos);
     CHECK_FALSE(fs::exists(table));
 }
 
 TEST_CASE("a generate whose estimate exceeds the memory budget is refused before any work",
           "[cli][generate]") {
-    Dir d;
+    TempDir d("konane-cli-test");
     const fs::path out = d.path / "t.kbt";
     // 6x6 needs about 9 GiB for its largest layer's solve; 5x6 about 184 MiB.
     for (const char* args : {"6x6 --memory 2G", "5x6 --memory 100M", "6x5 --memory 150M"}) {
         INFO(args);
         const Run r = run(std::string("generate ") + args + " -q -o " + out.string());
         CHECK(r.code == 2);
-        CHECK(r.output.find("cannot hold the solve") != std::string::npos);
-        CHECK(r.output.find("rerun with --memory") != std::string::npos);
+        CHECK(r.out.find("cannot hold the solve") != std::string::npos);
+        CHECK(r.out.find("rerun with --memory") != std::string::npos);
         CHECK_FALSE(fs::exists(out));
         CHECK_FALSE(fs::exists(d.path / "t.kbt.work"));
     }
     // The estimate is printed at the start; a budget that holds it is not refused.
     const Run ok = run("generate 4x5 --memory 64M -o " + out.string());
     CHECK(ok.code == 0);
-    CHECK(ok.output.find("estimate: 26653 positions") != std::string::npos);
+    CHECK(ok.out.find("estimate: 26653 positions") != std::string::npos);
 }

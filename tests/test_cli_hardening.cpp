@@ -20,21 +20,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/cli_helpers.hpp"
+#include "tests/temp_dir.hpp"
+
 namespace fs = std::filesystem;
+using namespace konane::test;
 
 namespace {
 
-struct Dir {
-    fs::path path;
-    Dir() {
-        path = fs::temp_directory_path() / ("konane-hardening-" + std::to_string(::getpid()));
-        fs::remove_all(path);
-        fs::create_directories(path);
+struct Dir : TempDir {
+    Dir() : TempDir("konane-hardening") {
         fs::permissions(path, fs::perms::all);  // other users may work here (setpriv below)
-    }
-    ~Dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
     }
     /// The names in the directory, sorted.
     std::vector<std::string> names() const {
@@ -53,41 +49,6 @@ struct Dir {
     }
 };
 
-struct Run {
-    int code = -1;
-    std::string out;  // stdout and stderr together
-    std::string err;  // stderr alone when asked for
-};
-
-/// Quotes s for /bin/sh (any bytes but NUL).
-std::string q(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out += c;
-    }
-    return out + "'";
-}
-
-/// Runs `[PREFIX] konane ARGS` through /bin/sh: stdout and stderr together in out (unless ARGS
-/// redirect them themselves).
-Run run(const std::string& args, const std::string& prefix = "") {
-    const bool redirects = args.find("2>&1") != std::string::npos;
-    const std::string cmd =
-        prefix + " " + q(KONANE_BINARY) + " " + args + (redirects ? "" : " 2>&1");
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    Run r;
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p))
-        r.out.append(buf, n);
-    const int status = ::pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
-
 /// The number of lines of s.
 std::size_t lines(const std::string& s) {
     return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
@@ -96,7 +57,7 @@ std::size_t lines(const std::string& s) {
 /// A 4x4 table in d, generated once per directory.
 fs::path table_4x4(const Dir& d) {
     const fs::path t = d.path / "t44.kbt";
-    if (!fs::exists(t)) REQUIRE(run("generate 4x4 -q -j 1 -o " + q(t.string())).code == 0);
+    if (!fs::exists(t)) REQUIRE(run("generate 4x4 -q -j 1 -o " + quote(t.string())).code == 0);
     return t;
 }
 
@@ -130,8 +91,8 @@ TEST_CASE("cli: threads that cannot be started are refused in one line with exit
     // cannot be mapped (as `ulimit -u` would refuse it, but this holds for root too).
     Dir d;
     const fs::path out = d.path / "t.kbt";
-    const Run r =
-        run("generate 4x4 -q -j 8 -o " + q(out.string()), "ulimit -s 1000000; ulimit -v 2000000;");
+    const Run r = run("generate 4x4 -q -j 8 -o " + quote(out.string()),
+                      "ulimit -s 1000000; ulimit -v 2000000;");
     CHECK(r.code == 1);
     CHECK(r.out.find("konane generate: error: cannot start 8 threads") == 0);
     CHECK(lines(r.out) == 1);
@@ -143,7 +104,7 @@ TEST_CASE("cli: out of memory is one line with exit 1 and no temporary table",
     Dir d;
     const fs::path out = d.path / "t.kbt";
     const Run r =
-        run("generate 5x5 -q -j 1 --memory 2G -o " + q(out.string()), "ulimit -v 300000;");
+        run("generate 5x5 -q -j 1 --memory 2G -o " + quote(out.string()), "ulimit -v 300000;");
     CHECK(r.code == 1);
     CHECK(r.out.find("out of memory") != std::string::npos);
     CHECK(lines(r.out) == 1);
@@ -173,7 +134,7 @@ TEST_CASE("cli: a file size limit is an I/O error that leaves no temporary table
     Dir d;
     const fs::path out = d.path / "t.kbt";
     // /bin/sh counts 512-byte blocks: 64 KiB, less than the 5x5 table (about 430 KB).
-    const Run r = run("generate 5x5 -q -j 1 -o " + q(out.string()), "ulimit -f 128;");
+    const Run r = run("generate 5x5 -q -j 1 -o " + quote(out.string()), "ulimit -f 128;");
     CHECK(r.code == 1);
     CHECK(r.out.find("File too large") != std::string::npos);
     CHECK(lines(r.out) == 1);
@@ -199,7 +160,7 @@ TEST_CASE("cli: after kill -9 the next run removes the stale temporary table, no
     const int fd = ::open(live.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
     REQUIRE(fd >= 0);
     REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
-    const Run r = run("generate 4x6 -j 1 -o " + q(out.string()));
+    const Run r = run("generate 4x6 -j 1 -o " + quote(out.string()));
     ::close(fd);
     CHECK(r.code == 0);
     CHECK(r.out.find("removed " + (d.path / stale).string() +
@@ -210,7 +171,7 @@ TEST_CASE("cli: after kill -9 the next run removes the stale temporary table, no
 
 TEST_CASE("cli: output and work locations are checked before any work", "[cli][hardening]") {
     Dir d;
-    const std::string out = q((d.path / "t.kbt").string());
+    const std::string out = quote((d.path / "t.kbt").string());
     struct Case {
         std::string args;
         int code;
@@ -220,11 +181,12 @@ TEST_CASE("cli: output and work locations are checked before any work", "[cli][h
     fs::permissions(d.path / "adir", fs::perms::all);
     { std::ofstream(d.path / "afile") << "x"; }
     const std::vector<Case> cases = {
-        {"-o " + q(d.path.string()), 2, "exists and is not a regular file (a directory)"},
+        {"-o " + quote(d.path.string()), 2, "exists and is not a regular file (a directory)"},
         {"-o /nonexistent/d/x.kbt", 1, "/nonexistent/d: no such directory"},
         {"-o " + out + " --work /dev/null", 2, "exists and is not a directory"},
-        {"-o " + out + " --work " + q((d.path / "afile" / "w").string()), 2, "is not a directory"},
-        {"-o " + q((d.path / "afile" / "t.kbt").string()), 1, "no such directory"},
+        {"-o " + out + " --work " + quote((d.path / "afile" / "w").string()), 2,
+         "is not a directory"},
+        {"-o " + quote((d.path / "afile" / "t.kbt").string()), 1, "no such directory"},
     };
     for (const auto& c : cases) {
         INFO(c.args);
@@ -249,11 +211,11 @@ TEST_CASE("cli: output and work locations are checked before any work", "[cli][h
                             fs::perms::others_exec);
     fs::permissions(closed, fs::perms::owner_all);
     for (const auto& [args, says] :
-         {std::pair{"-o " + q((ro / "t.kbt").string()), "cannot create files in"},
-          std::pair{"-o " + q((closed / "t.kbt").string()), "Permission denied"},
-          std::pair{
-              "-o " + q((d.path / "adir" / "t.kbt").string()) + " --work " + q((ro / "w").string()),
-              "--work"}}) {
+         {std::pair{"-o " + quote((ro / "t.kbt").string()), "cannot create files in"},
+          std::pair{"-o " + quote((closed / "t.kbt").string()), "Permission denied"},
+          std::pair{"-o " + quote((d.path / "adir" / "t.kbt").string()) + " --work " +
+                        quote((ro / "w").string()),
+                    "--work"}}) {
         INFO(args);
         if (!root) fs::permissions(closed, fs::perms::none);
         const Run r = run("generate 5x6 -q " + args, as_user);
@@ -275,43 +237,44 @@ TEST_CASE("cli: file names that are not UTF-8 are escaped in JSON and text", "[c
     const fs::path t = table_4x4(d);
     const std::string bad = (d.path / "bad\xff.kbt").string();
     fs::copy_file(t, bad);
-    const Run info = run("info " + q(bad) + " --json");
+    const Run info = run("info " + quote(bad) + " --json");
     CHECK(info.code == 0);
     const auto j = nlohmann::json::parse(info.out);
     CHECK(j["file"] == (d.path / "bad\\xff.kbt").string());
-    const Run missing = run("info " + q((d.path / "none\xff\x1b[2J.kbt").string()) + " --json");
+    const Run missing = run("info " + quote((d.path / "none\xff\x1b[2J.kbt").string()) + " --json");
     CHECK(missing.code == 1);
     CHECK(missing.out.find("none\\xff\\x1b[2J.kbt: open: No such file") != std::string::npos);
     CHECK(missing.out.find('\x1b') == std::string::npos);
     // generate --json with such a name: the table and a valid JSON summary, exit 0.
     const std::string gen = (d.path / "gen\xfe.kbt").string();
-    const Run g = run("generate 3x4 -q -j 1 --json -o " + q(gen));
+    const Run g = run("generate 3x4 -q -j 1 --json -o " + quote(gen));
     CHECK(g.code == 0);
     CHECK(nlohmann::json::parse(g.out)["file"] == (d.path / "gen\\xfe.kbt").string());
     CHECK(fs::exists(gen));
-    const Run text = run("info " + q(bad));
+    const Run text = run("info " + quote(bad));
     CHECK(text.out.find("bad\\xff.kbt") != std::string::npos);
 }
 
 TEST_CASE("cli: error messages quote a short escaped excerpt at the right place",
           "[cli][hardening]") {
     Dir d;
-    const std::string t = q(table_4x4(d).string());
-    const Run esc = run("probe " + t + " " + q("xo\x1b[2J/oxox b"));
+    const std::string t = quote(table_4x4(d).string());
+    const Run esc = run("probe " + t + " " + quote("xo\x1b[2J/oxox b"));
     CHECK(esc.code == 2);
     CHECK(esc.out.find('\x1b') == std::string::npos);
     CHECK(esc.out.find("unknown character '\\x1b' at rank 2 (row 1 from the top), file c") !=
           std::string::npos);
     // A non-ASCII character is blamed on its own rank and file, not on a row length.
-    const Run utf = run("probe " + t + " " + q("xoxo/ox\xc3\xa9x/xoxo/oxox b"));
+    const Run utf = run("probe " + t + " " + quote("xoxo/ox\xc3\xa9x/xoxo/oxox b"));
     CHECK(utf.code == 2);
     CHECK(utf.out.find("unknown character '\xc3\xa9' at rank 3 (row 2 from the top), file c") !=
           std::string::npos);
     // A 100 KB position or move (an argument holds at most 128 KiB): a short excerpt, once.
     const std::string huge(100000, 'x');
     for (const std::string& args :
-         {"probe " + t + " " + q(huge + " b"), "probe " + t + " --game " + q("a4 b4 " + huge),
-          "solve " + q("xo/ox " + huge), "moves --game " + q("c" + huge)}) {
+         {"probe " + t + " " + quote(huge + " b"),
+          "probe " + t + " --game " + quote("a4 b4 " + huge), "solve " + quote("xo/ox " + huge),
+          "moves --game " + quote("c" + huge)}) {
         const Run r = run(args);
         INFO(r.out.substr(0, 300));
         CHECK(r.code == 2);
@@ -331,7 +294,7 @@ TEST_CASE("cli: long output names work and numbers are parsed strictly", "[cli][
     for (std::size_t len : {240u, 255u}) {
         INFO(len);
         const fs::path out = d.path / (std::string(len - 4, 'n') + ".kbt");
-        const Run r = run("generate 3x4 -q -j 1 -o " + q(out.string()));
+        const Run r = run("generate 3x4 -q -j 1 -o " + quote(out.string()));
         CHECK(r.code == 0);
         CHECK(fs::exists(out));
         fs::remove(out);
@@ -344,7 +307,7 @@ TEST_CASE("cli: long output names work and numbers are parsed strictly", "[cli][
           "generate 3x4 -j ''", "generate 3x4 --rules ''", "generate ''", "perft 4x4 0x3",
           "perft 4x4 -1", "moves --board ''", "serve x.kbt --port 0x50", "info ''"}) {
         INFO(bad);
-        const Run r = run(bad, "cd " + q(d.path.string()) + " &&");
+        const Run r = run(bad, "cd " + quote(d.path.string()) + " &&");
         CHECK(r.code == 2);
         CHECK(r.out.find("error") != std::string::npos);
     }
@@ -354,7 +317,7 @@ TEST_CASE("cli: long output names work and numbers are parsed strictly", "[cli][
 TEST_CASE("cli: one exit code per kind of error for every subcommand", "[cli][hardening]") {
     Dir d;
     const fs::path t = table_4x4(d);
-    const std::string missing = q((d.path / "missing.kbt").string());
+    const std::string missing = quote((d.path / "missing.kbt").string());
     const fs::path damaged = d.path / "damaged.kbt";
     fs::copy_file(t, damaged);
     {
@@ -362,8 +325,8 @@ TEST_CASE("cli: one exit code per kind of error for every subcommand", "[cli][ha
         f.seekp(static_cast<std::streamoff>(fs::file_size(damaged) - 8));
         f.put('\x5a');  // the whole file's checksum, checked at open
     }
-    const std::string bad = q(damaged.string());
-    const std::string good = q(t.string());
+    const std::string bad = quote(damaged.string());
+    const std::string good = quote(t.string());
     const std::string start = "'xoxo/oxox/xoxo/oxox b'";
     struct Case {
         std::string args;

@@ -20,40 +20,14 @@
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
 #include "solver/workdir.hpp"
+#include "tests/cli_helpers.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace konane;
+using namespace konane::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Dir {
-    fs::path path;
-    Dir() {
-        path = fs::temp_directory_path() / ("konane-gap-test-" + std::to_string(::getpid()) + "-" +
-                                            std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~Dir() { fs::remove_all(path); }
-};
-
-struct Run {
-    int code;
-    std::string output;
-};
-
-// Runs `konane ARGS` through the shell; stdout and stderr together.
-Run run(const std::string& args) {
-    const std::string cmd = std::string(KONANE_BINARY) + " " + args + " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::string out;
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p))
-        out.append(buf, n);
-    const int status = ::pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 // The gap's start in the reference engine, built from the square names alone: row 0 is the top
 // rank, column 0 file a.
@@ -72,7 +46,8 @@ ref::RefPos ref_gap_start(const ref::RefBoard& rb, const std::string& a, const s
 // per-layer class and raw counts against a plain enumeration from the gap's start (raw: the
 // positions reachable from that gap alone), the classes themselves, and every stored depth
 // against the reference's memoised negamax. Returns the table's file.
-fs::path check_gap(const Dir& d, int rows, int cols, const std::string& a, const std::string& b) {
+fs::path check_gap(const TempDir& d, int rows, int cols, const std::string& a,
+                   const std::string& b) {
     INFO("board " << rows << "x" << cols << " gap " << a << "," << b);
     const Board board = Board::make(rows, cols);
     solver::GenerateOptions o;
@@ -167,7 +142,7 @@ TEST_CASE("gap: parse_gap reads two adjacent squares of opposite colours, either
 }
 
 TEST_CASE("gap: tables on 4x4 4x5 and 3x5 equal the reference from the gap", "[gap][solver]") {
-    Dir d;
+    TempDir d("konane-gap-test");
     for (const auto& [a, b] : {std::pair{"a4", "b4"}, std::pair{"b3", "b2"}, std::pair{"c2", "d2"},
                                std::pair{"d1", "c1"}}) {
         check_gap(d, 4, 4, a, b);
@@ -183,7 +158,7 @@ TEST_CASE("gap: tables on 4x4 4x5 and 3x5 equal the reference from the gap", "[g
 }
 
 TEST_CASE("gap: a gap and its mirror images give the same game", "[gap][solver]") {
-    Dir d;
+    TempDir d("konane-gap-test");
     const Board b = Board::make(4, 5);
     const fs::path file = check_gap(d, 4, 5, "b2", "c2");
     const Tablebase tb = Tablebase::open(file);
@@ -221,14 +196,14 @@ TEST_CASE("gap: perft from a gap equals the reference's jumps from that start", 
             if (depth == 3) {
                 const Run r = run("perft " + board.name() + " 3 --gap " + a + "," + b);
                 CHECK(r.code == 0);
-                CHECK(r.output == std::to_string(want) + "\n");
+                CHECK(r.out == std::to_string(want) + "\n");
             }
         }
     }
 }
 
 TEST_CASE("gap: the work directory's identity includes the gap", "[gap][solver]") {
-    Dir d;
+    TempDir d("konane-gap-test");
     const Board b = Board::make(4, 4);
     const fs::path work = d.path / "work";
     { solver::WorkDir wd(work, b, Ruleset::Brainking); }
@@ -244,22 +219,22 @@ TEST_CASE("gap: the work directory's identity includes the gap", "[gap][solver]"
 }
 
 TEST_CASE("gap: the command line generates, verifies, reports and refuses", "[gap][cli]") {
-    Dir d;
+    TempDir d("konane-gap-test");
     const std::string t = (d.path / "g.kbt").string();
     Run r = run("generate 4x5 --gap c2,c3 -q -o " + t);
     REQUIRE(r.code == 0);
-    CHECK_THAT(r.output, Catch::Contains("4x5 gap c2,c3: "));
+    CHECK_THAT(r.out, Catch::Contains("4x5 gap c2,c3: "));
 
     r = run("info " + t);
     CHECK(r.code == 0);
-    CHECK_THAT(r.output, Catch::Contains("gap c2,c3 (Black removed c2, White c3; the positions "
-                                         "reachable from this gap alone)"));
+    CHECK_THAT(r.out, Catch::Contains("gap c2,c3 (Black removed c2, White c3; the positions "
+                                      "reachable from this gap alone)"));
     r = run("info --json " + t);
-    CHECK_THAT(r.output, Catch::Contains("\"rules\":null,\"gap\":\"c2,c3\""));
+    CHECK_THAT(r.out, Catch::Contains("\"rules\":null,\"gap\":\"c2,c3\""));
 
     r = run("verify -q " + t);
     CHECK(r.code == 0);
-    CHECK_THAT(r.output, Catch::Contains(": OK"));
+    CHECK_THAT(r.out, Catch::Contains(": OK"));
 
     // The table's verdict, the same gap by search, and by the `any` table.
     const Board b = Board::make(4, 5);
@@ -269,43 +244,43 @@ TEST_CASE("gap: the command line generates, verifies, reports and refuses", "[ga
     const std::string winner = v.win ? "black" : "white";
     r = run("openings " + t);
     CHECK(r.code == 0);
-    CHECK_THAT(r.output, Catch::Contains("verdict: " + winner + " wins with perfect play; depth " +
-                                         std::to_string(v.depth) + " plies"));
+    CHECK_THAT(r.out, Catch::Contains("verdict: " + winner + " wins with perfect play; depth " +
+                                      std::to_string(v.depth) + " plies"));
     r = run("openings --json " + t + " --gap c2,c3");
-    CHECK_THAT(r.output, Catch::Contains("\"winner\":\"" + winner +
-                                         "\",\"depth\":" + std::to_string(v.depth)));
+    CHECK_THAT(r.out, Catch::Contains("\"winner\":\"" + winner +
+                                      "\",\"depth\":" + std::to_string(v.depth)));
     r = run("openings --search -q --board 4x5 --gap c2,c3 --memory 16M");
     CHECK(r.code == 0);
-    CHECK_THAT(r.output, Catch::Contains("verdict: " + winner + " wins with perfect play"));
+    CHECK_THAT(r.out, Catch::Contains("verdict: " + winner + " wins with perfect play"));
     const std::string any = (d.path / "any.kbt").string();
     REQUIRE(run("generate 4x5 --rules any -q -o " + any).code == 0);
     r = run("openings " + any + " --gap c3,c2");
-    CHECK_THAT(r.output, Catch::Contains("verdict: " + winner + " wins with perfect play; depth " +
-                                         std::to_string(v.depth) + " plies"));
+    CHECK_THAT(r.out, Catch::Contains("verdict: " + winner + " wins with perfect play; depth " +
+                                      std::to_string(v.depth) + " plies"));
     // A gap the table does not hold: exit 3.
     r = run("openings " + t + " --gap a1,b1");
     CHECK(r.code == 3);
-    CHECK_THAT(r.output, Catch::Contains("gap b1,a1 is not stored in"));
+    CHECK_THAT(r.out, Catch::Contains("gap b1,a1 is not stored in"));
 
     // solve --gap analyses the start position, with and without the table.
     r = run("solve --board 4x5 --gap c3,c2 -q");
     CHECK(r.code == 0);
-    CHECK_THAT(r.output, Catch::Contains(format_position(b, gap_start(b, parse_gap(b, "c3,c2")))));
-    CHECK_THAT(r.output, Catch::Contains(std::string(v.win ? "win" : "loss") + " in " +
-                                         std::to_string(v.depth) + " plies for black"));
+    CHECK_THAT(r.out, Catch::Contains(format_position(b, gap_start(b, parse_gap(b, "c3,c2")))));
+    CHECK_THAT(r.out, Catch::Contains(std::string(v.win ? "win" : "loss") + " in " +
+                                      std::to_string(v.depth) + " plies for black"));
     r = run("solve --gap c3,c2 --wdl -q --memory 16M --table " + t);
     CHECK(r.code == 0);
-    CHECK_THAT(r.output, Catch::Contains(std::string(v.win ? "win" : "loss") + " for black"));
+    CHECK_THAT(r.out, Catch::Contains(std::string(v.win ? "win" : "loss") + " for black"));
 
     // probe: the gap's game record from the full board, and its refusals.
     r = run("probe " + t + " --game 'c2 c3'");
     CHECK(r.code == 0);
     r = run("probe " + t);  // by default the gap's start
     CHECK(r.code == 0);
-    CHECK_THAT(r.output, Catch::Contains("gap c2,c3"));
+    CHECK_THAT(r.out, Catch::Contains("gap c2,c3"));
     r = run("probe " + t + " 'xoxox/oxoxo/xoxox/oxoxo b'");  // no opening stage here
     CHECK(r.code == 3);
-    CHECK_THAT(r.output, Catch::Contains("from gap c2,c3"));
+    CHECK_THAT(r.out, Catch::Contains("from gap c2,c3"));
 
     // Refusals, exit 2, each with its reason.
     for (const auto& [args, why] : std::vector<std::pair<std::string, std::string>>{
@@ -324,7 +299,7 @@ TEST_CASE("gap: the command line generates, verifies, reports and refuses", "[ga
         INFO(args);
         r = run(args);
         CHECK(r.code == 2);
-        CHECK_THAT(r.output, Catch::Contains(why));
+        CHECK_THAT(r.out, Catch::Contains(why));
     }
     // A ruleset that allows the gap is accepted: the same table.
     const std::string t2 = (d.path / "g2.kbt").string();

@@ -29,23 +29,14 @@
 #include "probe/search.hpp"
 #include "reference.hpp"
 #include "solver/solve.hpp"
+#include "tests/cli_helpers.hpp"
+#include "tests/table_fixture.hpp"
 
 namespace {
 
 using namespace konane;
+using namespace konane::test;
 namespace fs = std::filesystem;
-
-#if defined(__SANITIZE_THREAD__)
-constexpr bool kTsan = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr bool kTsan = true;
-#else
-constexpr bool kTsan = false;
-#endif
-#else
-constexpr bool kTsan = false;
-#endif
 
 /// Scale of the randomised checks: smaller under ThreadSanitizer (5-15x slower).
 constexpr int kGames = kTsan ? 6 : 40;
@@ -68,51 +59,6 @@ std::vector<TableSpec> table_specs() {
         out.push_back({5, 5, Ruleset::Brainking});
     }
     return out;
-}
-
-/// A temporary folder for this run's tables, removed at exit.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::path(KONANE_TEST_TMPDIR) / ("probe-" + std::to_string(::getpid()));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
-/// The table of a board and ruleset, generated once per test run (function-local cache).
-/// Generation uses OpenMP; under ThreadSanitizer it runs on one thread (libgomp is not
-/// instrumented, so its threads would only give false reports), keeping OpenMP out of the
-/// concurrency the [probe] tests check.
-const fs::path& table_file(int rows, int cols, Ruleset r) {
-    static TempDir dir;
-    static std::mutex m;
-    static std::map<std::tuple<int, int, Ruleset>, fs::path> cache;
-    std::lock_guard<std::mutex> lock(m);
-    auto [it, fresh] = cache.try_emplace({rows, cols, r});
-    if (fresh) {
-        solver::GenerateOptions o;
-        o.board = Board::make(rows, cols);
-        o.rules = r;
-        o.threads = kTsan ? 1 : 2;
-        o.output = dir.path / solver::default_table_name(o.board, r);
-        solver::generate(o);
-        it->second = o.output;
-    }
-    return it->second;
-}
-
-const Tablebase& table(int rows, int cols, Ruleset r) {
-    static std::mutex m;
-    static std::map<std::tuple<int, int, Ruleset>, Tablebase> cache;
-    const fs::path& f = table_file(rows, cols, r);
-    std::lock_guard<std::mutex> lock(m);
-    auto it = cache.find({rows, cols, r});
-    if (it == cache.end()) it = cache.emplace(std::tuple{rows, cols, r}, Tablebase::open(f)).first;
-    return it->second;
 }
 
 /// Distinct positions met on random games from the full board (opening stage included).
@@ -141,31 +87,6 @@ Position play(const Board& b, Ruleset r, Position p, const std::vector<MoveValue
         p = it->child;
     }
     return p;
-}
-
-struct CmdResult {
-    int code = -1;
-    std::string out;
-};
-
-/// Runs the konane binary with `args` (a shell-quoted string); stdout captured, stderr appended
-/// to it after a marker line.
-CmdResult konane_cmd(const std::string& args) {
-    const std::string cmd = std::string("'") + KONANE_BINARY + "' " + args + " 2>&1";
-    CmdResult r;
-    FILE* f = ::popen(cmd.c_str(), "r");
-    REQUIRE(f != nullptr);
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0)
-        r.out.append(buf.data(), n);
-    const int status = ::pclose(f);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
-
-std::string shq(const std::string& s) {
-    return "'" + s + "'";
 }
 
 }  // namespace
@@ -470,7 +391,7 @@ TEST_CASE("cli: probe and analyse and solve", "[probe][cli]") {
 
     SECTION("probe POSITION --json") {
         const std::string pos = "..xo/oxox/xoxo/oxox b";
-        const auto r = konane_cmd("probe " + shq(file) + " " + shq(pos) + " --json");
+        const auto r = run("probe " + quote(file) + " " + quote(pos) + " --json");
         REQUIRE(r.code == 0);
         const auto j = nlohmann::ordered_json::parse(r.out);
         std::vector<std::string> keys;
@@ -495,45 +416,45 @@ TEST_CASE("cli: probe and analyse and solve", "[probe][cli]") {
         }
     }
     SECTION("probe --game, the full board, a position without a move") {
-        auto r = konane_cmd("probe " + shq(file) + " --game 'a4 b4' --json");
+        auto r = run("probe " + quote(file) + " --game 'a4 b4' --json");
         REQUIRE(r.code == 0);
         CHECK(json::parse(r.out)["position"] == "..xo/oxox/xoxo/oxox b");
-        r = konane_cmd("probe " + shq(file) + " --json");
+        r = run("probe " + quote(file) + " --json");
         REQUIRE(r.code == 0);
         json j = json::parse(r.out);
         CHECK(j["value"] == "loss");  // White wins 4x4 (rules.md)
         CHECK(j["moves"].size() == 4);
         // The end of the perfect line: no move, "best": null.
         const Position end = play(b, tb.rules(), b.start(), tb.perfect_line(b.start()));
-        r = konane_cmd("probe " + shq(file) + " " + shq(format_position(b, end)) + " --json");
+        r = run("probe " + quote(file) + " " + quote(format_position(b, end)) + " --json");
         REQUIRE(r.code == 0);
         j = json::parse(r.out);
         CHECK(j["best"].is_null());
         CHECK(j["depth"] == 0);
         CHECK(j["moves"].empty());
-        r = konane_cmd("probe " + shq(file) + " " + shq(format_position(b, end)));
+        r = run("probe " + quote(file) + " " + quote(format_position(b, end)));
         CHECK(r.code == 0);
         CHECK_THAT(r.out, Catch::Contains("no move"));
     }
     SECTION("probe: bad input and positions not stored") {
-        auto r = konane_cmd("probe " + shq(file) + " 'xoxo/oxox/xoqo/oxox b'");
+        auto r = run("probe " + quote(file) + " 'xoxo/oxox/xoqo/oxox b'");
         CHECK(r.code == 2);
         CHECK_THAT(r.out, Catch::Contains("'q'") && Catch::Contains("rank 2"));
-        r = konane_cmd("probe " + shq(file) + " '.ox/oxo/xox w'");
+        r = run("probe " + quote(file) + " '.ox/oxo/xox w'");
         CHECK(r.code == 2);
         CHECK_THAT(r.out, Catch::Contains("3x3") && Catch::Contains("4x4"));
-        r = konane_cmd("probe " + shq(file) + " --game 'a4 b4 a1-a3'");
+        r = run("probe " + quote(file) + " --game 'a4 b4 a1-a3'");
         CHECK(r.code == 2);
         CHECK_THAT(r.out, Catch::Contains("move 3"));
         // A table that cannot be opened is an I/O error (exit 1), as for every subcommand.
-        r = konane_cmd("probe " + shq(file + ".missing") + " 'xoxo/oxox/xoxo/oxox b'");
+        r = run("probe " + quote(file + ".missing") + " 'xoxo/oxox/xoxo/oxox b'");
         CHECK(r.code == 1);
         // The full board with White to move is no position of the game.
-        r = konane_cmd("probe " + shq(file) + " 'xoxo/oxox/xoxo/oxox w'");
+        r = run("probe " + quote(file) + " 'xoxo/oxox/xoxo/oxox w'");
         CHECK(r.code == 3);
         CHECK_THAT(r.out, Catch::Contains("not stored") && Catch::Contains("konane solve"));
         // One Black piece and Black to move: White made the last move, so no game reaches it.
-        r = konane_cmd("probe " + shq(file) + " 'x.../..../..../.... b' --json");
+        r = run("probe " + quote(file) + " 'x.../..../..../.... b' --json");
         CHECK(r.code == 3);
     }
     SECTION("analyse") {
@@ -550,48 +471,48 @@ TEST_CASE("cli: probe and analyse and solve", "[probe][cli]") {
             record += (record.empty() ? "" : " ") + format_move(b, mv.move);
             p = mv.child;
         }
-        auto r = konane_cmd("analyse " + shq(file) + " " + shq(record) + " --json");
+        auto r = run("analyse " + quote(file) + " " + quote(record) + " --json");
         REQUIRE(r.code == 0);
         const json j = json::parse(r.out);
         CHECK(j["mistakes"] == json(mistakes));
         CHECK(j["turning_points"].size() == mistakes.size());
         CHECK(j["final"]["game_over"] == true);
         CHECK(j["moves"][0]["before"]["value"] == "loss");
-        r = konane_cmd("analyse " + shq(file) + " " + shq(record));
+        r = run("analyse " + quote(file) + " " + quote(record));
         CHECK(r.code == 0);
         CHECK_THAT(r.out, Catch::Contains("turning points"));
-        r = konane_cmd("analyse " + shq(file) + " 'a4 b4 zz'");
+        r = run("analyse " + quote(file) + " 'a4 b4 zz'");
         CHECK(r.code == 2);
         CHECK_THAT(r.out, Catch::Contains("move 3"));
     }
     SECTION("solve") {
-        auto r = konane_cmd("solve '.oxox. b' --both --json");
+        auto r = run("solve '.oxox. b' --both --json");
         REQUIRE(r.code == 0);
         json j = json::parse(r.out);
         CHECK(j["outcome"] == "second");
         CHECK(j["value"] == "loss");
         CHECK(j["depth"] == 2);
         CHECK(j["line"].size() == 2);
-        r = konane_cmd("solve '.ox. w' --both --json");
+        r = run("solve '.ox. w' --both --json");
         REQUIRE(r.code == 0);
         CHECK(json::parse(r.out)["outcome"] == "first");
-        r = konane_cmd("solve 'xo.. w' --both");
+        r = run("solve 'xo.. w' --both");
         REQUIRE(r.code == 0);
         CHECK_THAT(r.out, Catch::Contains("Black wins whoever starts"));
         // With a table: the same values as the table's.
         const std::string pos = "..xo/oxox/xoxo/oxox b";
-        r = konane_cmd("solve " + shq(pos) + " --table " + shq(file) + " --json");
+        r = run("solve " + quote(pos) + " --table " + quote(file) + " --json");
         REQUIRE(r.code == 0);
         j = json::parse(r.out);
         CHECK(j["depth"] == tb.value(parse_position(pos).position)->depth);
         // Bad input.
-        r = konane_cmd("solve '.ox. b' --board 4x4");
+        r = run("solve '.ox. b' --board 4x4");
         CHECK(r.code == 2);
         CHECK_THAT(r.out, Catch::Contains("1x4") && Catch::Contains("4x4"));
-        r = konane_cmd("solve '.ox. b' --table " + shq(file));
+        r = run("solve '.ox. b' --table " + quote(file));
         CHECK(r.code == 2);
         CHECK_THAT(r.out, Catch::Contains("1x4") && Catch::Contains("4x4"));
-        r = konane_cmd("solve '.xo. b'");
+        r = run("solve '.xo. b'");
         CHECK(r.code == 2);
         CHECK_THAT(r.out, Catch::Contains("rank 1") && Catch::Contains("file b"));
     }
@@ -676,7 +597,7 @@ TEST_CASE("cli: probe --batch answers every position of 3x5 in order", "[probe][
             std::fprintf(f, "%s\n", l.c_str());
         std::fclose(f);
     }
-    const auto r = konane_cmd("probe " + shq(file) + " --batch < " + shq(in.string()));
+    const auto r = run("probe " + quote(file) + " --batch < " + quote(in.string()));
     fs::remove(in);
     REQUIRE(r.code == 0);
     std::vector<nlohmann::json> out;
@@ -722,7 +643,7 @@ TEST_CASE("cli: probe --batch answers a line that is not UTF-8 and goes on", "[p
             "..xo/oxox/xoxo/oxox b\n\xff\n..xo/o\xc3(ox/xoxo/oxox b\n..xo/oxox/xoxo/oxox w\n", f);
         std::fclose(f);
     }
-    const auto r = konane_cmd("probe " + shq(file) + " --batch < " + shq(in.string()));
+    const auto r = run("probe " + quote(file) + " --batch < " + quote(in.string()));
     fs::remove(in);
     REQUIRE(r.code == 0);
     std::vector<nlohmann::json> out;

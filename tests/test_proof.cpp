@@ -21,39 +21,14 @@
 #include "probe/proof.hpp"
 #include "reference.hpp"
 #include "solver/solve.hpp"
+#include "tests/cli_helpers.hpp"
+#include "tests/table_fixture.hpp"
 
 namespace {
 
 using namespace konane;
+using namespace konane::test;
 namespace fs = std::filesystem;
-
-/// A table of a board and ruleset, generated once per test run into a temporary folder.
-const Tablebase& proof_table(int rows, int cols, Ruleset r) {
-    struct Dir {
-        fs::path path;
-        Dir() {
-            path = fs::path(KONANE_TEST_TMPDIR) / ("proof-" + std::to_string(::getpid()));
-            fs::create_directories(path);
-        }
-        ~Dir() {
-            std::error_code ec;
-            fs::remove_all(path, ec);
-        }
-    };
-    static Dir dir;
-    static std::map<std::tuple<int, int, Ruleset>, Tablebase> cache;
-    auto it = cache.find({rows, cols, r});
-    if (it == cache.end()) {
-        solver::GenerateOptions o;
-        o.board = Board::make(rows, cols);
-        o.rules = r;
-        o.threads = 2;
-        o.output = dir.path / solver::default_table_name(o.board, r);
-        solver::generate(o);
-        it = cache.emplace(std::tuple{rows, cols, r}, Tablebase::open(o.output)).first;
-    }
-    return it->second;
-}
 
 ProofOptions small_options(Ruleset r = Ruleset::Brainking,
                            ProofAlgorithm a = ProofAlgorithm::Enhanced) {
@@ -88,7 +63,7 @@ void check_openings_against_table(int rows, int cols, Ruleset r) {
             return;
         }
     }
-    const Tablebase& tb = proof_table(rows, cols, r);
+    const Tablebase& tb = table(rows, cols, r);
     const Board& b = tb.board();
     INFO(b.name() << " " << ruleset_name(r));
     const Openings want = compute_openings(tb);
@@ -111,25 +86,6 @@ void check_openings_against_table(int rows, int cols, Ruleset r) {
         REQUIRE(full.win.has_value());
         CHECK(*full.win == (want.winner == Color::Black));
     }
-}
-
-struct CmdResult {
-    int code = -1;
-    std::string out;
-};
-
-CmdResult konane_run(const std::string& args) {
-    const std::string cmd = std::string("'") + KONANE_BINARY + "' " + args + " 2>&1";
-    CmdResult r;
-    FILE* f = ::popen(cmd.c_str(), "r");
-    REQUIRE(f != nullptr);
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0)
-        r.out.append(buf.data(), n);
-    const int status = ::pclose(f);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
 }
 
 }  // namespace
@@ -231,7 +187,7 @@ TEST_CASE("proof: random positions equal the table, with and without the table",
     };
     for (const Spec spec : {Spec{4, 4, Ruleset::Any}, Spec{4, 5, Ruleset::Brainking},
                             Spec{5, 5, Ruleset::Brainking}, Spec{3, 6, Ruleset::Center}}) {
-        const Tablebase& tb = proof_table(spec.rows, spec.cols, spec.r);
+        const Tablebase& tb = table(spec.rows, spec.cols, spec.r);
         const Board& b = tb.board();
         const ref::RefBoard rb(spec.rows, spec.cols);
         INFO(b.name() << " " << ruleset_name(spec.r));
@@ -330,9 +286,8 @@ TEST_CASE("proof: an honest stop at the node limit, and nothing false left behin
 }
 
 TEST_CASE("proof: a table of another board is refused", "[proof]") {
-    CHECK_THROWS_AS(
-        ProofSearch(Board::make(4, 5), small_options(), proof_table(4, 4, Ruleset::Any)),
-        std::invalid_argument);
+    CHECK_THROWS_AS(ProofSearch(Board::make(4, 5), small_options(), table(4, 4, Ruleset::Any)),
+                    std::invalid_argument);
 }
 
 TEST_CASE("stages: positions no opening produces are played by jumps", "[proof][rules]") {
@@ -365,7 +320,7 @@ TEST_CASE("stages: positions no opening produces are played by jumps", "[proof][
 TEST_CASE("cli: solve --wdl and openings --search", "[proof][cli]") {
     using nlohmann::json;
     {
-        const CmdResult r = konane_run("solve 'xox. w' --wdl --json -q");
+        const Run r = run("solve 'xox. w' --wdl --json -q");
         INFO(r.out);
         REQUIRE(r.code == 0);
         const json j = json::parse(r.out);
@@ -375,7 +330,7 @@ TEST_CASE("cli: solve --wdl and openings --search", "[proof][cli]") {
     }
     {
         // The exact search plays the same game (no longer "loss, no move").
-        const CmdResult r = konane_run("solve 'xox. w' --json");
+        const Run r = run("solve 'xox. w' --json");
         INFO(r.out);
         REQUIRE(r.code == 0);
         const json j = json::parse(r.out);
@@ -384,7 +339,7 @@ TEST_CASE("cli: solve --wdl and openings --search", "[proof][cli]") {
         CHECK(j["game"] == "jumps");
     }
     {
-        const CmdResult r = konane_run("solve 'xo.o w' --wdl --both -q");
+        const Run r = run("solve 'xo.o w' --wdl --both -q");
         INFO(r.out);
         REQUIRE(r.code == 0);
         CHECK(r.out.find("White to move: opening: White removes a piece next to the hole") !=
@@ -392,7 +347,7 @@ TEST_CASE("cli: solve --wdl and openings --search", "[proof][cli]") {
         CHECK(r.out.find("Black to move: jumps") != std::string::npos);
     }
     {
-        const CmdResult r = konane_run("solve '.oxox. b' --wdl --both --json -q");
+        const Run r = run("solve '.oxox. b' --wdl --both --json -q");
         INFO(r.out);
         REQUIRE(r.code == 0);
         const json j = json::parse(r.out);
@@ -400,7 +355,7 @@ TEST_CASE("cli: solve --wdl and openings --search", "[proof][cli]") {
         CHECK(j["black_starts"]["game"] == "jumps");
     }
     {
-        const CmdResult r = konane_run("openings --board 4x4 --search --json -q");
+        const Run r = run("openings --board 4x4 --search --json -q");
         INFO(r.out);
         REQUIRE(r.code == 0);
         const json j = json::parse(r.out);
@@ -409,16 +364,15 @@ TEST_CASE("cli: solve --wdl and openings --search", "[proof][cli]") {
     }
     {
         // Not decided within 100 nodes: said so, exit 1, no verdict.
-        const CmdResult r =
-            konane_run("solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/..xoxo b' --wdl --max-nodes 100 -q");
+        const Run r = run("solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/..xoxo b' --wdl --max-nodes 100 -q");
         INFO(r.out);
         CHECK(r.code == 1);
         CHECK(r.out.find("not decided within 100 nodes") != std::string::npos);
     }
     {
-        const CmdResult r = konane_run("solve 'xox. w' --max-nodes 100");
+        const Run r = run("solve 'xox. w' --max-nodes 100");
         CHECK(r.code == 2);
-        const CmdResult o = konane_run("openings --search");
+        const Run o = run("openings --search");
         CHECK(o.code == 2);
     }
 }

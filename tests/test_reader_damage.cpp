@@ -23,25 +23,14 @@
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
 #include "solver/workdir.hpp"
+#include "tests/cli_helpers.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace konane;
+using namespace konane::test;
 
 namespace {
-
-struct Dir {
-    fs::path path;
-    Dir() {
-        std::random_device rd;
-        path = fs::temp_directory_path() /
-               ("konane-reader-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-        fs::create_directories(path);
-    }
-    ~Dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 fs::path make_table(const fs::path& dir, int rows, int cols, Ruleset r) {
     solver::GenerateOptions o;
@@ -155,31 +144,11 @@ int probe_all(const Tablebase& tb, const std::vector<Position>& ps) {
     return errors;
 }
 
-struct Run {
-    int code;
-    std::string output;
-};
-Run run_env(const std::string& env, const std::string& args) {
-    const std::string cmd =
-        (env.empty() ? "" : "env " + env + " ") + std::string(KONANE_BINARY) + " " + args + " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::string out;
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p))
-        out.append(buf, n);
-    const int status = ::pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
-Run run(const std::string& args) {
-    return run_env("", args);
-}
-
 }  // namespace
 
 TEST_CASE("reader: a table truncated while open is reported as damaged and never a signal",
           "[format][damage]") {
-    Dir d;
+    TempDir d("konane-reader-test");
     const fs::path src = make_table(d.path, 5, 5, Ruleset::Brainking);
     const fs::path victim = d.path / "victim.kbt";
     fs::copy_file(src, victim);
@@ -211,7 +180,7 @@ TEST_CASE("reader: a table truncated while open is reported as damaged and never
 TEST_CASE(
     "reader: a table rewritten in place while open gives errors or answers and never a signal",
     "[format][damage]") {
-    Dir d;
+    TempDir d("konane-reader-test");
     const fs::path t55 = make_table(d.path, 5, 5, Ruleset::Brainking);
     const fs::path t44 = make_table(d.path, 4, 4, Ruleset::Brainking);
     const auto other = read_bytes(t44);
@@ -244,7 +213,7 @@ TEST_CASE(
 
 TEST_CASE("reader: a header from another table is refused by the library and the commands",
           "[format][damage]") {
-    Dir d;
+    TempDir d("konane-reader-test");
     const auto center = read_bytes(make_table(d.path, 4, 4, Ruleset::Center));
     auto body = read_bytes(make_table(d.path, 4, 4, Ruleset::Brainking));
     std::copy(center.begin(), center.begin() + 256, body.begin());
@@ -256,13 +225,13 @@ TEST_CASE("reader: a header from another table is refused by the library and the
         INFO(cmd);
         const Run r = run(std::string(cmd) + " " + spliced.string());
         CHECK(r.code == 2);
-        CHECK(r.output.find("does not belong") != std::string::npos);
+        CHECK(r.out.find("does not belong") != std::string::npos);
     }
 }
 
 TEST_CASE("reader: every header field is bound to the body with or without recomputed checksums",
           "[format][damage]") {
-    Dir d;
+    TempDir d("konane-reader-test");
     const auto good = read_bytes(make_table(d.path, 4, 5, Ruleset::Brainking));
     const fs::path bad = d.path / "bad.kbt";
     // Each field that says how to read the file, changed to another valid value: rows and
@@ -297,7 +266,7 @@ TEST_CASE("reader: every header field is bound to the body with or without recom
 
 TEST_CASE("reader: a layer table that does not describe its body is refused at open",
           "[format][damage]") {
-    Dir d;
+    TempDir d("konane-reader-test");
     const fs::path src = make_table(d.path, 5, 5, Ruleset::Brainking);
     const auto good = read_bytes(src);
     const auto t = format::Table::open(src);
@@ -322,7 +291,7 @@ TEST_CASE("reader: a layer table that does not describe its body is refused at o
 
 TEST_CASE("verify and open refuse a header naming a larger board before enumerating it",
           "[solver][verify][damage]") {
-    Dir d;
+    TempDir d("konane-reader-test");
     auto bytes = read_bytes(make_table(d.path, 4, 4, Ruleset::Brainking));
     bytes[16] = 6;
     bytes[17] = 6;
@@ -343,12 +312,12 @@ TEST_CASE("verify and open refuse a header naming a larger board before enumerat
     REQUIRE(r.blocks_checked == 0);  // before the checksums of the whole file
     const Run cli = run("verify -q " + bad.string());
     CHECK(cli.code == 1);
-    CHECK(cli.output.find("largest layer has 14 pieces") != std::string::npos);
+    CHECK(cli.out.find("largest layer has 14 pieces") != std::string::npos);
 }
 
 TEST_CASE("verify stops at the first enumerated layer that differs from the table",
           "[solver][verify][damage]") {
-    Dir d;
+    TempDir d("konane-reader-test");
     const fs::path src = make_table(d.path, 5, 5, Ruleset::Brainking);
     auto bytes = read_bytes(src);
     const auto t0 = format::Table::open(src);
@@ -377,7 +346,7 @@ TEST_CASE("verify stops at the first enumerated layer that differs from the tabl
 
 TEST_CASE("work files: every byte flipped in a key file is an error naming the file",
           "[solver][damage]") {
-    Dir d;
+    TempDir d("konane-reader-test");
     const fs::path p = d.path / "layer-7.keys";
     std::vector<std::uint64_t> words;
     std::mt19937_64 rng(3);
@@ -404,7 +373,7 @@ TEST_CASE("work files: every byte flipped in a key file is an error naming the f
 }
 
 TEST_CASE("work files: a depth file is read back only for exactly its length", "[solver][damage]") {
-    Dir d;
+    TempDir d("konane-reader-test");
     const fs::path p = d.path / "solved-9.depth";
     const std::vector<std::uint8_t> depth = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
     solver::write_byte_file(p, depth);
@@ -422,12 +391,12 @@ TEST_CASE("a damaged solved-layer file is refused on resume and named",
           "[cli][generate][resume][damage]") {
     for (const char* ext : {".depth", ".mphf"}) {
         INFO(ext);
-        Dir d;
+        TempDir d("konane-reader-test");
         const fs::path table = d.path / "t.kbt";
         const fs::path work = d.path / "t.kbt.work";
         // Killed while solving: the solved layers of the finished steps are on disk.
         const Run killed =
-            run_env("KONANE_KILL_AT=125", "generate 5x5 -q -j 1 -o " + table.string());
+            run("generate 5x5 -q -j 1 -o " + table.string(), "env KONANE_KILL_AT=125");
         REQUIRE(killed.code != 0);
         fs::path victim;
         for (const auto& e : fs::directory_iterator(work)) {
@@ -443,14 +412,14 @@ TEST_CASE("a damaged solved-layer file is refused on resume and named",
         write_bytes(victim, bytes);
         const Run r = run("generate 5x5 -q -j 1 -o " + table.string());
         CHECK(r.code == 1);
-        CHECK(r.output.find(victim.filename().string()) != std::string::npos);
-        CHECK(r.output.find("checksum mismatch") != std::string::npos);
+        CHECK(r.out.find(victim.filename().string()) != std::string::npos);
+        CHECK(r.out.find("checksum mismatch") != std::string::npos);
         CHECK_FALSE(fs::exists(table));
     }
 }
 
 TEST_CASE("work files: every byte flipped in a resume manifest is refused", "[solver][damage]") {
-    Dir d;
+    TempDir d("konane-reader-test");
     const fs::path work = d.path / "work";
     const Board b = Board::make(4, 4);
     {

@@ -1,74 +1,46 @@
 // The `konane moves` and `konane perft` commands, run as a process (KONANE_BINARY).
-#include <sys/wait.h>
-
-#include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include <catch2/catch.hpp>
 
+#include "tests/cli_helpers.hpp"
 #include "tests/reference.hpp"
 
 using namespace konane;
+using namespace konane::test;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
-namespace {
-
-struct Run {
-    int code = -1;
-    std::string out;  // stdout and stderr together
-};
-
-/// Runs `konane ARGS 2>&1` and collects its output and exit code.
-Run konane_cli(const std::string& args) {
-    INFO("konane binary: " << KONANE_BINARY << " (build the `konane` target before the tests)");
-    REQUIRE(std::filesystem::exists(KONANE_BINARY));
-    const std::string cmd = std::string("'") + KONANE_BINARY + "' " + args + " 2>&1";
-    Run r;
-    FILE* f = popen(cmd.c_str(), "r");
-    REQUIRE(f != nullptr);
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-        r.out.append(buf, n);
-    const int status = pclose(f);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
-
-}  // namespace
-
 TEST_CASE("CLI: konane moves and text and JSON", "[cli]") {
-    const Run json = konane_cli("moves '..xo/oxox/xoxo/oxox b' --json");
+    const Run json = run("moves '..xo/oxox/xoxo/oxox b' --json");
     CHECK(json.code == 0);
     CHECK(json.out ==
           "{\"position\":\"..xo/oxox/xoxo/oxox b\",\"to_move\":\"black\",\"moves\":[\"a2-a4\"]}\n");
 
-    const Run text = konane_cli("moves '..xo/oxox/xoxo/oxox b'");
+    const Run text = run("moves '..xo/oxox/xoxo/oxox b'");
     CHECK(text.code == 0);
     CHECK(text.out == "position: ..xo/oxox/xoxo/oxox b\nto move:  black\n1 legal jump\na2-a4\n");
 
     // From a game record: the 6x6 default board after a6, b6.
-    const Run game = konane_cli("moves --game 'a6 b6' --json");
+    const Run game = run("moves --game 'a6 b6' --json");
     CHECK(game.code == 0);
     CHECK(game.out ==
           "{\"position\":\"..xoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxox b\",\"to_move\":\"black\","
           "\"moves\":[\"a4-a6\"]}\n");
 
     // The full 4x4 board: Black's removals.
-    const Run removals = konane_cli("moves --board 4x4 --rules center --game ''");
+    const Run removals = run("moves --board 4x4 --rules center --game ''");
     CHECK(removals.code == 0);
     CHECK_THAT(removals.out, Contains("2 legal removals\nc2\nb3\n"));
 }
 
 TEST_CASE("CLI: konane perft agrees with the reference", "[cli][perft]") {
     const ref::RefBoard rb(4, 4);
-    const Run j = konane_cli("perft 4x4 5 --json");
+    const Run j = run("perft 4x4 5 --json");
     CHECK(j.code == 0);
     CHECK(j.out == "{\"board\":\"4x4\",\"rules\":\"brainking\",\"depth\":5,\"nodes\":" +
                        std::to_string(ref::perft(rb, ref::Rules::Brainking, 5)) + "}\n");
-    const Run t = konane_cli("perft 5x5 7 --rules any");
+    const Run t = run("perft 5x5 7 --rules any");
     CHECK(t.code == 0);
     CHECK(t.out == std::to_string(ref::perft(ref::RefBoard(5, 5), ref::Rules::Any, 7)) + "\n");
 }
@@ -93,16 +65,16 @@ TEST_CASE("CLI: bad input exits with code 2 and a message", "[cli]") {
     };
     for (const Case& k : cases) {
         INFO(k.args);
-        const Run r = konane_cli(k.args);
+        const Run r = run(k.args);
         CHECK(r.code == 2);
         CHECK_THAT(r.out, Contains(k.message));
     }
-    const Run r = konane_cli("moves 'zz b'");
+    const Run r = run("moves 'zz b'");
     CHECK(r.code == 2);
     CHECK_THAT(r.out, StartsWith("konane moves: error:"));
     // Bad usage (CLI11 parse errors) also exits with 2.
-    CHECK(konane_cli("perft").code == 2);
-    CHECK(konane_cli("perft 4x4 notanumber").code == 2);
+    CHECK(run("perft").code == 2);
+    CHECK(run("perft 4x4 notanumber").code == 2);
 }
 
 TEST_CASE("CLI: boards past 8 per side for moves, perft, solve --wdl and openings --search",
@@ -114,22 +86,22 @@ TEST_CASE("CLI: boards past 8 per side for moves, perft, solve --wdl and opening
         const std::string want =
             std::to_string(ref::perft(ref::RefBoard(rows, cols), ref::Rules::Brainking, 5));
         INFO(size);
-        const Run text = konane_cli("perft " + size + " 5");
+        const Run text = run("perft " + size + " 5");
         CHECK(text.code == 0);
         CHECK(text.out == want + "\n");
-        const Run json = konane_cli("perft " + size + " 5 --json");
+        const Run json = run("perft " + size + " 5 --json");
         CHECK(json.code == 0);
         CHECK(json.out == "{\"board\":\"" + size +
                               "\",\"rules\":\"brainking\",\"depth\":5,\"nodes\":" + want + "}\n");
     }
     // Moves with two-letter files on 1x30: Black's removals are its corner a1 and the centre o1.
-    const Run moves = konane_cli("moves --board 1x30 --json");
+    const Run moves = run("moves --board 1x30 --json");
     CHECK(moves.code == 0);
     CHECK_THAT(moves.out, Contains("\"moves\":[\"a1\",\"o1\"]"));
-    const Run jump = konane_cli("moves 'x" + std::string(25, '.') + "xo.o. b' --json");
+    const Run jump = run("moves 'x" + std::string(25, '.') + "xo.o. b' --json");
     CHECK(jump.code == 0);
     CHECK_THAT(jump.out, Contains("\"moves\":[\"aa1-ac1\",\"aa1-ae1\"]"));
-    const Run game = konane_cli("moves --board 3x12 --game 'a1 a2 c1-a1'");
+    const Run game = run("moves --board 3x12 --game 'a1 a2 c1-a1'");
     CHECK(game.code == 0);
     CHECK_THAT(game.out, Contains("position: xoxoxoxoxoxo/.xoxoxoxoxox/x..oxoxoxoxo w"));
     // A win/loss by proof search on 1x64 (rules.md: n = 62 = 2 mod 4, the first player wins).
@@ -137,26 +109,26 @@ TEST_CASE("CLI: boards past 8 per side for moves, perft, solve --wdl and opening
     for (int i = 0; i < 62; ++i)
         row += i % 2 == 0 ? 'o' : 'x';
     row += '.';
-    const Run wdl = konane_cli("solve '" + row + " w' --wdl -q --memory 8M");
+    const Run wdl = run("solve '" + row + " w' --wdl -q --memory 8M");
     CHECK(wdl.code == 0);
     CHECK_THAT(wdl.out, Contains("(1x64, proof search") && Contains("value:    win for white"));
     // Every opening of 3x12 by proof search.
-    const Run openings = konane_cli("openings --board 3x12 --search -q --memory 8M");
+    const Run openings = run("openings --board 3x12 --search -q --memory 8M");
     CHECK(openings.code == 0);
     CHECK_THAT(openings.out,
                Contains("3x12 brainking: every opening by proof search") && Contains("verdict: "));
     // Out of range, with the size named; a square past the last file.
-    const Run big = konane_cli("perft 5x13 1");
+    const Run big = run("perft 5x13 1");
     CHECK(big.code == 2);
     CHECK_THAT(big.out, Contains("board 5x13 is out of range: it has 65 squares, boards have at "
                                  "most 64"));
-    const Run off = konane_cli("moves --board 1x30 --game 'ad1'");
+    const Run off = run("moves --board 1x30 --game 'ad1'");
     CHECK(off.code == 2);
     CHECK_THAT(off.out, Contains("'ad1' is not a legal removal"));  // a White square
-    const Run off2 = konane_cli("moves --board 1x30 --game 'ae1'");
+    const Run off2 = run("moves --board 1x30 --game 'ae1'");
     CHECK(off2.code == 2);
     CHECK_THAT(off2.out, Contains("off the 1x30 board (files a..ad, ranks 1..1)"));
-    const Run table = konane_cli("generate 6x7 -q -o /dev/null");
+    const Run table = run("generate 6x7 -q -o /dev/null");
     CHECK(table.code == 2);
     CHECK_THAT(table.out, Contains("6x7") && Contains("42 squares") && Contains("at most 36"));
 }

@@ -23,6 +23,7 @@
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "solver/solve.hpp"
+#include "tests/cli_helpers.hpp"
 
 namespace {
 
@@ -273,40 +274,22 @@ TEST_CASE("serve: refuses an empty table list and two tables of one board and ru
     CHECK_THROWS_WITH(s.bind("127.0.0.1", 70000), Catch::Contains("outside 0..65535"));
 }
 
-namespace {
-
-/// Runs the konane binary with `args` (shell-quoted); returns the exit code and stdout+stderr.
-std::pair<int, std::string> konane_cmd(const std::string& args) {
-    const std::string cmd = std::string("'") + KONANE_BINARY + "' " + args + " 2>&1";
-    std::string out;
-    FILE* f = ::popen(cmd.c_str(), "r");
-    REQUIRE(f != nullptr);
-    std::array<char, 4096> buf;
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0)
-        out.append(buf.data(), n);
-    const int status = ::pclose(f);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-}  // namespace
-
 TEST_CASE("serve: the command refuses bad arguments and an address in use", "[serve]") {
-    const std::string t = "'" + tables().files[0].string() + "'";
-    auto [code, out] = konane_cmd("serve");
-    CHECK(code == 2);
-    CHECK_THAT(out, Catch::Contains("TABLE"));
-    std::tie(code, out) = konane_cmd("serve /nonexistent/table.kbt");
-    CHECK(code == 2);
-    CHECK_THAT(out, Catch::Contains("/nonexistent/table.kbt"));
-    std::tie(code, out) = konane_cmd("serve " + t + " " + t);
-    CHECK(code == 2);
-    CHECK_THAT(out, Catch::Contains("are both tables of 4x4 brainking"));
-    std::tie(code, out) = konane_cmd("serve " + t + " --port 70000");
-    CHECK(code == 2);
+    const std::string t = test::quote(tables().files[0].string());
+    test::Run r = test::run("serve");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("TABLE"));
+    r = test::run("serve /nonexistent/table.kbt");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("/nonexistent/table.kbt"));
+    r = test::run("serve " + t + " " + t);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("are both tables of 4x4 brainking"));
+    r = test::run("serve " + t + " --port 70000");
+    CHECK(r.code == 2);
     // A port this process listens on already.
-    Running r;
-    std::tie(code, out) = konane_cmd("serve " + t + " --port " + std::to_string(r.port));
-    CHECK(code == 1);
-    CHECK_THAT(out, Catch::Contains("cannot listen on 127.0.0.1:" + std::to_string(r.port)));
+    Running server;
+    r = test::run("serve " + t + " --port " + std::to_string(server.port));
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, Catch::Contains("cannot listen on 127.0.0.1:" + std::to_string(server.port)));
 }
