@@ -71,9 +71,14 @@ void check_locations(const std::filesystem::path& output, const std::filesystem:
     namespace fs = std::filesystem;
     std::error_code ec;
     const std::string out = printable(output.string());
-    if (fs::exists(output, ec) && !fs::is_regular_file(output, ec)) {
+    // As the table writer will (lstat): a link, even to a regular file or to nothing, would be
+    // replaced by the table, so it is refused here, before any work, rather than at the end.
+    const fs::file_status st = fs::symlink_status(output, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st)) {
         throw UsageError(out + ": exists and is not a regular file" +
-                         (fs::is_directory(output, ec) ? " (a directory)" : ""));
+                         (fs::is_directory(st) ? " (a directory)"
+                          : fs::is_symlink(st) ? " (a symbolic link: it would be replaced)"
+                                               : ""));
     }
     const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
     if (!fs::is_directory(dir, ec)) {
@@ -263,9 +268,9 @@ int run_generate(const GenerateArgs& a) {
     }
     std::printf(
         "time: enumerate %.2f s, hash %.2f s, solve %.2f s, write %.2f s, total %.2f s "
-        "(%d threads)\n",
+        "(%d thread%s)\n",
         rep.enumerate_seconds, rep.hash_seconds, rep.solve_seconds, rep.write_seconds,
-        rep.total_seconds, rep.threads);
+        rep.total_seconds, rep.threads, rep.threads == 1 ? "" : "s");
     std::printf("peak memory: %s (budget %s); work directory: at most %s on disk%s\n",
                 mib(rep.peak_rss_bytes).c_str(), mib(rep.memory_bytes).c_str(),
                 mib(rep.peak_work_bytes).c_str(), rep.resumed ? " (resumed run)" : "");

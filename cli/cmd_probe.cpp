@@ -1,6 +1,10 @@
 // `konane probe`, `konane analyse`, `konane solve`: perfect play from a table, game analysis,
 // and search for positions no table holds.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,22 +94,49 @@ int run_batch(const ProbeArgs& a) {
     const Tablebase tb = Tablebase::open(a.file);
     std::string line;
     std::string out;
-    for (int c; (c = getc_unlocked(stdin)) != EOF || !line.empty();) {
-        if (c != '\n' && c != EOF) {
-            line += static_cast<char>(c);
+    auto send = [&] {
+        if (out.empty()) return;
+        if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() ||
+            std::fflush(stdout) != 0)
+            throw format::IoError(std::string("standard output: ") + std::strerror(errno));
+        out.clear();
+    };
+    // Standard input is read with read(2) into our own buffer, so that we know when the lines
+    // received so far are all answered: the answers are then sent before waiting for more, and
+    // a client that writes one line and waits for its answer gets it at once.
+    std::vector<char> buf(std::size_t{1} << 16);
+    std::size_t pos = 0, len = 0;
+    for (;;) {
+        if (pos == len) {
+            send();
+            const ssize_t r = ::read(STDIN_FILENO, buf.data(), buf.size());
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0)
+                throw format::IoError(std::string("standard input: ") + std::strerror(errno));
+            if (r == 0) break;
+            pos = 0;
+            len = static_cast<std::size_t>(r);
+        }
+        const char* start = buf.data() + pos;
+        const void* nl = std::memchr(start, '\n', len - pos);
+        if (nl == nullptr) {
+            line.append(start, len - pos);
+            pos = len;
             continue;
         }
+        const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - start);
+        line.append(start, n);
+        pos += n + 1;
         out += batch_line(tb, line);
         out += '\n';
-        if (out.size() > (1 << 16)) {
-            std::fwrite(out.data(), 1, out.size(), stdout);
-            out.clear();
-        }
+        if (out.size() > (1 << 16)) send();
         line.clear();
-        if (c == EOF) break;
     }
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
+    if (!line.empty()) {  // a last line without a newline
+        out += batch_line(tb, line);
+        out += '\n';
+    }
+    send();
     return kOk;
 }
 

@@ -44,7 +44,8 @@ std::string batch_line(const Tablebase& tb, std::string_view line) {
     } catch (const std::invalid_argument& e) {
         // The line, and the error quoting it, may be any bytes: escaped, never an exception
         // that would end the batch.
-        j = json{{"position", printable(line)}, {"error", printable(e.what())}};
+        // A long line is quoted as a short excerpt, as in every other message.
+        j = json{{"position", excerpt(line, 200)}, {"error", printable(e.what())}};
     }
     return dump(j);
 }

@@ -49,6 +49,18 @@ TEST_CASE("cli: generate never replaces something that is not a regular file", "
     CHECK(r.code == 2);
     CHECK(r.out.find("not a regular file") != std::string::npos);
     CHECK(fs::is_fifo(fifo));
+    // A symbolic link (to a file or to nothing) would be replaced: refused before any work, so
+    // no work directory is left behind.
+    for (const char* target : {"pipe.kbt", "nothing.kbt"}) {
+        const fs::path link = d.path / (std::string("link-to-") + target);
+        fs::create_symlink(d.path / target, link);
+        const Run l = run("generate 4x4 -q -o " + link.string());
+        INFO(l.out);
+        CHECK(l.code == 2);
+        CHECK(l.out.find("symbolic link") != std::string::npos);
+        CHECK(fs::is_symlink(link));
+        CHECK_FALSE(fs::exists(link.string() + ".work"));
+    }
     // A missing directory is an I/O failure: exit code 1, no file left behind.
     const Run m = run("generate 4x4 -q -o " + (d.path / "missing" / "t.kbt").string());
     CHECK(m.code == 1);

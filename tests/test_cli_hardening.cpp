@@ -287,6 +287,18 @@ TEST_CASE("cli: error messages quote a short escaped excerpt at the right place"
     const auto j = nlohmann::json::parse(batch.out);
     CHECK(j["position"] == "bad\\xff");
     CHECK(j.contains("error"));
+
+    // Each answer is sent as soon as the lines received so far are answered: a client that
+    // writes a line and waits gets its answer while standard input is still open (the sleep
+    // keeps it open; timeout ends the batch, which has answered by then).
+    const Run live =
+        run("probe " + t + " --batch", "(echo '..xo/oxox/xoxo/oxox b'; sleep 20) | timeout 3");
+    CHECK(live.out.find("\"position\":\"..xo/oxox/xoxo/oxox b\"") != std::string::npos);
+    // A long bad line is quoted as a short excerpt, not echoed whole.
+    const Run long_line = run("probe " + t + " --batch", "head -c 100000 /dev/zero | tr '\\0' x |");
+    CHECK(long_line.code == 0);
+    CHECK(long_line.out.size() < 1000);
+    CHECK(long_line.out.find("(100000 bytes)") != std::string::npos);
 }
 
 TEST_CASE("cli: long output names work and numbers are parsed strictly", "[cli][hardening]") {
