@@ -2,6 +2,7 @@
 // and search for positions no table holds.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -70,7 +71,7 @@ void print_answer(const Board& b, const Answer& a, const std::string& source) {
 /// The exit for a position the table does not hold: a message suggesting `solve`.
 int not_stored(const char* cmd, const std::string& what, const Board& b, Position p) {
     std::fprintf(stderr,
-                 "konane %s: %s\n  the table holds the positions reachable under its ruleset; "
+                 "konane %s: %s\n  the table holds the positions reachable from its openings; "
                  "search finds any position's value: konane solve '%s'\n",
                  cmd, safe_message(what).c_str(), format_position(b, p).c_str());
     return kNotStored;
@@ -201,7 +202,22 @@ const char* winner_name(Position p, const Value& v) {
 int run_analyse(const AnalyseArgs& a) {
     const Tablebase tb = Tablebase::open(a.file);
     const Board& b = tb.board();
-    const Game game = parse_game(b, tb.rules(), a.record);
+    Game game = parse_game(b, tb.rules(), a.record);
+    if (const auto& gap = tb.opening().gap) {
+        // A gap's table holds its game from the gap on: the record starts with the gap's two
+        // removals, and the analysis with the first jump after them.
+        const Position start = gap_start(b, *gap);
+        if (game.positions.size() < 3 || !(game.positions[2] == start)) {
+            std::string removals = gap_name(b, *gap);  // "c3,c4": Black's square first
+            std::replace(removals.begin(), removals.end(), ',', ' ');
+            throw UsageError(fmt::format(
+                "{} holds the game from gap {}: the record must start with its two removals "
+                "('{} ...')",
+                printable(a.file), gap_name(b, *gap), removals));
+        }
+        game.positions.erase(game.positions.begin(), game.positions.begin() + 2);
+        game.moves.erase(game.moves.begin(), game.moves.begin() + 2);
+    }
     struct Ply {
         Position before;
         MoveValue played;  // value for the mover

@@ -10,8 +10,10 @@
 #include <set>
 #include <string>
 
+#include <nlohmann/json.hpp>
 #include "core/gap.hpp"
 #include "core/movegen.hpp"
+
 #include "core/notation.hpp"
 #include "format/table.hpp"
 #include "probe/openings.hpp"
@@ -281,6 +283,19 @@ TEST_CASE("gap: the command line generates, verifies, reports and refuses", "[ga
     r = run("probe " + t + " 'xoxox/oxoxo/xoxox/oxoxo b'");  // no opening stage here
     CHECK(r.code == 3);
     CHECK_THAT(r.out, Catch::Contains("from gap c2,c3"));
+
+    // analyse: a record starting with the gap's removals is analysed from the first jump, with
+    // the values the table gives; another start is refused with the removals it needs.
+    const Position after = parse_game(b, Ruleset::Any, "c2 c3 a2-c2").positions.back();
+    r = run("analyse " + t + " 'c2 c3 a2-c2' --json");
+    CHECK(r.code == 0);
+    const auto aj = nlohmann::json::parse(r.out);
+    CHECK(aj["start"] == format_position(b, gap_start(b, parse_gap(b, "c2,c3"))));
+    CHECK(aj["moves"].size() == 1);
+    CHECK(aj["final"]["position"] == format_position(b, after));
+    r = run("analyse " + t + " 'b1 a1 d1-b1'");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("record must start with its two removals ('c2 c3 ...')"));
 
     // Refusals, exit 2, each with its reason.
     for (const auto& [args, why] : std::vector<std::pair<std::string, std::string>>{
