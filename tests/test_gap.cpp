@@ -23,6 +23,7 @@
 #include "solver/verify.hpp"
 #include "solver/workdir.hpp"
 #include "tests/cli_helpers.hpp"
+#include "tests/solved_check.hpp"
 #include "tests/temp_dir.hpp"
 
 using namespace konane;
@@ -63,35 +64,8 @@ fs::path check_gap(const TempDir& d, int rows, int cols, const std::string& a,
     const ref::RefBoard rb{rows, cols};
     const ref::RefPos start = ref_gap_start(rb, a, b);
     const auto reach = ref::enumerate_reachable_from(rb, {start});
-    std::uint64_t classes = 0, raw = 0;
-    for (const auto& l : rep.layers) {
-        INFO("layer " << l.pieces);
-        CHECK(l.classes == reach.classes_by_pieces.at(l.pieces));
-        CHECK(l.raw == reach.raw_by_pieces.at(l.pieces));
-        classes += l.classes;
-        raw += l.raw;
-    }
-    CHECK(classes == reach.classes);
-    CHECK(raw == reach.raw.size());
-    CHECK(rep.layers.size() == reach.classes_by_pieces.size());
-
-    const auto syms = ref::symmetries(rb);
-    std::set<ref::RefKey> want, got;
-    for (const auto& k : reach.raw)
-        want.insert(ref::class_key(rb, syms, ref::pos_of(rb, k)));
     ref::RefMemo memo(rb, ref::Rules::Any);
-    std::uint64_t wrong = 0;
-    for (const auto& layer : rep.solved) {
-        for (std::uint64_t key : layer.keys) {
-            const ref::RefPos rp = ref::from_core(rb, position_of_key(key));
-            got.insert(ref::class_key(rb, syms, rp));
-            const ref::RefValue v = ref::solve(rb, rp, memo);
-            const int depth = layer.depth[layer.mphf(key)];
-            if (v.depth != depth || v.win != ((depth & 1) == 1)) ++wrong;
-        }
-    }
-    CHECK(wrong == 0);
-    CHECK(got == want);
+    test::check_solved_against_reference(rb, rep, reach, memo);
 
     // The file says it was built from the gap, and its one opening is the reference's value.
     const Tablebase tb = Tablebase::open(o.output);

@@ -21,6 +21,7 @@
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
 #include "solver/workdir.hpp"
+#include "tests/solved_check.hpp"
 
 using namespace konane;
 
@@ -56,55 +57,9 @@ void check_against_reference(int rows, int cols, Ruleset r) {
     const auto rep = solver::generate(o);
 
     const ref::RefBoard rb{rows, cols};
-    const auto reach = ref::enumerate_reachable(rb, ref::rules_of(r));
-    std::size_t classes = 0;
-    std::uint64_t raw = 0;
-    for (const auto& l : rep.layers) {
-        INFO("layer " << l.pieces);
-        CHECK(l.classes == reach.classes_by_pieces.at(l.pieces));
-        CHECK(l.raw == reach.raw_by_pieces.at(l.pieces));
-        classes += l.classes;
-        raw += l.raw;
-    }
-    CHECK(classes == reach.classes);
-    CHECK(raw == reach.raw.size());
-    CHECK(rep.layers.size() == reach.classes_by_pieces.size());
-
-    const auto syms = ref::symmetries(rb);
-    std::set<ref::RefKey> ref_classes;
-    for (const auto& k : reach.raw) {
-        const auto c = ref::class_key(rb, syms, ref::pos_of(rb, k));
-        ref_classes.insert(c);
-    }
     ref::RefMemo memo(rb, ref::rules_of(r));
-    std::set<ref::RefKey> ours;
-    std::uint64_t mismatches = 0;
-    for (const auto& layer : rep.solved) {
-        REQUIRE(layer.keys.size() == layer.depth.size());
-        std::vector<bool> slot_used(layer.keys.size(), false);
-        for (std::uint64_t key : layer.keys) {
-            const Position p = position_of_key(key);
-            const auto rp = ref::from_core(rb, p);
-            const auto c = ref::class_key(rb, syms, rp);
-            ours.insert(c);
-            const std::uint64_t slot = layer.mphf(key);
-            REQUIRE(slot < layer.keys.size());
-            REQUIRE_FALSE(slot_used[slot]);
-            slot_used[slot] = true;
-            const ref::RefValue want = ref::solve(rb, rp, memo);
-            const int depth = layer.depth[slot];
-            if (want.depth != depth || want.win != ((depth & 1) == 1)) {
-                ++mismatches;
-                if (mismatches < 5) {
-                    FAIL_CHECK("position " << ref::to_text(rb, rp) << ": stored depth " << depth
-                                           << ", reference " << (want.win ? "WIN" : "LOSS") << " "
-                                           << want.depth);
-                }
-            }
-        }
-    }
-    CHECK(mismatches == 0);
-    CHECK(ours == ref_classes);
+    test::check_solved_against_reference(rb, rep, ref::enumerate_reachable(rb, ref::rules_of(r)),
+                                         memo);
 }
 
 }  // namespace
