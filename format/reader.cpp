@@ -234,6 +234,33 @@ struct Table::Impl {
         return {a, z};
     }
 
+    /// False when `key` cannot be in the layer: squares off the board, or another number of
+    /// pieces than the layer's.
+    bool may_hold(std::size_t layer, std::uint64_t key) const {
+        const std::uint64_t occ = key & ~(std::uint64_t{1} << 63);
+        return (occ >> squares) == 0 &&
+               static_cast<std::uint32_t>(std::popcount(occ)) == layers[layer].pieces;
+    }
+    /// Checks a rank the index gave: one past the layer's count comes only from bytes changed
+    /// after their check (the file rewritten under us). @throws FormatError
+    void check_found_rank(std::size_t layer, std::uint64_t r) const {
+        if (r < layers[layer].classes) return;
+        check_fault();
+        bad(section_name(layer, kEfHigh), "rank " + std::to_string(r) + " out of range (" +
+                                              std::to_string(layers[layer].classes) +
+                                              " positions): damaged index");
+    }
+    /// The value of rank `rank`, whose directory block spans bits [a, z) of the value stream
+    /// (block_bits()); the bytes read (the block's, and 8 past its last) are checked first.
+    std::uint8_t value_at(std::size_t layer, std::uint64_t a, std::uint64_t z,
+                          std::uint64_t rank) const {
+        ensure(locs[layer].sec[kValData].offset + (a >> 3), ((z + 7) >> 3) - (a >> 3) + 8, layer,
+               kValData);
+        std::uint8_t v = 0;
+        decode_values(layer, a, z, rank % meta.value_block + 1, [&](std::uint8_t x) { v = x; });
+        return v;
+    }
+
     void validate(const Expect& expect);
     /// Cheap checks that a layer's sections hold what its layer table entry says (the ends of
     /// the index, the start of the value directory, the value code). @throws FormatError
@@ -586,21 +613,14 @@ SectionSizes Table::section_sizes(std::size_t layer) const {
 std::optional<std::uint64_t> Table::find(std::size_t layer, std::uint64_t key) const {
     const Impl& t = *impl_;
     t.check_layer(layer);
-    const std::uint64_t occ = key & ~(std::uint64_t{1} << 63);
-    if ((occ >> t.squares) != 0 ||
-        static_cast<std::uint32_t>(std::popcount(occ)) != t.layers[layer].pieces)
-        return std::nullopt;
+    if (!t.may_hold(layer, key)) return std::nullopt;
     const std::uint64_t rank = index::key_rank(key, t.squares);
     auto low = [&](std::uint64_t i) { return t.word(layer, kEfLow, i); };
     auto high = [&](std::uint64_t i) { return t.word(layer, kEfHigh, i); };
     auto sample = [&](std::uint64_t i) { return t.word(layer, kEfSamples, i); };
     const auto r = index::ef_find(t.locs[layer].shape, low, high, sample, rank);
     t.check_fault();
-    // Only bytes changed after their check can give this (the file was rewritten under us).
-    if (r && *r >= t.layers[layer].classes)
-        t.bad(t.section_name(layer, kEfHigh), "rank " + std::to_string(*r) + " out of range (" +
-                                                  std::to_string(t.layers[layer].classes) +
-                                                  " positions): damaged index");
+    if (r) t.check_found_rank(layer, *r);
     return r;
 }
 
@@ -611,13 +631,8 @@ std::uint8_t Table::value(std::size_t layer, std::uint64_t rank) const {
         throw std::out_of_range(t.name + ": " + t.layer_name(layer) + ": rank " +
                                 std::to_string(rank) + " out of range (" +
                                 std::to_string(t.layers[layer].classes) + " positions)");
-    const std::uint64_t vb = t.meta.value_block;
-    const auto [a, z] = t.block_bits(layer, rank / vb);
-    // Bytes read: from the block's first bit to 8 bytes past its last.
-    t.ensure(t.locs[layer].sec[kValData].offset + (a >> 3), ((z + 7) >> 3) - (a >> 3) + 8, layer,
-             kValData);
-    std::uint8_t v = 0;
-    t.decode_values(layer, a, z, rank % vb + 1, [&](std::uint8_t x) { v = x; });
+    const auto [a, z] = t.block_bits(layer, rank / t.meta.value_block);
+    const std::uint8_t v = t.value_at(layer, a, z, rank);
     t.check_fault();
     return v;
 }
@@ -648,10 +663,7 @@ void Table::probe_many(std::span<const Query> queries, std::span<Answer> out) co
         const Query& q = queries[i];
         t.check_layer(q.layer);
         out[i] = Answer{};
-        const std::uint64_t occ = q.key & ~(std::uint64_t{1} << 63);
-        if ((occ >> t.squares) != 0 ||
-            static_cast<std::uint32_t>(std::popcount(occ)) != t.layers[q.layer].pieces)
-            continue;
+        if (!t.may_hold(q.layer, q.key)) continue;
         const index::EliasFanoShape& shape = t.locs[q.layer].shape;
         const std::uint64_t x = index::key_rank(q.key, t.squares);
         if (shape.n == 0 || x >= shape.u) continue;
@@ -693,12 +705,7 @@ void Table::probe_many(std::span<const Query> queries, std::span<Answer> out) co
             e.live = false;
             continue;
         }
-        if (*r >= t.layers[l].classes) {
-            t.check_fault();
-            t.bad(t.section_name(l, kEfHigh), "rank " + std::to_string(*r) + " out of range (" +
-                                                  std::to_string(t.layers[l].classes) +
-                                                  " positions): damaged index");
-        }
+        t.check_found_rank(l, *r);
         e.rank = *r;
         const std::uint64_t b = e.rank / vb;
         __builtin_prefetch(at(l, kValDir, (b / per) * entry));
@@ -716,12 +723,7 @@ void Table::probe_many(std::span<const Query> queries, std::span<Answer> out) co
     for (std::size_t i = 0; i < n; ++i) {
         const State& e = st[i];
         if (!e.live) continue;
-        const std::size_t l = queries[i].layer;
-        t.ensure(t.locs[l].sec[kValData].offset + (e.a >> 3), ((e.z + 7) >> 3) - (e.a >> 3) + 8, l,
-                 kValData);
-        std::uint8_t v = 0;
-        t.decode_values(l, e.a, e.z, e.rank % vb + 1, [&](std::uint8_t x) { v = x; });
-        out[i] = Answer{true, v};
+        out[i] = Answer{true, t.value_at(queries[i].layer, e.a, e.z, e.rank)};
     }
     t.check_fault();
 }
