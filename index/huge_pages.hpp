@@ -30,36 +30,40 @@ inline void advise_huge_pages(void* p, std::size_t bytes) {
 #endif
 }
 
-/// Replaces v by n value-initialised elements in freshly allocated memory advised to huge
-/// pages before it is first touched (advise_huge_pages()). Throws std::bad_alloc as
-/// std::vector does.
+/// An empty vector with room for n elements, its memory advised to huge pages before it is
+/// touched (advise_huge_pages()). Throws std::bad_alloc as std::vector does.
+template <class T>
+std::vector<T> empty_huge(std::size_t n) {
+    std::vector<T> v;
+    v.reserve(n);
+    advise_huge_pages(v.data(), n * sizeof(T));
+    return v;
+}
+
+/// Replaces v by n value-initialised elements in fresh memory advised to huge pages
+/// (empty_huge()). Throws std::bad_alloc as std::vector does.
 template <class T>
 void assign_huge(std::vector<T>& v, std::size_t n) {
-    std::vector<T> fresh;
-    fresh.reserve(n);
-    advise_huge_pages(fresh.data(), n * sizeof(T));
+    std::vector<T> fresh = empty_huge<T>(n);
     fresh.resize(n);
     v.swap(fresh);
 }
 
-/// A copy of v in memory advised to huge pages (assign_huge()), for arrays read from a file.
+/// A copy of v in memory advised to huge pages (empty_huge()), for arrays read from a file.
 template <class T>
 std::vector<T> huge_copy(const std::vector<T>& v) {
-    std::vector<T> out;
-    out.reserve(v.size());
-    advise_huge_pages(out.data(), v.size() * sizeof(T));
+    std::vector<T> out = empty_huge<T>(v.size());
     out.assign(v.begin(), v.end());
     return out;
 }
 
 /// Makes sure v can hold n elements without reallocating; a new allocation is advised to huge
-/// pages before it is touched. The contents are kept. Throws std::bad_alloc as std::vector does.
+/// pages before it is touched (empty_huge()). The contents are kept. Throws std::bad_alloc as
+/// std::vector does.
 template <class T>
 void reserve_huge(std::vector<T>& v, std::size_t n) {
     if (v.capacity() >= n) return;
-    std::vector<T> fresh;
-    fresh.reserve(n);
-    advise_huge_pages(fresh.data(), n * sizeof(T));
+    std::vector<T> fresh = empty_huge<T>(n);
     fresh.insert(fresh.end(), v.begin(), v.end());
     v.swap(fresh);
 }
