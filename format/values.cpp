@@ -115,6 +115,18 @@ std::string HuffmanDecoder::build(const std::array<std::uint8_t, 256>& lengths) 
                 table_[k] = static_cast<std::uint16_t>(s | (l << 8));
         }
     }
+    // A code whose bits all lie in the window decodes the same whatever follows it (the code
+    // is prefix-free), so the window's whole codes are known from its bits alone.
+    for (std::uint32_t w = 0; w < (1u << kTableBits); ++w) {
+        unsigned pos = 0, count = 0;
+        for (;;) {
+            const unsigned len = table_[w >> pos] >> 8;
+            if (len == 0 || pos + len > kTableBits) break;
+            pos += len;
+            ++count;
+        }
+        skip_[w] = static_cast<std::uint8_t>(count | (pos << 4));
+    }
     return {};
 }
 
