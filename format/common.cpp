@@ -1,11 +1,11 @@
 // Shared helpers of the writer and the reader (format/detail.hpp).
-#include <xxhash.h>
 
 #include <random>
 #include <string>
 #include <thread>
 
 #include "format/detail.hpp"
+#include "format/xxh.hpp"
 
 namespace konane::format::detail {
 

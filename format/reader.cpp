@@ -11,7 +11,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <array>
@@ -26,6 +25,7 @@
 #include "format/fault_guard.hpp"
 #include "format/table.hpp"
 #include "format/values.hpp"
+#include "format/xxh.hpp"
 #include "index/colex.hpp"
 #include "index/elias_fano.hpp"
 

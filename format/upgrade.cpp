@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,6 +13,7 @@
 
 #include "format/cleanup.hpp"
 #include "format/detail.hpp"
+#include "format/xxh.hpp"
 
 namespace konane::format {
 

@@ -4,7 +4,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <array>
@@ -17,6 +16,7 @@
 #include "format/detail.hpp"
 #include "format/table.hpp"
 #include "format/values.hpp"
+#include "format/xxh.hpp"
 #include "index/colex.hpp"
 #include "index/elias_fano.hpp"
 
