@@ -170,6 +170,32 @@ struct Table::Impl {
         const SectionLoc& L = locs[layer].sec[s];
         ensure(L.offset, L.size, layer, s);
     }
+    /// Prefetches bytes [byte, byte + len) of section s of a layer (clipped to the section) and,
+    /// for each chunk there not checked yet, the whole chunk and its first-level checksums'
+    /// chunk, which its check will hash: a first read then waits for one round of memory, not
+    /// for a hash that streams the chunk in line by line. Reads nothing; never throws.
+    void prefetch_checked(std::size_t layer, Sec s, std::uint64_t byte, std::uint64_t len) const {
+        const SectionLoc& L = locs[layer].sec[s];
+        if (byte >= L.size || len == 0) return;
+        const std::uint64_t off = L.offset + byte, end = L.offset + std::min(L.size, byte + len);
+        for (std::uint64_t a = off & ~std::uint64_t{63}; a < end; a += 64)
+            __builtin_prefetch(base + a);
+        const std::uint64_t c0 = (off - kHeaderSize) >> chunk_shift;
+        const std::uint64_t c1 = (end - 1 - kHeaderSize) >> chunk_shift;
+        for (std::uint64_t c = c0; c <= c1; ++c) {
+            if (test(data_ok.get(), c)) continue;
+            const std::uint64_t lo = kHeaderSize + (c << chunk_shift);
+            const std::uint64_t hi = lo + chunk_len(c, kHeaderSize, data_end);
+            for (std::uint64_t a = lo; a < hi; a += 64)
+                __builtin_prefetch(base + a);
+            const std::uint64_t d = (c * 8) >> chunk_shift;
+            if (test(cs1_ok.get(), d)) continue;
+            const std::uint64_t dlo = cs1_offset + (d << chunk_shift);
+            const std::uint64_t dhi = dlo + chunk_len(d, cs1_offset, cs1_offset + cs1_size);
+            for (std::uint64_t a = dlo; a < dhi; a += 64)
+                __builtin_prefetch(base + a);
+        }
+    }
     /// Word i of section s (checked, bounded). @throws FormatError past the section's end
     std::uint64_t word(std::size_t layer, Sec s, std::uint64_t i) const {
         const SectionLoc& L = locs[layer].sec[s];
@@ -256,9 +282,13 @@ struct Table::Impl {
                           std::uint64_t rank) const {
         ensure(locs[layer].sec[kValData].offset + (a >> 3), ((z + 7) >> 3) - (a >> 3) + 8, layer,
                kValData);
-        std::uint8_t v = 0;
-        decode_values(layer, a, z, rank % meta.value_block + 1, [&](std::uint8_t x) { v = x; });
-        return v;
+        std::uint64_t pos = a;
+        const int v = decoder(layer).decode_nth(base + locs[layer].sec[kValData].offset, pos,
+                                                rank % meta.value_block, z);
+        if (v < 0)
+            bad(section_name(layer, kValData),
+                "the value stream does not decode (bit " + std::to_string(pos) + ")");
+        return static_cast<std::uint8_t>(v);
     }
 
     void validate(const Expect& expect);
@@ -648,78 +678,95 @@ void Table::probe_many(std::span<const Query> queries, std::span<Answer> out) co
         }
         return;
     }
+    // Three rounds of memory reads instead of the five of find() then value(): the select
+    // sample bounds where the key's bucket starts in the high bits (between two samples), which
+    // bounds its element index and so its low bits and value directory entry; all three are
+    // prefetched together from the sample, and the value stream once the directory is read.
+    // Each prefetch also fetches the chunks its first check will hash (prefetch_checked()).
     const Impl& t = *impl_;
-    struct State {
-        bool live = false;
-        std::uint64_t h = 0, lo = 0, pos = 0, rank = 0, a = 0, z = 0;
+    struct State {  // left uninitialised: only live states are read past step 1
+        bool live;
+        std::uint64_t h, lo, rank, a, z;
     };
-    std::array<State, kBatch> st;
+    std::array<State, kBatch> st;  // NOLINT(cppcoreguidelines-pro-type-member-init)
     const std::size_t n = queries.size();
-    auto at = [&](std::size_t layer, Sec s, std::uint64_t byte) {
-        return t.base + t.locs[layer].sec[s].offset + byte;
-    };
-    // 1. The key's rank in the universe; prefetch its select sample.
+    const std::uint64_t vb = t.meta.value_block, sb = t.meta.value_superblock;
+    const std::uint64_t entry = 8 + 2 * (sb / vb - 1);
+    // 1. The key's rank in the universe; prefetch the samples on either side of its bucket.
     for (std::size_t i = 0; i < n; ++i) {
         const Query& q = queries[i];
         t.check_layer(q.layer);
         out[i] = Answer{};
+        State& e = st[i];
+        e.live = false;
         if (!t.may_hold(q.layer, q.key)) continue;
         const index::EliasFanoShape& shape = t.locs[q.layer].shape;
         const std::uint64_t x = index::key_rank(q.key, t.squares);
         if (shape.n == 0 || x >= shape.u) continue;
-        State& e = st[i];
         e.live = true;
         e.h = x >> shape.l;
         e.lo = shape.l == 0 ? 0 : x & ((std::uint64_t{1} << shape.l) - 1);
-        if (e.h > 0) __builtin_prefetch(at(q.layer, kEfSamples, 8 * ((e.h - 1) / shape.q)));
+        if (e.h > 0) t.prefetch_checked(q.layer, kEfSamples, 8 * ((e.h - 1) / shape.q), 16);
     }
-    // 2. Read the samples; prefetch the high bits where each bucket's search starts.
+    // 2. From the samples, the bits of the high bits that hold the bucket's start, and the range
+    //    of element indices it can have: prefetch those high bits, the low bits where the
+    //    start is expected (interpolated between the samples) and the value directory entries
+    //    of the index range.
     for (std::size_t i = 0; i < n; ++i) {
-        if (!st[i].live || st[i].h == 0) continue;
+        const State& e = st[i];
+        if (!e.live) continue;
         const std::size_t l = queries[i].layer;
-        const std::uint64_t p0 = t.word(l, kEfSamples, (st[i].h - 1) / t.locs[l].shape.q);
-        __builtin_prefetch(at(l, kEfHigh, 8 * ((p0 + 1) >> 6)));
+        const index::EliasFanoShape& shape = t.locs[l].shape;
+        std::uint64_t bit0 = 0, bit1 = shape.high_bits(), i0 = 0, i1 = shape.n, frac = 0;
+        if (e.h > 0) {
+            const std::uint64_t s = (e.h - 1) / shape.q;
+            bit0 = t.word(l, kEfSamples, s);  // zero number s * q
+            i0 = std::min(bit0 - std::min(bit0, s * shape.q), shape.n);
+            if (s + 1 < shape.sample_words()) {
+                bit1 = std::max(t.word(l, kEfSamples, s + 1), bit0);
+                i1 = std::clamp(bit1 - std::min(bit1, (s + 1) * shape.q), i0, shape.n);
+            }
+            frac = (e.h - 1) % shape.q;
+        }
+        constexpr std::uint64_t kMostBytes = 512;  // prefetched per section and query
+        const std::uint64_t hb0 = bit0 >> 3, hb1 = (bit1 >> 3) + 8;
+        t.prefetch_checked(l, kEfHigh, hb0, std::min(hb1 - hb0, kMostBytes));
+        // The low bits of the whole index range, or of kMostBytes about the interpolated
+        // index when the range is longer.
+        const std::uint64_t lb0 = i0 * shape.l / 8, lb1 = (i1 * shape.l + 63) / 8 + 8;
+        const std::uint64_t guess = i0 + (i1 - i0) * frac / shape.q;
+        const std::uint64_t lg = guess * shape.l / 8;
+        const std::uint64_t lfrom = std::clamp(lg - std::min(lg, kMostBytes / 2), lb0,
+                                               std::max(lb0, lb1 - std::min(lb1, kMostBytes)));
+        t.prefetch_checked(l, kEfLow, lfrom, std::min(lb1 - lfrom, kMostBytes));
+        const std::uint64_t d0 = (i0 / sb) * entry, d1 = (i1 / sb + 1) * entry;
+        const std::uint64_t dg = (guess / sb) * entry;
+        if (d1 - d0 <= kMostBytes)
+            t.prefetch_checked(l, kValDir, d0, d1 - d0);
+        else
+            t.prefetch_checked(l, kValDir, dg, entry);
     }
-    // 3. Each bucket's first bit; prefetch the low bits of its first element.
+    // 3. The element and its rank, then its directory block's bits; prefetch the block.
     for (std::size_t i = 0; i < n; ++i) {
         State& e = st[i];
         if (!e.live) continue;
         const std::size_t l = queries[i].layer;
-        auto high = [&](std::uint64_t w) { return t.word(l, kEfHigh, w); };
-        auto sample = [&](std::uint64_t w) { return t.word(l, kEfSamples, w); };
-        e.pos = index::ef_bucket_start(t.locs[l].shape, high, sample, e.h);
-        __builtin_prefetch(at(l, kEfLow, ((e.pos - e.h) * t.locs[l].shape.l) >> 3));
-    }
-    // 4. The element and its rank; prefetch the value directory's entry of its block.
-    const std::uint64_t vb = t.meta.value_block;
-    const std::uint64_t per = t.meta.value_superblock / vb;
-    const std::uint64_t entry = 8 + 2 * (per - 1);
-    for (std::size_t i = 0; i < n; ++i) {
-        State& e = st[i];
-        if (!e.live) continue;
-        const std::size_t l = queries[i].layer;
+        const index::EliasFanoShape& shape = t.locs[l].shape;
         auto low = [&](std::uint64_t w) { return t.word(l, kEfLow, w); };
         auto high = [&](std::uint64_t w) { return t.word(l, kEfHigh, w); };
-        const auto r = index::ef_bucket_find(t.locs[l].shape, low, high, e.pos, e.h, e.lo);
+        auto sample = [&](std::uint64_t w) { return t.word(l, kEfSamples, w); };
+        const std::uint64_t pos = index::ef_bucket_start(shape, high, sample, e.h);
+        const auto r = index::ef_bucket_find(shape, low, high, pos, e.h, e.lo);
         if (!r) {
             e.live = false;
             continue;
         }
         t.check_found_rank(l, *r);
         e.rank = *r;
-        const std::uint64_t b = e.rank / vb;
-        __builtin_prefetch(at(l, kValDir, (b / per) * entry));
-        __builtin_prefetch(at(l, kValDir, (b / per) * entry + entry - 1));
-    }
-    // 5. The block's bits; prefetch the start of the value stream there.
-    for (std::size_t i = 0; i < n; ++i) {
-        State& e = st[i];
-        if (!e.live) continue;
-        const std::size_t l = queries[i].layer;
         std::tie(e.a, e.z) = t.block_bits(l, e.rank / vb);
-        __builtin_prefetch(at(l, kValData, e.a >> 3));
+        t.prefetch_checked(l, kValData, e.a >> 3, ((e.z + 7) >> 3) - (e.a >> 3) + 8);
     }
-    // 6. Decode.
+    // 4. Decode.
     for (std::size_t i = 0; i < n; ++i) {
         const State& e = st[i];
         if (!e.live) continue;

@@ -89,10 +89,13 @@ std::optional<Value> Tablebase::lookup(Position p) const {
     if (stage_of(s.board, s.rules, p) != Stage::Play) return std::nullopt;
     const int layer = s.layer_of_pieces[static_cast<std::size_t>(piece_count(p))];
     if (layer < 0) return std::nullopt;
-    const auto l = static_cast<std::size_t>(layer);
-    const auto rank = s.table->find(l, s.group.canonical_key(p));
-    if (!rank) return std::nullopt;
-    return Value::from_depth(s.table->value(l, *rank));
+    // One query of probe_many(): its look-up waits for three rounds of memory, find() then
+    // value() for five.
+    const format::Table::Query q{static_cast<std::size_t>(layer), s.group.canonical_key(p)};
+    format::Table::Answer a;
+    s.table->probe_many(std::span(&q, 1), std::span(&a, 1));
+    if (!a.stored) return std::nullopt;
+    return Value::from_depth(a.depth);
 }
 
 namespace {
