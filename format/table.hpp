@@ -38,7 +38,7 @@ inline constexpr std::uint32_t kFormatVersion = 3;
 
 /// Defaults chosen by measurement (FORMAT.md §10): bytes per checksum chunk, zeros between the
 /// Elias-Fano select samples, values per directory block and per directory superblock.
-inline constexpr std::uint32_t kDefaultChunkBytes = 512;
+inline constexpr std::uint32_t kDefaultChunkBytes = 1024;
 inline constexpr std::uint32_t kDefaultSampleZeros = 512;
 inline constexpr std::uint32_t kDefaultValueBlock = 64;
 inline constexpr std::uint32_t kDefaultValueSuperblock = 1024;
