@@ -28,7 +28,7 @@ Encoded encode(const std::array<std::uint8_t, 256>& lengths, const std::vector<i
     for (std::size_t i = 0; i < count; ++i) {
         // Mostly the first symbols (short codes), sometimes any (long codes).
         const int s = (rng() % 8 != 0) ? alphabet[rng() % std::min<std::size_t>(3, alphabet.size())]
-                                        : alphabet[rng() % alphabet.size()];
+                                       : alphabet[rng() % alphabet.size()];
         e.symbols.push_back(s);
         w.put(code[static_cast<std::size_t>(s)], lengths[static_cast<std::size_t>(s)]);
     }
