@@ -936,6 +936,15 @@ VerifyReport Table::verify_checksums(int threads) const {
         }
     }
     if (!fault.empty()) problem.push_back(fault);
+    // What passed is checked for the probes too: a chunk of cs1 that matched the second level,
+    // a data chunk that matched its sum in such a chunk. Probes then hash nothing.
+    if (fault.empty()) {
+        for (std::uint64_t d = 0; d < t.cs1_chunks; ++d)
+            if (problem[1 + d].empty()) Impl::mark(t.cs1_ok.get(), d);
+        for (std::uint64_t c = 0; c < t.data_chunks; ++c)
+            if (problem[fixed + c].empty() && Impl::test(t.cs1_ok.get(), (c * 8) >> t.chunk_shift))
+                Impl::mark(t.data_ok.get(), c);
+    }
     VerifyReport r;
     r.blocks_checked = t.data_chunks + t.cs1_chunks;
     for (auto& p : problem) {
