@@ -327,6 +327,22 @@ ApiServer::ApiServer(const std::vector<std::filesystem::path>& files, const Serv
                                                         ruleset_name(tb.rules())));
             }
         }
+        if (options.check) {
+            const format::VerifyReport r = tb.table().verify_checksums();
+            if (!r.ok) {
+                // The most precise problem: a chunk's (names its layer and section) rather
+                // than the whole file's checksum, which any damage also breaks.
+                const auto it = std::find_if(
+                    r.problems.begin(), r.problems.end(),
+                    [](const std::string& p) { return p.find("whole-file") == std::string::npos; });
+                throw format::FormatError(
+                    (it != r.problems.end() ? *it : r.problems.front()) +
+                    (r.problems.size() > 1
+                         ? fmt::format(" (and {} more problems; konane verify lists them)",
+                                       r.problems.size() - 1)
+                         : std::string()));
+            }
+        }
         impl_->tables.emplace_back(f.string(), std::move(tb));
     }
     impl_->routes();

@@ -22,6 +22,10 @@ struct ServeOptions {
     std::size_t max_body = 64 * 1024;
     /// Worker threads answering requests (0: cpp-httplib's default, at least 8).
     int threads = 0;
+    /// Check every checksum of every table when it is loaded (format::Table::verify_checksums):
+    /// a damaged table is refused before serving, and the probes then hash no chunk (a large
+    /// table's first probes are faster). Off: chunks are checked when first read.
+    bool check = false;
 };
 
 /// An HTTP server answering the JSON API and the page for a set of tables.

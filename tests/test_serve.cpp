@@ -274,6 +274,38 @@ TEST_CASE("serve: refuses an empty table list and two tables of one board and ru
     CHECK_THROWS_WITH(s.bind("127.0.0.1", 70000), Catch::Contains("outside 0..65535"));
 }
 
+TEST_CASE("serve: --check refuses a table with a damaged chunk that a lazy open accepts",
+          "[serve]") {
+    // A 5x5 table with one byte in the middle of its data area changed: the header, trailer,
+    // directory and the chunks open reads still check, so opening it succeeds and only a read
+    // of that chunk would fail.
+    const fs::path bad = tables().dir / "damaged-5x5.kbt";
+    solver::GenerateOptions o;
+    o.board = Board::make(5, 5);
+    o.threads = 1;
+    o.output = bad;
+    solver::generate(o);
+    {
+        const long middle = static_cast<long>(fs::file_size(bad) / 2);
+        std::FILE* f = std::fopen(bad.c_str(), "r+b");
+        REQUIRE(f != nullptr);
+        REQUIRE(std::fseek(f, middle, SEEK_SET) == 0);
+        const int c = std::fgetc(f);
+        REQUIRE(std::fseek(f, middle, SEEK_SET) == 0);
+        std::fputc(c ^ 0x5A, f);
+        std::fclose(f);
+    }
+    REQUIRE_NOTHROW(cli::ApiServer({bad}));
+    cli::ServeOptions check;
+    check.check = true;
+    CHECK_THROWS_WITH(cli::ApiServer({bad}, check), Catch::Contains("checksum mismatch"));
+    CHECK_NOTHROW(cli::ApiServer({tables().files[0]}, check));
+    const test::Run r = test::run("serve " + test::quote(bad.string()) + " --check --port 0");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains("checksum mismatch"));
+    fs::remove(bad);
+}
+
 TEST_CASE("serve: the command refuses bad arguments and an address in use", "[serve]") {
     const std::string t = test::quote(tables().files[0].string());
     test::Run r = test::run("serve");
