@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -318,12 +319,16 @@ std::uint64_t warm_up(const Tablebase& tb, std::uint64_t seed) {
 }
 
 int run_probe(const std::string& file, std::size_t samples, std::size_t cold_samples,
-              std::uint64_t seed) {
+              std::uint64_t seed, bool check_first) {
     const std::filesystem::path path(file);
     warm_page_cache(path);
-    const Tablebase tb0 = Tablebase::open(path);
-    const Board& b = tb0.board();
-    const auto pos = midgame_positions(b, tb0.rules(), samples, seed);
+    // The positions come from a table object closed before the timings: a table left open
+    // would keep the folios it mapped in the page cache through the cold regime's drop (a
+    // whole 2 MiB folio for one mapped page).
+    std::optional<Tablebase> tb0 = Tablebase::open(path);
+    const Board b = tb0->board();
+    const auto pos = midgame_positions(b, tb0->rules(), samples, seed);
+    tb0.reset();
     std::uint64_t sink = 0;
     json j;
     j["table"] = file;
@@ -333,7 +338,16 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     {
         // Random order, page cache warm, fresh table: each probe finds its chunks checked (and
         // its pages mapped) only when an earlier probe happened to touch them.
+        // With --check-first, each fresh table first checks every chunk (as `konane serve
+        // --check`), so that the probes below hash none; the time it took is reported.
+        auto check_all = [&](const Tablebase& t) {
+            if (!check_first) return;
+            const auto c0 = Clock::now();
+            if (!t.table().verify_checksums().ok) throw std::runtime_error("verify failed");
+            j["check_first_ns"] = ns_between(c0, Clock::now());
+        };
         const Tablebase tb = Tablebase::open(path);
+        check_all(tb);
         sink += warm_up(tb, seed + 1000);
         std::vector<double> val, mv;
         for (const auto& p : pos) {
@@ -344,6 +358,7 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
             val.push_back(ns_between(t0, t1));
         }
         const Tablebase tb2 = Tablebase::open(path);
+        check_all(tb2);
         sink += warm_up(tb2, seed + 1000);
         for (const auto& p : pos) {
             const auto t0 = Clock::now();
@@ -659,6 +674,10 @@ int main(int argc, char** argv) {
     probe->add_option("--samples", samples, "Mid-game positions");
     probe->add_option("--cold", cold, "Positions probed with a cold cache");
     probe->add_option("--seed", seed);
+    bool check_first = false;
+    probe->add_flag("--check-first", check_first,
+                    "Seen once: check every chunk of each fresh table before its warm-up "
+                    "(Table::verify_checksums, as konane serve --check)");
 
     auto* size = app.add_subcommand("size", "Section sizes and value entropy per layer");
     size->add_option("TABLE", table)->required();
@@ -679,7 +698,7 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     try {
         if (*mphf) return run_mphf(board, rules, reps, threads, enum_threads);
-        if (*probe) return run_probe(table, samples, cold, seed);
+        if (*probe) return run_probe(table, samples, cold, seed, check_first);
         if (*size) return run_size(table);
         if (*base) return run_baseline(table, positions, seed, tt_log2, reps, !no_exact);
         if (*refs) return run_refsolve(board, rules, reps);
