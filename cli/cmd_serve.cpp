@@ -105,10 +105,11 @@ void add_serve_command(CLI::App& app, Commands& out) {
                      "Threads answering requests (0: the default, at least 8)")
         ->capture_default_str()
         ->check(decimal(0, 256));
-    serve->add_flag("--check", s->options.check,
-                    "Check every checksum of every table before serving: a damaged table is "
-                    "refused, and probes then hash no chunk (faster first probes of a large "
-                    "table; about a second per 3 GB on 2 cores, the file in the page cache)");
+    serve->add_flag(
+        "--check", s->options.check,
+        "Check every checksum of every table before serving: a damaged table is "
+        "refused, and probes then hash no chunk (faster first probes of a large "
+        "table; 0.24 s for the 3.3 GB 6x6 table on 2 cores, the file in the page cache)");
     out.push_back({serve, [s] { return run_serve(*s); }});
 }
 
