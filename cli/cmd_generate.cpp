@@ -169,9 +169,10 @@ int run_generate(const GenerateArgs& a) {
     const std::uint64_t budget =
         a.memory.empty() ? solver::default_memory_budget() : o.memory_bytes;
     if (budget < kMinBudget) {
-        throw UsageError(
-            fmt::format("--memory {}: at least {} is needed", mib(budget), mib(kMinBudget)));
+        throw UsageError(fmt::format("--memory {}: at least {} is needed", safe_message(a.memory),
+                                     mib(kMinBudget)));
     }
+    if (!a.memory.empty()) warn_memory_over_physical(budget, a.memory, a.quiet);
     ProgressLine progress(!a.quiet);
     progress.watch_directory(o.work_dir);
     o.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
@@ -181,8 +182,10 @@ int run_generate(const GenerateArgs& a) {
     std::error_code ec;
     const auto space = std::filesystem::space(solver::existing_parent(o.work_dir), ec);
     if (!ec && space.available < kMinDisk) {
-        throw UsageError(fmt::format("work directory {}: only {} free on its file system",
-                                     o.work_dir.string(), mib(space.available)));
+        throw UsageError(fmt::format(
+            "work directory {}: only {} free on its file system (a generation starts with at "
+            "least {})",
+            o.work_dir.string(), mib(space.available), mib(kMinDisk)));
     }
     if (!a.quiet) {
         std::fprintf(stderr, "%s %s: memory budget %s, work directory %s (%s free)%s\n",
@@ -467,9 +470,10 @@ int run_verify(const FileArgs& a) {
     vo.threads = a.threads;
     vo.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
     if (!a.memory.empty() && vo.memory_bytes < kMinBudget) {
-        throw UsageError(
-            fmt::format("--memory {}: at least {} is needed", a.memory, mib(kMinBudget)));
+        throw UsageError(fmt::format("--memory {}: at least {} is needed", safe_message(a.memory),
+                                     mib(kMinBudget)));
     }
+    if (!a.memory.empty()) warn_memory_over_physical(vo.memory_bytes, a.memory, a.quiet);
     vo.work_dir = a.work;
     if (!vo.work_dir.empty()) check_work_dir(vo.work_dir);
     check_threads(vo.threads);
@@ -556,9 +560,10 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         ->check(decimal(0, 1024));
     gen->add_option("-o,--output", g->output, "Table file (default konane-RxC-RULES.kbt)")
         ->check(non_empty());
-    gen->add_option("--memory", g->memory,
-                    "Memory budget, e.g. 500M, 12G (default: 60% of the machine's memory, at "
-                    "most 16G); children are sorted and spilled to disk to stay within it")
+    gen->add_option(
+           "--memory", g->memory,
+           "Memory budget, e.g. 500M, 1.5G, 12GiB (default: 60% of the machine's memory, at "
+           "most 16G); children are sorted and spilled to disk to stay within it")
         ->check(non_empty());
     gen->add_option("--work", g->work,
                     "Work directory holding the run's state (default FILE.work beside the table); "
@@ -643,7 +648,7 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         ->check(decimal(0, 1024));
     verify
         ->add_option("--memory", v->memory,
-                     "Memory budget of the re-enumeration, e.g. 500M, 12G (default as generate)")
+                     "Memory budget of the re-enumeration, e.g. 500M, 1.5G (default as generate)")
         ->check(non_empty());
     verify
         ->add_option("--work", v->work,

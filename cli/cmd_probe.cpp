@@ -510,7 +510,7 @@ void add_probe_commands(CLI::App& app, Commands& out) {
         ->check(decimal(0, std::uint64_t{1} << 40));
     solve
         ->add_option("--memory", so->memory,
-                     "Memory budget of the search, e.g. 500M, 2G: the positions kept, about 64 "
+                     "Memory budget of the search, e.g. 500M, 1.5G: the positions kept, about 64 "
                      "bytes each (default as generate: 60% of the machine's memory, at most "
                      "16G); with --wdl the transposition table's size (default 512M)")
         ->check(non_empty());

@@ -59,9 +59,17 @@ Failure failure_of(std::exception_ptr error);
 /// UTF-8 escaped), at most 1,000 characters (then "...").
 std::string safe_message(std::string_view message);
 
-/// Parses a size: decimal digits with an optional suffix K, M, G or T (powers of 1024; "B"
-/// after it allowed). Throws UsageError naming the option for anything else.
+/// Parses a size in bytes: decimal digits, an optional fraction (".5", up to 6 digits, only
+/// with a unit) and an optional unit K, M, G or T (powers of 1024, any case; "i" and "B" after
+/// it allowed: 500M, 1.5G, 12GiB, 64kb). Throws UsageError naming the option for anything
+/// else, or for more than 2^62 bytes.
 std::uint64_t parse_size(const std::string& text, const char* option);
+
+/// Bytes of physical memory of this machine (0 when unknown).
+std::uint64_t physical_memory_bytes();
+
+/// Prints a warning on stderr (unless quiet) when a --memory budget exceeds physical memory.
+void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet);
 
 /// A CLI11 check for a whole number in decimal digits only, within [lo, hi]: refuses a sign,
 /// "0x10", "1e3", " 5" and the empty string, which CLI11's own conversion would accept or wrap.

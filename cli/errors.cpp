@@ -1,4 +1,7 @@
 // The command's edge: errors to exit codes and messages, strict numbers (cli/common.hpp).
+#include <unistd.h>
+
+#include <cstdio>
 #include <new>
 #include <system_error>
 
@@ -53,12 +56,31 @@ std::string safe_message(std::string_view message) {
 }
 
 std::uint64_t parse_size(const std::string& text, const char* option) {
+    auto bad = [&] {
+        return UsageError(fmt::format("{} {}: expected a size such as 500M, 1.5G or 12GiB", option,
+                                      excerpt(text)));
+    };
     std::size_t i = 0;
-    std::uint64_t v = 0;
+    std::uint64_t whole = 0;
     while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-        if (v > (std::uint64_t{1} << 50))
+        if (whole > (std::uint64_t{1} << 50))
             throw UsageError(fmt::format("{} {}: too large", option, excerpt(text)));
-        v = v * 10 + static_cast<std::uint64_t>(text[i++] - '0');
+        whole = whole * 10 + static_cast<std::uint64_t>(text[i++] - '0');
+    }
+    if (i == 0) throw bad();
+    // A fraction, up to 6 digits, in millionths.
+    std::uint64_t frac = 0, scale = 1;
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        const std::size_t from = i;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+            if (scale < 1'000'000) {
+                frac = frac * 10 + static_cast<std::uint64_t>(text[i] - '0');
+                scale *= 10;
+            }
+            ++i;
+        }
+        if (i == from) throw bad();
     }
     int shift = 0;
     if (i < text.size()) {
@@ -76,18 +98,35 @@ std::uint64_t parse_size(const std::string& text, const char* option) {
                 shift = 40;
                 break;
             default:
-                shift = -1;
+                throw bad();
         }
         ++i;
+        if (i < text.size() && (text[i] | 0x20) == 'i') ++i;
         if (i < text.size() && (text[i] | 0x20) == 'b') ++i;
     }
-    if (i == 0 || i != text.size() || shift < 0) {
+    if (i != text.size()) throw bad();
+    if (frac != 0 && shift == 0)
         throw UsageError(
-            fmt::format("{} {}: expected a size such as 500M or 12G", option, excerpt(text)));
-    }
-    if (v > (std::uint64_t{1} << (62 - shift)))
+            fmt::format("{} {}: a size in bytes must be a whole number", option, excerpt(text)));
+    if (whole > (std::uint64_t{1} << (62 - shift)))
         throw UsageError(fmt::format("{} {}: too large", option, excerpt(text)));
-    return v << shift;
+    return (whole << shift) + ((frac << shift) / scale);
+}
+
+std::uint64_t physical_memory_bytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0
+               ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+               : 0;
+}
+
+void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet) {
+    const std::uint64_t phys = physical_memory_bytes();
+    if (quiet || phys == 0 || budget <= phys) return;
+    std::fprintf(stderr,
+                 "warning: --memory %s is more than this machine's memory (%.1f GiB): the run "
+                 "may be killed when it uses it\n",
+                 safe_message(text).c_str(), static_cast<double>(phys) / (1 << 30));
 }
 
 CLI::Validator decimal(std::uint64_t lo, std::uint64_t hi) {

@@ -326,6 +326,39 @@ TEST_CASE("cli: long output names work and numbers are parsed strictly", "[cli][
     CHECK(fs::is_empty(d.path));
 }
 
+TEST_CASE("cli: --memory takes fractions and binary units, and echoes what was given",
+          "[cli][hardening]") {
+    Dir d;
+    const std::string in = "cd " + quote(d.path.string()) + " &&";
+    // Accepted spellings: a 3x4 table is built with each, under the budget they mean.
+    for (auto [given, budget] :
+         {std::pair{"1.5G", "(budget 1536.0 MiB)"}, std::pair{"64MiB", "(budget 64.0 MiB)"},
+          std::pair{"64mb", "(budget 64.0 MiB)"}, std::pair{"0.25g", "(budget 256.0 MiB)"},
+          std::pair{"65536K", "(budget 64.0 MiB)"}}) {
+        INFO(given);
+        const Run r = run(std::string("generate 3x4 -q -j 1 --memory ") + given + " -o t.kbt", in);
+        CHECK(r.code == 0);
+        CHECK_THAT(r.out, Catch::Contains(budget));
+    }
+    // Refused, naming what was given (not a rounded figure).
+    const Run small = run("generate 3x4 -q --memory 10K -o t.kbt", in);
+    CHECK(small.code == 2);
+    CHECK_THAT(small.out, Catch::Contains("--memory 10K: at least 16.0 MiB is needed"));
+    const Run frac = run("generate 3x4 -q --memory 1.5 -o t.kbt", in);
+    CHECK(frac.code == 2);
+    CHECK_THAT(frac.out, Catch::Contains("a size in bytes must be a whole number"));
+    for (const char* bad : {"1.G", ".5G", "5X", "5GG", "5 G", "-5G"}) {
+        INFO(bad);
+        const Run r = run(std::string("generate 3x4 -q --memory '") + bad + "' -o t.kbt", in);
+        CHECK(r.code == 2);
+        CHECK_THAT(r.out, Catch::Contains("expected a size such as"));
+    }
+    // More than the machine has: built, with a warning (not with -q).
+    const Run big = run("generate 3x4 -j 1 --memory 100000G -o t.kbt", in);
+    CHECK(big.code == 0);
+    CHECK_THAT(big.out, Catch::Contains("warning: --memory 100000G is more than this machine's"));
+}
+
 TEST_CASE("cli: one exit code per kind of error for every subcommand", "[cli][hardening]") {
     Dir d;
     const fs::path t = table_4x4(d);
