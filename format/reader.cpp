@@ -188,6 +188,7 @@ struct Table::Impl {
             const std::uint64_t hi = lo + chunk_len(c, kHeaderSize, data_end);
             for (std::uint64_t a = lo; a < hi; a += 64)
                 __builtin_prefetch(base + a);
+            __builtin_prefetch(base + cs1_offset + 8 * c);  // the sum it is compared with
             const std::uint64_t d = (c * 8) >> chunk_shift;
             if (test(cs1_ok.get(), d)) continue;
             const std::uint64_t dlo = cs1_offset + (d << chunk_shift);
