@@ -668,7 +668,11 @@ namespace {
 /// Runs the small table's writer in a forked child with RLIMIT_FSIZE = limit (SIGXFSZ ignored,
 /// so write() fails with EFBIG like on a full disk) or killed with SIGKILL before commit.
 /// Returns the child's report: "ok", "error: <message>" or "killed".
-std::string write_in_child(const fs::path& p, rlim_t limit, bool kill_before_commit = false) {
+/// Writes small_layers() to p in a child process under RLIMIT_FSIZE `limit`; returns "ok",
+/// "killed", "created" (with `construct_only`: the writer was created, nothing added) or
+/// "error: " and the FormatError's message.
+std::string write_in_child(const fs::path& p, rlim_t limit, bool kill_before_commit = false,
+                           bool construct_only = false) {
     int fds[2];
     REQUIRE(::pipe(fds) == 0);
     const pid_t pid = ::fork();
@@ -681,6 +685,11 @@ std::string write_in_child(const fs::path& p, rlim_t limit, bool kill_before_com
             const rlimit rl{limit, limit};
             if (::setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(3);
             TableWriter w(p, small_meta(), 1);
+            if (construct_only) {
+                report = "created";
+                if (::write(fds[1], report.data(), report.size()) < 0) _exit(4);
+                _exit(0);
+            }
             for (const auto& l : small_layers())
                 w.add_layer(l.info, l.keys, l.values);
             if (kill_before_commit) ::raise(SIGKILL);
@@ -728,6 +737,14 @@ TEST_CASE("format: a full file system fails cleanly at any point", "[format]") {
                                  Catch::Contains("File too large") && Catch::Contains("removed"));
         REQUIRE(dir.entries().empty());
     }
+    // A file system with no room fails the writer as it is created, before any layer is
+    // solved or added (the solver creates it first for that).
+    REQUIRE_THAT(write_in_child(p, 0, false, true),
+                 Catch::StartsWith("error: " + p.string() + ": write"));
+    REQUIRE(dir.entries().empty());
+    REQUIRE(write_in_child(p, 1000, false, true) == "created");
+    for (const auto& name : dir.entries())  // _exit: the destructor did not remove it
+        fs::remove(dir / name);
     REQUIRE(write_in_child(p, size) == "ok");
     REQUIRE(read_bytes(p) == ref_bytes);
     fs::remove(p);
