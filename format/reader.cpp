@@ -253,11 +253,13 @@ struct Table::Impl {
             return j == 0 ? sb : sb + le16(base + off + 8 + 2 * (j - 1));
         };
         const std::uint64_t a = start_of(b), z = start_of(b + 1);
-        if (a > z || z > L.value_bits)
+        if (a > z || z > L.value_bits) {
+            check_fault();  // zeros read in place of a vanished page, not a damaged directory
             bad(section_name(layer, kValDir), "block " + std::to_string(b) + " has bit offsets " +
                                                   std::to_string(a) + ".." + std::to_string(z) +
                                                   " outside the value stream of " +
                                                   std::to_string(L.value_bits) + " bits");
+        }
         return {a, z};
     }
 
@@ -286,9 +288,11 @@ struct Table::Impl {
         std::uint64_t pos = a;
         const int v = decoder(layer).decode_nth(base + locs[layer].sec[kValData].offset, pos,
                                                 rank % meta.value_block, z);
-        if (v < 0)
+        if (v < 0) {
+            check_fault();  // zeros read in place of a vanished page, not a damaged stream
             bad(section_name(layer, kValData),
                 "the value stream does not decode (bit " + std::to_string(pos) + ")");
+        }
         return static_cast<std::uint8_t>(v);
     }
 
@@ -723,7 +727,11 @@ void Table::probe_many(std::span<const Query> queries, std::span<Answer> out) co
             const std::uint64_t s = (e.h - 1) / shape.q;
             bit0 = t.word(l, kEfSamples, s);  // zero number s * q
             i0 = std::min(bit0 - std::min(bit0, s * shape.q), shape.n);
-            if (s + 1 < shape.sample_words()) {
+            // The next sample bounds the search; read it only from the chunk just checked
+            // (a bound is a hint for the prefetches, not worth a check of its own).
+            const std::uint64_t at = t.locs[l].sec[kEfSamples].offset + 8 * s - kHeaderSize;
+            if (s + 1 < shape.sample_words() &&
+                (at >> t.chunk_shift) == ((at + 8) >> t.chunk_shift)) {
                 bit1 = std::max(t.word(l, kEfSamples, s + 1), bit0);
                 i1 = std::clamp(bit1 - std::min(bit1, (s + 1) * shape.q), i0, shape.n);
             }
@@ -937,14 +945,17 @@ VerifyReport Table::verify_checksums(int threads) const {
         }
     }
     if (!fault.empty()) problem.push_back(fault);
-    // What passed is checked for the probes too: a chunk of cs1 that matched the second level,
-    // a data chunk that matched its sum in such a chunk. Probes then hash nothing.
-    if (fault.empty()) {
+    // What passed is checked for the probes too, so that they hash nothing. Nothing counts when
+    // the file changed during the check: a fault, or any problem with the whole file's hash,
+    // its directory or the first level of checksums (a rewrite in place shows there).
+    const bool whole_ok =
+        fault.empty() && std::all_of(problem.begin(), problem.begin() + fixed,
+                                     [](const std::string& p) { return p.empty(); });
+    if (whole_ok) {
         for (std::uint64_t d = 0; d < t.cs1_chunks; ++d)
-            if (problem[1 + d].empty()) Impl::mark(t.cs1_ok.get(), d);
+            Impl::mark(t.cs1_ok.get(), d);
         for (std::uint64_t c = 0; c < t.data_chunks; ++c)
-            if (problem[fixed + c].empty() && Impl::test(t.cs1_ok.get(), (c * 8) >> t.chunk_shift))
-                Impl::mark(t.data_ok.get(), c);
+            if (problem[fixed + c].empty()) Impl::mark(t.data_ok.get(), c);
     }
     VerifyReport r;
     r.blocks_checked = t.data_chunks + t.cs1_chunks;
