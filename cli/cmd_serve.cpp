@@ -25,6 +25,10 @@ struct ServeArgs {
 };
 
 int run_serve(const ServeArgs& a) {
+    // The tables are opened (and with --check, checked: seconds for a large table read from
+    // disk) before the signals are taken over, so that Ctrl-C still ends the process then.
+    std::vector<std::filesystem::path> files(a.files.begin(), a.files.end());
+    ApiServer server(files, a.options);
     // Ctrl-C and kill are taken by one thread (sigwait), which stops the server; every other
     // thread, the server's included, inherits the blocked mask. A client that hangs up must not
     // kill the process.
@@ -35,8 +39,6 @@ int run_serve(const ServeArgs& a) {
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
     signal(SIGPIPE, SIG_IGN);
 
-    std::vector<std::filesystem::path> files(a.files.begin(), a.files.end());
-    ApiServer server(files, a.options);
     int port = 0;
     try {
         port = server.bind(a.host, a.port);
