@@ -205,7 +205,13 @@ int run_generate(const GenerateArgs& a) {
                          e->source.c_str());
         }
     }
+    // Shown if a signal ends the run (format/cleanup.hpp), after the progress line.
+    format::set_interrupt_message(fmt::format(
+        "\nkonane generate: interrupted; the finished steps are kept in {}: run the same "
+        "command again to resume\n",
+        printable(o.work_dir.string())));
     const auto rep = solver::generate(o);
+    format::set_interrupt_message("");
     progress.finish();
     const auto table = format::Table::open(o.output);
     std::uint64_t index_bytes = 0, value_bytes = 0;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -36,8 +37,18 @@ void remove_registered() {
     }
 }
 
+// The interruption message: written before its length is published, read only by the
+// handler (write(2) is async-signal-safe).
+char g_message[1024];
+std::atomic<std::size_t> g_message_len{0};
+
 extern "C" void on_interrupt(int sig) {
     remove_registered();
+    const std::size_t n = g_message_len.load(std::memory_order_acquire);
+    if (n > 0 && sig != SIGPIPE) {
+        const ssize_t w = ::write(STDERR_FILENO, g_message, n);
+        (void)w;
+    }
     ::signal(sig, SIG_DFL);
     ::raise(sig);
 }
@@ -55,6 +66,13 @@ constexpr int kSignals[] = {
 #endif
 };
 }  // namespace
+
+void set_interrupt_message(std::string_view message) {
+    g_message_len.store(0, std::memory_order_release);
+    const std::size_t n = std::min(message.size(), sizeof g_message - 1);
+    std::memcpy(g_message, message.data(), n);
+    g_message_len.store(n, std::memory_order_release);
+}
 
 int register_temporary(const std::filesystem::path& path, bool directory) {
     const std::string& s = path.native();

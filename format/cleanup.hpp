@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace konane::format {
@@ -28,6 +29,11 @@ void unregister_temporary(int handle);
 /// I/O error. Registered files are also removed at exit() (a library that exits, such as the
 /// OpenMP runtime when it cannot start a thread). Idempotent.
 void install_interrupt_cleanup();
+
+/// A line the interrupt handler writes to stderr (before it re-raises) when a signal ends the
+/// process, e.g. how to resume the work; at most 1,023 bytes (longer is cut), "" for none.
+/// Not shown for SIGPIPE (stderr may be the broken pipe). Thread-safe.
+void set_interrupt_message(std::string_view message);
 
 /// The temporary name "<name>.tmp.<suffix>" beside `final_path`, with <name> cut (at a UTF-8
 /// character boundary) so that the whole name fits NAME_MAX (255 bytes).

@@ -63,12 +63,17 @@ fs::path table_4x4(const Dir& d) {
 
 /// Starts `konane generate BOARD -j 1 -q -o OUT` and waits until its temporary table exists
 /// (the solve has started). Returns the child's pid.
-pid_t start_generate(const Dir& d, const char* board, const fs::path& out) {
+pid_t start_generate(const Dir& d, const char* board, const fs::path& out,
+                     const fs::path& stderr_file = {}) {
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
         for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM})
             ::signal(sig, SIG_DFL);  // not ignored as the test runner may have them
+        if (!stderr_file.empty()) {
+            const int fd = ::open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (fd < 0 || ::dup2(fd, 2) < 0) ::_exit(126);
+        }
         ::execl(KONANE_BINARY, KONANE_BINARY, "generate", board, "-j", "1", "-q", "-o", out.c_str(),
                 static_cast<char*>(nullptr));
         ::_exit(127);
@@ -113,11 +118,13 @@ TEST_CASE("cli: out of memory is one line with exit 1 and no temporary table",
 }
 
 TEST_CASE("cli: every terminating signal removes the temporary table", "[cli][hardening]") {
+    Dir logs;
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM}) {
         INFO("signal " << sig);
         Dir d;
         const fs::path out = d.path / "t.kbt";
-        const pid_t pid = start_generate(d, "4x6", out);
+        const fs::path err = logs.path / ("stderr-" + std::to_string(sig));
+        const pid_t pid = start_generate(d, "4x6", out, err);
         ::kill(pid, sig);
         int status = 0;
         ::waitpid(pid, &status, 0);
@@ -126,6 +133,12 @@ TEST_CASE("cli: every terminating signal removes the temporary table", "[cli][ha
         CHECK_FALSE(fs::exists(out));
         CHECK_FALSE(d.has_temporary());
         CHECK(d.names() == std::vector<std::string>{"t.kbt.work"});  // kept to resume
+        // Says so on stderr (not for SIGPIPE: stderr may be the broken pipe).
+        const bool told =
+            slurp(err).find("interrupted; the finished steps are kept in " +
+                            (d.path / "t.kbt.work").string() +
+                            ": run the same command again to resume") != std::string::npos;
+        CHECK(told == (sig != SIGPIPE));
     }
 }
 
