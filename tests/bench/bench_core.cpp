@@ -1,5 +1,6 @@
 // Micro-benchmarks of the hot paths: move generation, the canonical key, the perfect-hash query
-// on real keys, and the decoding of zstd blocks of a table file.
+// on real keys, the decoding of a table file's values, and random reads from memory in 4 KiB or
+// 2 MiB pages (the solve's access pattern).
 //
 // Positions: every Play-stage position of 2000 random games on the board (5x6 and 6x6), in game
 // order. Table: $KONANE_BENCH_TABLE when set (scripts/bench passes its 5x6 table), otherwise a
@@ -7,6 +8,7 @@
 // Counters: items_per_second (positions, queries or blocks), bytes_per_second (decoded bytes),
 // and "per_item" (seconds per item, printed with an SI suffix: "25n" = 25 ns).
 #include <benchmark/benchmark.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -22,6 +24,7 @@
 #include "core/movegen.hpp"
 #include "core/symmetry.hpp"
 #include "format/table.hpp"
+#include "index/huge_pages.hpp"
 #include "index/mphf.hpp"
 #include "probe/probe.hpp"
 #include "solver/enumerate.hpp"
@@ -271,6 +274,45 @@ void BM_ReadValuesLargestLayer(benchmark::State& state) {
 BENCHMARK(BM_ReadValuesLargestLayer)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 /// Tablebase::lookup of one position whose blocks are cached (the warm floor of a probe).
+// ---- memory ------------------------------------------------------------------------------
+
+// Random one-byte reads from 1 GiB, in batches of 32 prefetched before any is read: how the
+// solve reads the depths of a layer's children (solver/solve.cpp). Arg 0: the memory in 4 KiB
+// pages (MADV_NOHUGEPAGE); Arg 1: advised to 2 MiB huge pages before first touch, as
+// index/huge_pages.hpp does for the depths, the perfect hash's pilots and the radix sort.
+void BM_RandomReadsHugePages(benchmark::State& state) {
+    const bool huge = state.range(0) != 0;
+    constexpr std::size_t kBytes = std::size_t{1} << 30;
+    std::vector<std::uint8_t> a;
+    if (huge) {
+        konane::assign_huge(a, kBytes);
+    } else {
+        a.reserve(kBytes);
+        const auto page = reinterpret_cast<std::uintptr_t>(a.data() + 4095) & ~std::uintptr_t{4095};
+        ::madvise(reinterpret_cast<void*>(page), kBytes - 4096, MADV_NOHUGEPAGE);
+        a.resize(kBytes);
+    }
+    for (std::size_t i = 0; i < kBytes; i += 4096)
+        a[i] = static_cast<std::uint8_t>(i >> 12);
+    std::mt19937_64 rng(5);
+    std::vector<std::uint32_t> at(std::size_t{1} << 20);
+    for (auto& x : at)
+        x = static_cast<std::uint32_t>(rng() & (kBytes - 1));
+    std::uint64_t sink = 0;
+    for (auto _ : state) {
+        for (std::size_t i = 0; i < at.size(); i += 32) {
+            for (std::size_t j = 0; j < 32; ++j)
+                __builtin_prefetch(a.data() + at[i + j]);
+            for (std::size_t j = 0; j < 32; ++j)
+                sink += a[at[i + j]];
+        }
+    }
+    benchmark::DoNotOptimize(sink);
+    per_item(state, at.size());
+    state.SetLabel(huge ? "1 GiB, 2 MiB pages (MADV_HUGEPAGE)" : "1 GiB, 4 KiB pages");
+}
+BENCHMARK(BM_RandomReadsHugePages)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
 void BM_LookupWarm(benchmark::State& state) {
     const Tablebase tb = Tablebase::open(table_path());
     const Board& b = tb.board();
