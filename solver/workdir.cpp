@@ -97,6 +97,10 @@ void kill_point() {
 WorkDir::WorkDir(std::filesystem::path dir, const Board& b, const Opening& o)
     : dir_(std::move(dir)), board_(b.name()), rules_(opening_tag(b, o)) {
     std::error_code ec;
+    for (auto up = dir_.parent_path();
+         !up.empty() && up != up.root_path() && !std::filesystem::exists(up, ec);
+         up = up.parent_path())
+        created_parents_.push_back(up);
     std::filesystem::create_directories(dir_, ec);
     if (ec) fail(dir_, "cannot create: " + ec.message());
     if (!std::filesystem::is_directory(dir_)) fail(dir_, "not a directory");
@@ -417,6 +421,8 @@ void WorkDir::remove_all() {
         lock_fd_ = -1;
     }
     std::filesystem::remove(dir_, ec);  // only if empty
+    for (const auto& p : created_parents_)
+        if (!std::filesystem::remove(p, ec)) break;  // only if empty; stop at the first kept
 }
 
 }  // namespace konane::solver

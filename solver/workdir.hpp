@@ -91,7 +91,8 @@ class WorkDir {
     /// Bytes of all files in the directory now.
     std::uint64_t bytes_on_disk() const;
     /// Removes the files a generation writes (manifest, lock, layers, runs, solved layers,
-    /// temporaries), then the directory if nothing else is left in it.
+    /// temporaries), then the directory if nothing else is left in it, then the directories
+    /// above it that this object created (`--work a/b/w` with no `a`), each only if empty.
     void remove_all();
 
   private:
@@ -101,6 +102,7 @@ class WorkDir {
     static bool is_own_file(const std::string& name);
     void clean_unfinished();
     std::filesystem::path dir_;
+    std::vector<std::filesystem::path> created_parents_;  // deepest first
     std::string board_, rules_;
     std::map<int, LayerRecord> layers_;
     bool complete_ = false;

@@ -208,6 +208,23 @@ TEST_CASE("a work directory that is not one is never used or emptied", "[cli][ge
     CHECK(fs::exists(mine / "notes.txt"));
 }
 
+TEST_CASE("a finished generate removes the work directories it created, not the user's",
+          "[cli][generate]") {
+    TempDir d("konane-cli-test");
+    // a/b/w: a and b made by the run, removed with w.
+    const Run r = run("generate 3x4 -q --work " + (d.path / "a" / "b" / "w").string() + " -o " +
+                      (d.path / "t.kbt").string());
+    REQUIRE(r.code == 0);
+    CHECK_FALSE(fs::exists(d.path / "a"));
+    // kept/x/w with kept/ made by the user: x goes, kept stays.
+    fs::create_directories(d.path / "kept");
+    const Run k = run("generate 3x4 -q --work " + (d.path / "kept" / "x" / "w").string() + " -o " +
+                      (d.path / "u.kbt").string());
+    REQUIRE(k.code == 0);
+    CHECK(fs::exists(d.path / "kept"));
+    CHECK(fs::is_empty(d.path / "kept"));
+}
+
 TEST_CASE("a damaged work file is refused on resume, naming it", "[cli][generate][resume]") {
     TempDir d("konane-cli-test");
     const fs::path table = d.path / "t.kbt";
