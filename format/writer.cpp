@@ -207,15 +207,11 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
     put64(h.data() + hdr::checksum, xxh3_64(h.data(), hdr::checksum));
     w.header_xxh = le64(h.data() + hdr::checksum);
     // Written now, so that a full disk or a file size limit fails the writer before any work
-    // (the solver creates it first for that); and kept in the buffer too, so that the buffer's
-    // writes start at offset 0 and stay 2 MiB-aligned (the first rewrites these same bytes).
-    for (std::size_t done = 0; done < h.size();) {
-        const ssize_t n =
-            ::pwrite(w.fd, h.data() + done, h.size() - done, static_cast<off_t>(done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) w.fail("write", n < 0 ? errno : ENOSPC);
-        done += static_cast<std::size_t>(n);
-    }
+    // (the solver creates it first for that); then the file offset goes back to 0 and the
+    // header is buffered too, so that the buffer's writes start at offset 0 and stay 2 MiB-
+    // aligned (the first rewrites these same bytes).
+    w.raw_write(h.data(), h.size());
+    if (::lseek(w.fd, 0, SEEK_SET) != 0) w.fail("seek", errno);
     w.write(h.data(), h.size());
     w.in_data = true;  // everything from here to the chunk checksums is the data area
 }
