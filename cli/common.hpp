@@ -65,10 +65,8 @@ std::string safe_message(std::string_view message);
 /// else, or for more than 2^62 bytes.
 std::uint64_t parse_size(const std::string& text, const char* option);
 
-/// Bytes of physical memory of this machine (0 when unknown).
-std::uint64_t physical_memory_bytes();
-
-/// Prints a warning on stderr (unless quiet) when a --memory budget exceeds physical memory.
+/// Prints a warning on stderr (unless quiet) when a --memory budget exceeds the machine's
+/// memory (solver::machine_memory_bytes()).
 void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet);
 
 /// A CLI11 check for a whole number in decimal digits only, within [lo, hi]: refuses a sign,

@@ -1,6 +1,4 @@
 // The command's edge: errors to exit codes and messages, strict numbers (cli/common.hpp).
-#include <unistd.h>
-
 #include <cstdio>
 #include <new>
 #include <system_error>
@@ -11,6 +9,7 @@
 #include "core/text.hpp"
 #include "format/table.hpp"
 #include "probe/probe.hpp"
+#include "solver/solve.hpp"
 
 namespace konane::cli {
 
@@ -113,15 +112,8 @@ std::uint64_t parse_size(const std::string& text, const char* option) {
     return (whole << shift) + ((frac << shift) / scale);
 }
 
-std::uint64_t physical_memory_bytes() {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0
-               ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
-               : 0;
-}
-
 void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet) {
-    const std::uint64_t phys = physical_memory_bytes();
+    const std::uint64_t phys = solver::machine_memory_bytes();
     if (quiet || phys == 0 || budget <= phys) return;
     std::fprintf(stderr,
                  "warning: --memory %s is more than this machine's memory (%.1f GiB): the run "

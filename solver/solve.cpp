@@ -46,15 +46,19 @@ void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
 
 }  // namespace
 
-std::uint64_t default_memory_budget() {
+std::uint64_t machine_memory_bytes() {
     std::ifstream in("/proc/meminfo");
     std::string line;
     std::uint64_t total = 0;
     while (std::getline(in, line)) {
         if (line.rfind("MemTotal:", 0) == 0) total = std::stoull(line.substr(9)) * 1024;
     }
+    return total;
+}
+
+std::uint64_t default_memory_budget() {
     const std::uint64_t gib = std::uint64_t{1} << 30;
-    return std::clamp<std::uint64_t>(total / 10 * 6, gib / 4, 16 * gib);
+    return std::clamp<std::uint64_t>(machine_memory_bytes() / 10 * 6, gib / 4, 16 * gib);
 }
 
 std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window) {

@@ -162,8 +162,11 @@ inline Opening opening_of(const GenerateOptions& options) {
 /// and std::runtime_error for the work directory's.
 GenerateReport generate(const GenerateOptions& options);
 
-/// The default memory budget: 60% of the machine's memory (MemTotal), at most 16 GiB, at
-/// least 256 MiB.
+/// The machine's memory in bytes (MemTotal of /proc/meminfo), 0 when it cannot be read.
+std::uint64_t machine_memory_bytes();
+
+/// The default memory budget: 60% of the machine's memory (machine_memory_bytes()), at most
+/// 16 GiB, at least 256 MiB.
 std::uint64_t default_memory_budget();
 
 /// Bytes the solve of a layer of `classes` positions needs, with `window` positions in the
