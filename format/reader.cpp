@@ -178,24 +178,24 @@ struct Table::Impl {
         const SectionLoc& L = locs[layer].sec[s];
         if (byte >= L.size || len == 0) return;
         const std::uint64_t off = L.offset + byte, end = L.offset + std::min(L.size, byte + len);
-        for (std::uint64_t a = off & ~std::uint64_t{63}; a < end; a += 64)
-            __builtin_prefetch(base + a);
+        prefetch_lines(off, end);
         const std::uint64_t c0 = (off - kHeaderSize) >> chunk_shift;
         const std::uint64_t c1 = (end - 1 - kHeaderSize) >> chunk_shift;
         for (std::uint64_t c = c0; c <= c1; ++c) {
             if (test(data_ok.get(), c)) continue;
             const std::uint64_t lo = kHeaderSize + (c << chunk_shift);
-            const std::uint64_t hi = lo + chunk_len(c, kHeaderSize, data_end);
-            for (std::uint64_t a = lo; a < hi; a += 64)
-                __builtin_prefetch(base + a);
+            prefetch_lines(lo, lo + chunk_len(c, kHeaderSize, data_end));
             __builtin_prefetch(base + cs1_offset + 8 * c);  // the sum it is compared with
             const std::uint64_t d = (c * 8) >> chunk_shift;
             if (test(cs1_ok.get(), d)) continue;
             const std::uint64_t dlo = cs1_offset + (d << chunk_shift);
-            const std::uint64_t dhi = dlo + chunk_len(d, cs1_offset, cs1_offset + cs1_size);
-            for (std::uint64_t a = dlo; a < dhi; a += 64)
-                __builtin_prefetch(base + a);
+            prefetch_lines(dlo, dlo + chunk_len(d, cs1_offset, cs1_offset + cs1_size));
         }
+    }
+    /// Prefetches every cache line of bytes [from, to) of the file.
+    void prefetch_lines(std::uint64_t from, std::uint64_t to) const {
+        for (std::uint64_t a = from & ~std::uint64_t{63}; a < to; a += 64)
+            __builtin_prefetch(base + a);
     }
     /// Word i of section s (checked, bounded). @throws FormatError past the section's end
     std::uint64_t word(std::size_t layer, Sec s, std::uint64_t i) const {
