@@ -1,7 +1,6 @@
 #include "probe/probe.hpp"
 
 #include <array>
-
 #include <mutex>
 #include <string>
 

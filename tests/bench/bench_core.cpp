@@ -273,7 +273,6 @@ void BM_ReadValuesLargestLayer(benchmark::State& state) {
 }
 BENCHMARK(BM_ReadValuesLargestLayer)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-/// Tablebase::lookup of one position whose blocks are cached (the warm floor of a probe).
 // ---- memory ------------------------------------------------------------------------------
 
 // Random one-byte reads from 1 GiB, in batches of 32 prefetched before any is read: how the
@@ -313,6 +312,7 @@ void BM_RandomReadsHugePages(benchmark::State& state) {
 }
 BENCHMARK(BM_RandomReadsHugePages)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
+/// Tablebase::lookup of one position whose blocks are cached (the warm floor of a probe).
 void BM_LookupWarm(benchmark::State& state) {
     const Tablebase tb = Tablebase::open(table_path());
     const Board& b = tb.board();
