@@ -36,6 +36,30 @@ namespace konane::cli {
 
 namespace {
 
+/// The sum of two layers' (or tables') sizes.
+format::SectionSizes add_sizes(const format::SectionSizes& a, const format::SectionSizes& b) {
+    return {a.directory + b.directory, a.high + b.high,      a.low + b.low,
+            a.code + b.code,           a.groups + b.groups,  a.codes + b.codes,
+            a.checks + b.checks,       a.padding + b.padding};
+}
+
+/// Sizes in bytes per part (FORMAT.md §4): the index, the values, the checks and padding.
+json sizes_json(const format::SectionSizes& s) {
+    return {{"index", s.index() / 8},
+            {"values", s.values() / 8},
+            {"checks", s.checks / 8},
+            {"padding", s.padding / 8},
+            {"parts_bits",
+             {{"directory", s.directory},
+              {"high_bits", s.high},
+              {"low_bits", s.low},
+              {"code_lengths", s.code},
+              {"group_directories", s.groups},
+              {"codes", s.codes},
+              {"checks", s.checks},
+              {"padding", s.padding}}}};
+}
+
 using json = nlohmann::ordered_json;
 
 std::string mib(std::uint64_t bytes) {
@@ -214,13 +238,11 @@ int run_generate(const GenerateArgs& a) {
     format::set_interrupt_message("");
     progress.finish();
     const auto table = format::Table::open(o.output);
-    std::uint64_t index_bytes = 0, value_bytes = 0;
-    for (std::size_t i = 0; i < table->layers().size(); ++i) {
-        const auto s = table->section_sizes(i);
-        index_bytes += s.index();
-        value_bytes += s.values();
-    }
+    format::SectionSizes bits;  // summed over the layers
+    for (std::size_t i = 0; i < table->layers().size(); ++i)
+        bits = add_sizes(bits, table->section_sizes(i));
     const double per = rep.classes ? 8.0 / static_cast<double>(rep.classes) : 0;
+    const double per_bit = rep.classes ? 1.0 / static_cast<double>(rep.classes) : 0;
     if (a.json) {
         json j;
         j["board"] = o.board.name();
@@ -248,8 +270,9 @@ int run_generate(const GenerateArgs& a) {
                        {"solve", phase(rep.solve_phase)}};
         j["file_bytes"] = rep.file_bytes;
         j["bits_per_position"] = {{"total", rep.file_bytes * per},
-                                  {"index", index_bytes * per},
-                                  {"values", value_bytes * per}};
+                                  {"index", bits.index() * per_bit},
+                                  {"values", bits.values() * per_bit},
+                                  {"checks", bits.checks * per_bit}};
         j["layers"] = json::array();
         for (const auto& l : rep.layers) {
             j["layers"].push_back({{"pieces", l.pieces},
@@ -290,10 +313,11 @@ int run_generate(const GenerateArgs& a) {
                     mib(p.peak_rss_bytes).c_str(), mib(p.bytes_read).c_str(),
                     mib(p.bytes_written).c_str());
     }
-    std::printf("file: %s, %llu bytes, %.2f bits per position (index %.2f, values %.2f)\n",
-                printable(o.output.string()).c_str(),
-                static_cast<unsigned long long>(rep.file_bytes), rep.file_bytes * per,
-                index_bytes * per, value_bytes * per);
+    std::printf(
+        "file: %s, %llu bytes, %.2f bits per position (index %.2f, values %.2f, checks %.2f)\n",
+        printable(o.output.string()).c_str(), static_cast<unsigned long long>(rep.file_bytes),
+        rep.file_bytes * per, bits.index() * per_bit, bits.values() * per_bit,
+        bits.checks * per_bit);
     return kOk;
 }
 
@@ -311,15 +335,14 @@ int run_info(const FileArgs& a) {
     const auto t = format::Table::open(a.file);
     const auto& m = t->meta();
     std::uint64_t classes = 0, raw = 0;
-    std::uint64_t index_bytes = 0, value_bytes = 0;
+    format::SectionSizes bits;  // summed over the layers
     for (std::size_t i = 0; i < t->layers().size(); ++i) {
         classes += t->layers()[i].classes;
         raw += t->layers()[i].raw;
-        const auto s = t->section_sizes(i);
-        index_bytes += s.index();
-        value_bytes += s.values();
+        bits = add_sizes(bits, t->section_sizes(i));
     }
     const double per = classes ? 8.0 / static_cast<double>(classes) : 0;
+    const double per_bit = classes ? 1.0 / static_cast<double>(classes) : 0;
     const std::string board = fmt::format("{}x{}", m.rows, m.cols);
     // A table built from one gap names it in its ruleset field ("gap-c3-c4", FORMAT.md §3).
     std::optional<Gap> gap;
@@ -342,10 +365,11 @@ int run_info(const FileArgs& a) {
         j["generator"] = m.generator;
         j["positions"] = {{"classes", classes}, {"raw", raw}};
         j["file_bytes"] = t->file_size();
-        j["sections"] = {{"index", index_bytes}, {"values", value_bytes}};
+        j["sections"] = sizes_json(bits);
         j["bits_per_position"] = {{"total", t->file_size() * per},
-                                  {"index", index_bytes * per},
-                                  {"values", value_bytes * per}};
+                                  {"index", bits.index() * per_bit},
+                                  {"values", bits.values() * per_bit},
+                                  {"checks", bits.checks * per_bit}};
         j["layers"] = json::array();
         for (std::size_t i = 0; i < t->layers().size(); ++i) {
             const auto& l = t->layers()[i];
@@ -353,7 +377,10 @@ int run_info(const FileArgs& a) {
             j["layers"].push_back({{"pieces", l.pieces},
                                    {"classes", l.classes},
                                    {"raw", l.raw},
-                                   {"bytes", {{"index", s.index()}, {"values", s.values()}}}});
+                                   {"bytes",
+                                    {{"index", s.index() / 8},
+                                     {"values", s.values() / 8},
+                                     {"checks", s.checks / 8}}}});
         }
         std::printf("%s\n", dump(j).c_str());
         return kOk;
@@ -372,8 +399,9 @@ int run_info(const FileArgs& a) {
     std::printf("generator:   %s\n", m.generator.c_str());
     std::printf("positions:   %llu classes, %llu raw\n", static_cast<unsigned long long>(classes),
                 static_cast<unsigned long long>(raw));
-    std::printf("bits per position: %.2f (index %.2f, values %.2f)\n", t->file_size() * per,
-                index_bytes * per, value_bytes * per);
+    std::printf("bits per position: %.2f (index %.2f, values %.2f, checks %.2f)\n",
+                t->file_size() * per, bits.index() * per_bit, bits.values() * per_bit,
+                bits.checks * per_bit);
     std::printf("%6s %12s %12s %12s %12s\n", "pieces", "classes", "raw", "index bytes",
                 "value bytes");
     for (std::size_t i = t->layers().size(); i-- > 0;) {
@@ -382,8 +410,8 @@ int run_info(const FileArgs& a) {
         std::printf("%6u %12llu %12llu %12llu %12llu\n", l.pieces,
                     static_cast<unsigned long long>(l.classes),
                     static_cast<unsigned long long>(l.raw),
-                    static_cast<unsigned long long>(s.index()),
-                    static_cast<unsigned long long>(s.values()));
+                    static_cast<unsigned long long>(s.index() / 8),
+                    static_cast<unsigned long long>(s.values() / 8));
     }
     return kOk;
 }
@@ -508,7 +536,7 @@ int run_verify(const FileArgs& a) {
         std::printf("%s\n", dump(j).c_str());
     } else {
         std::printf("%s: %s\n", printable(a.file).c_str(), r.ok ? "OK" : "FAILED");
-        std::printf("  %llu chunks checksummed, %llu positions recomputed from their children\n",
+        std::printf("  %llu blocks checked, %llu positions recomputed from their children\n",
                     static_cast<unsigned long long>(r.blocks_checked),
                     static_cast<unsigned long long>(r.positions_checked));
         std::printf("  %.1f s, peak memory %s (with the table's pages read)\n", seconds,
@@ -522,11 +550,18 @@ int run_verify(const FileArgs& a) {
 struct UpgradeArgs {
     std::string file, output;
     bool json = false;
+    bool quiet = false;
+    int threads = 0;
 };
 
 int run_upgrade(const UpgradeArgs& a) {
     const std::filesystem::path out = a.output.empty() ? a.file : a.output;
-    const std::uint64_t bytes = format::upgrade_v2_table(a.file, out);
+    const bool show = !a.quiet && ::isatty(STDERR_FILENO) != 0;
+    const std::uint64_t bytes =
+        format::upgrade_table(a.file, out, a.threads, [&](std::size_t done, std::size_t all) {
+            if (show) std::fprintf(stderr, "\rkonane upgrade: layer %zu of %zu", done, all);
+        });
+    if (show) std::fprintf(stderr, "\n");
     // What was written must open as a table of this version (every header and layer check).
     const auto t = format::Table::open(out);
     if (a.json) {
@@ -538,8 +573,9 @@ int run_upgrade(const UpgradeArgs& a) {
         std::printf("%s\n", dump(j).c_str());
     } else {
         std::printf(
-            "%s: format version 3, %llu bytes (%s %s)\n", printable(out.string()).c_str(),
-            static_cast<unsigned long long>(bytes), t->meta().ruleset.c_str(),
+            "%s: format version %u, %llu bytes (%s %s)\n", printable(out.string()).c_str(),
+            format::kFormatVersion, static_cast<unsigned long long>(bytes),
+            t->meta().ruleset.c_str(),
             (std::to_string(t->meta().rows) + "x" + std::to_string(t->meta().cols)).c_str());
     }
     return kOk;
@@ -667,14 +703,17 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     auto up = std::make_shared<UpgradeArgs>();
     auto* upgrade = app.add_subcommand(
         "upgrade",
-        "Rewrite a table of format version 2 as version 3 (same data, header bound to the file), "
-        "without generating it again");
-    upgrade->add_option("FILE", up->file, "Table file of format version 2")
+        "Rewrite a table of format version 2 or 3 as version 4 (the same positions and values, "
+        "in blocks checked on first read), without generating it again");
+    upgrade->add_option("FILE", up->file, "Table file of format version 2 or 3")
         ->required()
         ->check(non_empty());
     upgrade->add_option("-o,--output", up->output, "Where to write it (default: replace FILE)")
         ->check(non_empty());
     upgrade->add_flag("--json", up->json, "JSON output");
+    upgrade->add_flag("-q,--quiet", up->quiet, "No progress line on stderr");
+    upgrade->add_option("-t,--threads", up->threads, "Threads (default: all cores)")
+        ->check(CLI::NonNegativeNumber);
     out.push_back({upgrade, [up] { return run_upgrade(*up); }});
 }
 

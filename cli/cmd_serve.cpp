@@ -110,8 +110,8 @@ void add_serve_command(CLI::App& app, Commands& out) {
     serve->add_flag(
         "--check", s->options.check,
         "Check every checksum of every table before serving: a damaged table is "
-        "refused, and probes then hash no chunk (faster first probes of a large "
-        "table; 0.24 s for the 3.3 GB 6x6 table on 2 cores, the file in the page cache)");
+        "refused, and probes then hash no block (a little faster first probes of a large "
+        "table)");
     out.push_back({serve, [s] { return run_serve(*s); }});
 }
 

@@ -330,7 +330,7 @@ ApiServer::ApiServer(const std::vector<std::filesystem::path>& files, const Serv
         if (options.check) {
             const format::VerifyReport r = tb.table().verify_checksums();
             if (!r.ok) {
-                // The most precise problem: a chunk's (names its layer and section) rather
+                // The most precise problem: a block's (names its layer and block) rather
                 // than the whole file's checksum, which any damage also breaks.
                 const auto it = std::find_if(
                     r.problems.begin(), r.problems.end(),

@@ -23,8 +23,8 @@ struct ServeOptions {
     /// Worker threads answering requests (0: cpp-httplib's default, at least 8).
     int threads = 0;
     /// Check every checksum of every table when it is loaded (format::Table::verify_checksums):
-    /// a damaged table is refused before serving, and the probes then hash no chunk (a large
-    /// table's first probes are faster). Off: chunks are checked when first read.
+    /// a damaged table is refused before serving, and the probes then hash no block (a large
+    /// table's first probes are a little faster). Off: blocks are checked when first read.
     bool check = false;
 };
 

@@ -23,6 +23,10 @@ std::uint64_t xxh3_64(const void* data, std::size_t len) {
     return XXH3_64bits(data, len);
 }
 
+std::uint64_t xxh3_64_seeded(const void* data, std::size_t len, std::uint64_t seed) {
+    return XXH3_64bits_withSeed(data, len, seed);
+}
+
 bool valid_ruleset(std::string_view s) {
     if (s.empty() || s.size() > kMaxRulesetLength) return false;
     for (char c : s) {
@@ -52,18 +56,12 @@ std::string check_meta(const TableMeta& m) {
         return "ruleset '" + m.ruleset + "' is not 1..15 characters of [a-z0-9_-]";
     if (!valid_generator(m.generator))
         return "generator string is not 0..63 printable ASCII characters";
-    if (!pow2_in(m.chunk_bytes, 256, 1u << 20))
-        return "checksum chunk of " + std::to_string(m.chunk_bytes) +
-               " bytes is not a power of two in [256, 1048576]";
-    if (!pow2_in(m.sample_zeros, 8, 1u << 16))
-        return "sample interval " + std::to_string(m.sample_zeros) +
-               " is not a power of two in [8, 65536]";
-    if (!pow2_in(m.value_block, 1, 1024))
-        return "value block of " + std::to_string(m.value_block) +
+    if (!pow2_in(m.block_buckets, 8, 1u << 16))
+        return "block of " + std::to_string(m.block_buckets) +
+               " buckets is not a power of two in [8, 65536]";
+    if (!pow2_in(m.value_group, 1, 1024))
+        return "value group of " + std::to_string(m.value_group) +
                " values is not a power of two in [1, 1024]";
-    if (!pow2_in(m.value_superblock, m.value_block, 2048))
-        return "value superblock of " + std::to_string(m.value_superblock) +
-               " values is not a power of two in [value block, 2048]";
     return {};
 }
 

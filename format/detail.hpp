@@ -24,40 +24,38 @@ static_assert(std::endian::native == std::endian::little, "little-endian hosts o
 inline constexpr std::uint8_t kMagic[8] = {0x8B, 'K', 'T', 'B', '\r', '\n', 0x1A, '\n'};
 inline constexpr std::uint8_t kTrailerMagic[8] = {'K', 'T', 'B', 'T', 'R', 'A', 'I', 'L'};
 inline constexpr std::size_t kHeaderSize = 256;
-inline constexpr std::size_t kTrailerSize = 120;
-inline constexpr std::size_t kLayerEntrySize = 160;
+inline constexpr std::size_t kTrailerSize = 80;
+inline constexpr std::size_t kLayerEntrySize = 416;
 inline constexpr std::size_t kAlign = 8;
-/// Sections of a layer, in file order (FORMAT.md §4).
-inline constexpr std::size_t kSections = 6;
-enum Sec : std::size_t { kEfLow = 0, kEfHigh, kEfSamples, kValCode, kValDir, kValData };
-inline constexpr const char* kSectionNames[kSections] = {"index low bits",  "index high bits",
-                                                         "index samples",   "value code",
-                                                         "value directory", "values"};
+/// Bytes of a block's check (FORMAT.md §4.3), before its group directory.
+inline constexpr std::size_t kBlockCheckBytes = 4;
+/// Zero bytes at least after a layer's last block, so that 8 bytes can be loaded at any bit
+/// of any block.
+inline constexpr std::size_t kBlockTail = 8;
 /// Longest Huffman code of the values, in bits.
 inline constexpr unsigned kMaxCodeLength = 24;
 
 // Header field offsets.
 namespace hdr {
 inline constexpr std::size_t magic = 0, version = 8, header_size = 12, rows = 16, cols = 17,
-                             reserved0 = 18, chunk_bytes = 20, sample_zeros = 24, value_block = 28,
-                             value_superblock = 32, reserved1 = 36, ruleset = 40, generator = 56,
-                             reserved2 = 120, checksum = 248;
+                             reserved0 = 18, block_buckets = 20, value_group = 24, reserved1 = 28,
+                             ruleset = 40, generator = 56, reserved2 = 120, checksum = 248;
 inline constexpr std::size_t ruleset_len = 16, generator_len = 64;
 }  // namespace hdr
 
 // Trailer field offsets (relative to the trailer start = file_size - kTrailerSize).
 namespace trl {
 inline constexpr std::size_t magic = 0, file_size = 8, layer_count = 16, reserved = 20,
-                             cs1_offset = 24, cs1_size = 32, cs2_offset = 40, cs2_size = 48,
-                             lt_offset = 56, lt_size = 64, lt_xxh = 72, cs2_xxh = 80,
-                             header_xxh = 88, file_xxh128_lo = 96, file_xxh128_hi = 104,
-                             checksum = 112;
+                             lt_offset = 24, lt_size = 32, lt_xxh = 40, header_xxh = 48,
+                             file_xxh128_lo = 56, file_xxh128_hi = 64, checksum = 72;
 }  // namespace trl
 
 // Layer table entry field offsets.
 namespace lte {
 inline constexpr std::size_t pieces = 0, low_bits = 4, classes = 8, raw = 16, universe = 24,
-                             value_bits = 32, reserved = 40, sections = 64;  // 6 x (offset, size)
+                             value_bits = 32, group_bytes = 40, entry_width = 48, reserved0 = 52,
+                             dir_offset = 56, dir_size = 64, blocks_offset = 72, blocks_size = 80,
+                             reserved1 = 88, code = 160;
 }  // namespace lte
 
 // ---- little-endian ------------------------------------------------------------------------
@@ -89,6 +87,8 @@ inline void put32(std::uint8_t* p, std::uint32_t v) {
 
 // ---- hashing ------------------------------------------------------------------------------
 std::uint64_t xxh3_64(const void* data, std::size_t len);
+/// XXH3-64 with a seed (XXH3_64bits_withSeed).
+std::uint64_t xxh3_64_seeded(const void* data, std::size_t len, std::uint64_t seed);
 /// 16 random hex digits, the suffix of a temporary file's name (temporary_path()).
 std::string random_suffix();
 

@@ -34,14 +34,12 @@ struct IoError : FormatError {
 };
 
 /// The version of the layout this library writes and the only one it reads (FORMAT.md §13).
-inline constexpr std::uint32_t kFormatVersion = 3;
+inline constexpr std::uint32_t kFormatVersion = 4;
 
-/// Defaults chosen by measurement (FORMAT.md §10): bytes per checksum chunk, zeros between the
-/// Elias-Fano select samples, values per directory block and per directory superblock.
-inline constexpr std::uint32_t kDefaultChunkBytes = 1024;
-inline constexpr std::uint32_t kDefaultSampleZeros = 512;
-inline constexpr std::uint32_t kDefaultValueBlock = 64;
-inline constexpr std::uint32_t kDefaultValueSuperblock = 1024;
+/// Defaults chosen by measurement (FORMAT.md §10): buckets of the Elias-Fano high bits per
+/// block, and values per group of a block's group directory.
+inline constexpr std::uint32_t kDefaultBlockBuckets = 256;
+inline constexpr std::uint32_t kDefaultValueGroup = 64;
 
 /// At most this many layers per file.
 inline constexpr std::size_t kMaxLayers = 64;
@@ -60,14 +58,10 @@ struct TableMeta {
     /// Generator version, e.g. "konane 0.2.0": 0..63 printable ASCII characters.
     std::string generator;
     /// Writer parameters (stored in the header; the reader uses what the file holds):
-    /// bytes per checksum chunk, a power of two in 256..1048576;
-    std::uint32_t chunk_bytes = kDefaultChunkBytes;
-    /// zeros of the Elias-Fano high bits between two select samples, a power of two, 8..65536;
-    std::uint32_t sample_zeros = kDefaultSampleZeros;
-    /// values per directory block (a power of two, 1..1024) and per superblock (a power of
-    /// two, a multiple of the block, at most 2048).
-    std::uint32_t value_block = kDefaultValueBlock;
-    std::uint32_t value_superblock = kDefaultValueSuperblock;
+    /// buckets of the Elias-Fano high bits per block (FORMAT.md §4), a power of two, 8..65536;
+    std::uint32_t block_buckets = kDefaultBlockBuckets;
+    /// values per group of a block's group directory, a power of two, 1..1024.
+    std::uint32_t value_group = kDefaultValueGroup;
 
     bool operator==(const TableMeta&) const = default;
 };
@@ -102,7 +96,7 @@ class TableWriter {
     ~TableWriter();
 
     /// Appends one layer: its positions and their values, by rank. Memory: the layer's encoded
-    /// sections (about n * (2 + log2(C(squares, pieces) / n) + 3.5) bits), not the table's.
+    /// blocks (about n * (2 + log2(C(squares, pieces) / n) + 3.5) bits), not the table's.
     /// @param info        pieces (> previous layer's), classes n, raw count (>= n)
     /// @param sorted_keys n canonical keys (core/board.hpp key_of), ascending and distinct,
     ///                    each with `pieces` occupied squares, all on the board
@@ -115,7 +109,7 @@ class TableWriter {
     void add_layer(const LayerInfo& info, std::span<const std::uint64_t> sorted_keys,
                    std::span<const std::uint8_t> depth_by_rank);
 
-    /// Writes the chunk checksums, layer table and trailer (with the whole-file XXH3-128),
+    /// Writes the layer table and trailer (with the whole-file XXH3-128),
     /// fsyncs, renames over the final path and fsyncs the directory. At least one layer.
     /// @throws std::logic_error if called twice, with no layer, or after an I/O failure
     /// @throws FormatError e.g. "<final>: write <tmp>: No space left on device"; the temporary
@@ -130,14 +124,24 @@ class TableWriter {
     std::unique_ptr<Impl> impl_;
 };
 
-/// Stored bytes of one layer's sections (FORMAT.md §4).
+/// Stored size of one layer's parts, in bits (FORMAT.md §4; the blocks' parts are bit fields,
+/// so bits add up exactly): the index (block directory, Elias-Fano high and low bits), the
+/// values (code lengths, group directories, Huffman codes), the blocks' checks and padding.
 struct SectionSizes {
-    std::uint64_t ef_low = 0, ef_high = 0, ef_samples = 0;  ///< the Elias-Fano index
-    std::uint64_t val_code = 0, val_dir = 0, val_data = 0;  ///< the values
-    /// Bytes of the index (membership and rank): the three Elias-Fano arrays.
-    std::uint64_t index() const { return ef_low + ef_high + ef_samples; }
-    /// Bytes of the values: code lengths, directory and the Huffman-coded stream.
-    std::uint64_t values() const { return val_code + val_dir + val_data; }
+    std::uint64_t directory = 0;  ///< the block directory, with its padding
+    std::uint64_t high = 0;       ///< Elias-Fano high bits: n + buckets
+    std::uint64_t low = 0;        ///< Elias-Fano low bits: n * l
+    std::uint64_t code = 0;       ///< code lengths (256 bytes, in the layer table)
+    std::uint64_t groups = 0;     ///< the blocks' group directories
+    std::uint64_t codes = 0;      ///< the Huffman codes of the values
+    std::uint64_t checks = 0;     ///< the blocks' checks: 32 bits each
+    std::uint64_t padding = 0;    ///< zero bits ending each block and the layer
+    /// Bits of the index: membership and rank.
+    std::uint64_t index() const { return directory + high + low; }
+    /// Bits of the values.
+    std::uint64_t values() const { return code + groups + codes; }
+    /// Every bit of the layer.
+    std::uint64_t total() const { return index() + values() + checks + padding; }
 };
 
 /// What the caller requires of a table; 0 / empty = don't care.
@@ -150,19 +154,19 @@ struct Expect {
 struct VerifyReport {
     bool ok = true;                     ///< no problem found
     std::vector<std::string> problems;  ///< one "<file>: <section>: <what>" line per problem
-    std::uint64_t blocks_checked = 0;   ///< checksum chunks whose XXH3-64 was checked
+    std::uint64_t blocks_checked = 0;   ///< blocks whose check was computed
 };
 
 /// A read-only, memory-mapped, validated table. All const members are thread-safe.
 class Table {
   public:
     /// Maps the file read-only and validates its structure: magic, version, declared and real
-    /// size, header / trailer / layer table / second-level checksum table, every offset, size
-    /// and count, the canonical placement of every section, and `expect`. Costs O(layers +
-    /// file size / chunk_bytes^2 * 8): milliseconds whatever the table. The data chunks are
-    /// checked against their XXH3-64 when first read (see verify_checksums for all at once).
-    /// Also checks that the header belongs to the file (the trailer repeats its checksum) and
-    /// that each layer's entry describes its body (the ends of its index, its value code).
+    /// size, header / trailer / layer table, every offset, size and count, the canonical
+    /// placement of every section, and `expect`. Costs O(layers): milliseconds whatever the
+    /// table. Each block is checked (its 32-bit check, bound to its directory entries) when
+    /// first read (see verify_checksums for all at once). Also checks that the header belongs
+    /// to the file (the trailer repeats its checksum) and that each layer's entry describes
+    /// its body (its directory's ends, its last element, its value code).
     /// A file rewritten or truncated in place while open is reported by the reads that meet
     /// it (FormatError "<path>: file: changed while open ..." or a checksum mismatch), never
     /// by a signal: a SIGBUS on the mapping is absorbed (format/fault_guard.hpp).
@@ -182,7 +186,7 @@ class Table {
     const std::vector<LayerInfo>& layers() const;
     /// Index into layers() of the layer with this piece count, or -1 if absent.
     int layer_index(std::uint32_t pieces) const;
-    /// Stored bytes of the layer's sections. @throws std::out_of_range
+    /// Stored bits of the layer's parts. @throws std::out_of_range
     SectionSizes section_sizes(std::size_t layer) const;
     /// Size of the file in bytes.
     std::uint64_t file_size() const;
@@ -190,15 +194,16 @@ class Table {
     /// The rank of `key` in the layer (its index among the layer's sorted keys), or nullopt
     /// when the layer does not hold it: exact, no false positives. A key with another number
     /// of pieces than the layer, or with squares off the board, is not held.
-    /// @throws FormatError on a damaged chunk; std::out_of_range for a bad layer
+    /// @throws FormatError on a damaged block; std::out_of_range for a bad layer
     std::optional<std::uint64_t> find(std::size_t layer, std::uint64_t key) const;
     /// Depth to end in plies of the position of rank `rank` (odd = WIN, even = LOSS for the
-    /// side to move). Decodes at most one directory block of the values.
-    /// @throws FormatError on a damaged chunk; std::out_of_range for a bad layer or rank
+    /// side to move). Finds the block by a binary search of the directory, then decodes at
+    /// most one group of its values.
+    /// @throws FormatError on a damaged block; std::out_of_range for a bad layer or rank
     std::uint8_t value(std::size_t layer, std::uint64_t rank) const;
 
     /// Decodes a whole layer's keys, ascending, into `out` (resized to n); checks their
-    /// chunks, order and range. @throws FormatError, std::out_of_range
+    /// blocks, order and range. @throws FormatError, std::out_of_range
     void read_keys(std::size_t layer, std::vector<std::uint64_t>& out) const;
     /// One look-up of probe_many(): a layer (index into layers()) and a canonical key.
     struct Query {
@@ -210,27 +215,23 @@ class Table {
         bool stored = false;
         std::uint8_t depth = 0;
     };
-    /// find() then value() for every query, the same answers, in three rounds of memory reads
-    /// instead of five, each overlapped across the queries: (1) the select samples on either
-    /// side of the key's bucket; (2) from them, the high bits, the low bits and the value
-    /// directory entries the key can need, together; (3) the value stream. Each prefetch also
-    /// fetches what the first check of its chunk will hash. A position and its children (a
-    /// perfect move) thus wait for memory about as long as one position. The fastest way to
-    /// probe one position too. `out` must have at least queries.size() elements.
-    /// @throws FormatError on a damaged chunk; std::out_of_range for a bad layer;
+    /// find() then value() for every query, the same answers, in two rounds of memory reads,
+    /// each overlapped across the queries: (1) the two directory entries of the key's block;
+    /// (2) the block, whose index and values lie side by side (its first check hashes only
+    /// those bytes). A position and its children (a perfect move) thus wait for memory about
+    /// as long as one position. The fastest way to probe one position too. `out` must have
+    /// at least queries.size() elements.
+    /// @throws FormatError on a damaged block; std::out_of_range for a bad layer;
     ///         std::invalid_argument when `out` is too short
     void probe_many(std::span<const Query> queries, std::span<Answer> out) const;
 
     /// Decodes a whole layer's values by rank into `out` (resized to n), in parallel; checks
-    /// their chunks and the directory. @throws FormatError, std::out_of_range
+    /// their blocks and group directories. @throws FormatError, std::out_of_range
     void read_values(std::size_t layer, std::vector<std::uint8_t>& out) const;
 
-    /// Checks every checksum: header, trailer, layer table, both levels of chunk checksums,
-    /// every data chunk, and the whole-file XXH3-128. Never throws FormatError; reports each
-    /// problem found. The chunks that pass count as checked for later probes, which then hash
-    /// nothing: a long-running program can pay every first check up front (the 3.3 GB 6x6
-    /// table: 0.24 s on 2 cores, in the page cache) instead of 0.1-0.2 us per chunk on its
-    /// first probes.
+    /// Checks every checksum: header, trailer, layer table, every block's check, and the
+    /// whole-file XXH3-128. Never throws FormatError; reports each problem found. The blocks
+    /// that pass count as checked for later probes, which then hash nothing.
     /// @param threads 0 = hardware concurrency
     VerifyReport verify_checksums(int threads = 0) const;
 

@@ -1,19 +1,34 @@
+// Reading the data area of format versions 2 and 3 (FORMAT.md §13), to write it again in the
+// current version. Version 3's layout, for this reader alone:
+//   header: as today, but bytes 20..35 hold u32 chunk bytes, select sample interval Q, value
+//           block V and value superblock S;
+//   data area from byte 256: per layer, six sections (index low bits, high bits, samples, value
+//           code (256 bytes), value directory, values), then chunk checksums;
+//   layer table: 160-byte entries: u32 pieces, u32 low bits, u64 n, raw, universe, value bits,
+//           24 reserved bytes, then six (u64 offset, u64 size) in the order above;
+//   trailer: 120 bytes (version 2: 112), the layer table's offset at 56 and size at 64, the
+//           whole-file XXH3-128 of bytes [0, size - 24) at 96 (version 2: at 88).
+// The Elias-Fano arrays are those of index/elias_fano.hpp; the values a canonical Huffman code
+// (format/values.hpp) in rank order from bit 0.
 #include "format/upgrade.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "format/cleanup.hpp"
 #include "format/detail.hpp"
+#include "format/table.hpp"
+#include "format/values.hpp"
 #include "format/xxh.hpp"
+#include "index/colex.hpp"
+#include "index/elias_fano.hpp"
 
 namespace konane::format {
 
@@ -21,148 +36,151 @@ namespace {
 
 using namespace detail;
 
-// Version 2's trailer (FORMAT.md §13): 112 bytes; the fields up to cs2_xxh where version 3 has
-// them, then the whole-file XXH3-128 at 88 and the trailer's checksum at 104.
-constexpr std::size_t kV2Trailer = 112, kV2FileXxh = 88, kV2Checksum = 104;
-constexpr std::size_t kBuffer = std::size_t{4} << 20;
+namespace v3 {
+constexpr std::size_t kEntry = 160, kSample = 24, kTrailer = 120, kLtOffset = 56, kLtSize = 64;
+constexpr std::size_t kV2Trailer = 112;
+enum Sec { kLow = 0, kHigh, kSamples, kCode, kDir, kValues };
+}  // namespace v3
 
-struct Fd {
-    int fd = -1;
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
+struct Mapping {
+    const std::uint8_t* p = nullptr;
+    std::uint64_t size = 0;
+    ~Mapping() {
+        if (p != nullptr) ::munmap(const_cast<std::uint8_t*>(p), size);
     }
-};
-
-struct Xxh128 {
-    XXH3_state_t* s = XXH3_createState();
-    Xxh128() { XXH3_128bits_reset(s); }
-    ~Xxh128() { XXH3_freeState(s); }
-    void add(const std::uint8_t* p, std::size_t n) { XXH3_128bits_update(s, p, n); }
-    XXH128_hash_t done() const { return XXH3_128bits_digest(s); }
 };
 
 }  // namespace
 
-std::uint64_t upgrade_v2_table(const std::filesystem::path& input,
-                               const std::filesystem::path& output) {
+std::uint64_t upgrade_table(const std::filesystem::path& input, const std::filesystem::path& output,
+                            int threads,
+                            const std::function<void(std::size_t, std::size_t)>& progress) {
     const std::string in_name = input.string();
-    auto bad = [&](const std::string& what) -> FormatError {
-        return FormatError(in_name + ": " + what);
-    };
-    Fd in;
-    in.fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in.fd < 0) throw IoError(in_name + ": open: " + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(in.fd, &st) != 0 || !S_ISREG(st.st_mode)) throw bad("not a regular file");
-    const auto size = static_cast<std::uint64_t>(st.st_size);
-    auto read_at = [&](std::uint8_t* p, std::size_t n, std::uint64_t off) {
-        while (n > 0) {
-            const ssize_t r = ::pread(in.fd, p, n, static_cast<off_t>(off));
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0) throw IoError(in_name + ": read: " + std::strerror(errno));
-            if (r == 0) throw bad("file: changed while read (shorter than it was)");
-            p += r, off += static_cast<std::uint64_t>(r), n -= static_cast<std::size_t>(r);
+    auto bad = [&](const std::string& what) { return FormatError(in_name + ": " + what); };
+    Mapping m;
+    {
+        const int fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw IoError(in_name + ": open: " + std::strerror(errno));
+        struct stat st {};
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            ::close(fd);
+            throw bad("open: not a regular file");
         }
-    };
-    if (size < kHeaderSize + kV2Trailer) throw bad("file: too short for a table");
-    std::uint8_t h[kHeaderSize];
-    read_at(h, kHeaderSize, 0);
+        m.size = static_cast<std::uint64_t>(st.st_size);
+        if (m.size < kHeaderSize + v3::kV2Trailer) {
+            ::close(fd);
+            throw bad("file: too short for a table");
+        }
+        void* a = ::mmap(nullptr, m.size, PROT_READ, MAP_PRIVATE, fd, 0);
+        const int err = errno;
+        ::close(fd);
+        if (a == MAP_FAILED) throw IoError(in_name + ": mmap: " + std::strerror(err));
+        m.p = static_cast<const std::uint8_t*>(a);
+        ::madvise(a, m.size, MADV_SEQUENTIAL);
+    }
+    const std::uint8_t* h = m.p;
     if (std::memcmp(h + hdr::magic, kMagic, 8) != 0) throw bad("header: not a konane table");
     const std::uint32_t version = le32(h + hdr::version);
-    if (version == kFormatVersion) throw bad("header: already format version 3");
-    if (version != 2) {
+    if (version == kFormatVersion)
+        throw bad("header: already format version " + std::to_string(kFormatVersion));
+    if (version != 2 && version != 3)
         throw bad("header: format version " + std::to_string(version) +
-                  ": only version 2 can be upgraded (regenerate the table)");
-    }
+                  ": only versions 2 and 3 can be upgraded (regenerate the table)");
     if (le64(h + hdr::checksum) != xxh3_64(h, hdr::checksum))
         throw bad("header: checksum mismatch");
-    std::uint8_t t2[kV2Trailer];
-    read_at(t2, kV2Trailer, size - kV2Trailer);
-    if (std::memcmp(t2 + trl::magic, kTrailerMagic, 8) != 0) throw bad("trailer: bad magic");
-    if (le64(t2 + kV2Checksum) != xxh3_64(t2, kV2Checksum)) throw bad("trailer: checksum mismatch");
-    if (le64(t2 + trl::file_size) != size)
-        throw bad("trailer: declared size differs from the file's");
-    const std::uint64_t lt_off = le64(t2 + trl::lt_offset), lt_size = le64(t2 + trl::lt_size);
-    if (lt_off > size - kV2Trailer || size - kV2Trailer - lt_off != lt_size)
+    const std::uint64_t trailer = version == 2 ? v3::kV2Trailer : v3::kTrailer;
+    const std::uint8_t* t = m.p + m.size - trailer;
+    if (std::memcmp(t, kTrailerMagic, 8) != 0) throw bad("trailer: bad magic");
+    if (le64(t + trailer - 8) != xxh3_64(t, trailer - 8)) throw bad("trailer: checksum mismatch");
+    if (le64(t + 8) != m.size) throw bad("trailer: declared size differs from the file's");
+    {
+        const XXH128_hash_t fh = XXH3_128bits(m.p, m.size - 24);
+        const std::uint8_t* want = t + trailer - 24;
+        if (fh.low64 != le64(want) || fh.high64 != le64(want + 8))
+            throw bad("file: whole-file checksum mismatch: the table is damaged");
+    }
+    const std::uint32_t layers = le32(t + 16);
+    const std::uint64_t lt_off = le64(t + v3::kLtOffset), lt_size = le64(t + v3::kLtSize);
+    if (layers < 1 || layers > kMaxLayers || lt_size != layers * v3::kEntry ||
+        lt_off != m.size - trailer - lt_size)
         throw bad("trailer: layer table not just before the trailer");
 
-    // The new header: version 3, its checksum again (the old one is hashed as it was).
-    std::uint8_t old_h[kHeaderSize];
-    std::memcpy(old_h, h, kHeaderSize);
-    put32(h + hdr::version, kFormatVersion);
-    put64(h + hdr::checksum, xxh3_64(h, hdr::checksum));
-    // The new trailer: version 2's fields up to cs2_xxh, the file 8 bytes longer (the layer
-    // table stays where it is: it ends 120 bytes before the new end), the header's checksum.
-    std::uint8_t t3[kTrailerSize] = {};
-    std::memcpy(t3, t2, trl::header_xxh);
-    const std::uint64_t new_size = size + (kTrailerSize - kV2Trailer);
-    put64(t3 + trl::file_size, new_size);
-    put64(t3 + trl::header_xxh, le64(h + hdr::checksum));
+    TableMeta meta;
+    meta.rows = h[hdr::rows];
+    meta.cols = h[hdr::cols];
+    const char* rs = reinterpret_cast<const char*>(h + hdr::ruleset);
+    meta.ruleset.assign(rs, strnlen(rs, hdr::ruleset_len));
+    const char* gen = reinterpret_cast<const char*>(h + hdr::generator);
+    meta.generator.assign(gen, strnlen(gen, hdr::generator_len));
+    if (const std::string why = check_meta(meta); !why.empty()) throw bad("header: " + why);
+    const std::uint32_t q = le32(h + v3::kSample);
+    if (!is_pow2(q)) throw bad("header: sample interval is not a power of two");
+    const unsigned squares = meta.rows * meta.cols;
 
-    // Output: a temporary name beside it, removed on any failure or signal.
-    const std::filesystem::path tmp = temporary_path(output, random_suffix());
-    const int handle = register_temporary(tmp);
-    Fd out;
-    out.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (out.fd < 0) {
-        const int err = errno;
-        unregister_temporary(handle);
-        throw IoError(output.string() + ": create " + tmp.string() + ": " + std::strerror(err));
-    }
-    struct Remove {
-        const std::filesystem::path& p;
-        int handle;
-        bool keep = false;
-        ~Remove() {
-            if (!keep) ::unlink(p.c_str());
-            unregister_temporary(handle);
-        }
-    } remove{tmp, handle};
-    auto write_all = [&](const std::uint8_t* p, std::size_t n) {
-        while (n > 0) {
-            const ssize_t w = ::write(out.fd, p, n);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) {
-                throw IoError(output.string() + ": write " + tmp.string() + ": " +
-                              std::strerror(errno) + " (temporary file removed)");
+    TableWriter w(output, meta, threads);
+    std::vector<std::uint64_t> keys;
+    std::vector<std::uint8_t> values;
+    for (std::uint32_t i = 0; i < layers; ++i) {
+        const std::uint8_t* e = m.p + lt_off + i * v3::kEntry;
+        const std::string ln = "layer " + std::to_string(i) + ": ";
+        LayerInfo info;
+        info.pieces = le32(e);
+        info.classes = le64(e + 8);
+        info.raw = le64(e + 16);
+        const std::uint64_t n = info.classes, u = le64(e + 24), value_bits = le64(e + 32);
+        auto sec = [&](v3::Sec s) {
+            const std::uint64_t off = le64(e + 64 + 16 * s), sz = le64(e + 72 + 16 * s);
+            if (off < kHeaderSize || off > lt_off || sz > lt_off - off)
+                throw bad(ln + "section outside the data area");
+            return std::pair{m.p + off, sz};
+        };
+        if (info.pieces > squares || u < n || u > 2 * index::binomial(squares, info.pieces))
+            throw bad(ln + "implausible counts");
+        const auto shape = index::EliasFanoShape::make(n, u, q);
+        keys.assign(n, 0);
+        values.assign(n, 0);
+        if (n > 0) {
+            const auto [low, low_size] = sec(v3::kLow);
+            const auto [high, high_size] = sec(v3::kHigh);
+            if (low_size < 8 * shape.low_words() || high_size < 8 * shape.high_words())
+                throw bad(ln + "index sections too short");
+            std::vector<std::uint64_t> lw(shape.low_words()), hw(shape.high_words());
+            std::memcpy(lw.data(), low, 8 * lw.size());
+            std::memcpy(hw.data(), high, 8 * hw.size());
+            try {
+                index::ef_decode_all(shape, lw.data(), hw.data(), keys.data());
+            } catch (const std::runtime_error& err) {
+                throw bad(ln + err.what());
             }
-            p += w, n -= static_cast<std::size_t>(w);
+            for (std::uint64_t k = 0, prev = 0; k < n; ++k) {
+                const std::uint64_t x = keys[k];
+                if ((k > 0 && x <= prev) || x >= u)
+                    throw bad(ln + "ranks not increasing below the universe");
+                prev = x;
+                keys[k] = index::key_unrank(x, info.pieces, squares);
+            }
+            const auto [code, code_size] = sec(v3::kCode);
+            const auto [data, data_size] = sec(v3::kValues);
+            if (code_size != 256 || data_size < (value_bits + 7) / 8 + 8)
+                throw bad(ln + "value sections of the wrong size");
+            std::array<std::uint8_t, 256> lengths{};
+            std::memcpy(lengths.data(), code, 256);
+            HuffmanDecoder dec;
+            if (const std::string why = dec.build(lengths); !why.empty())
+                throw bad(ln + "value code: " + why);
+            std::uint64_t pos = 0;
+            for (std::uint64_t k = 0; k < n; ++k) {
+                const int v = dec.decode(data, pos);
+                if (v < 0 || pos > value_bits) throw bad(ln + "the values do not decode");
+                values[k] = static_cast<std::uint8_t>(v);
+            }
+            if (pos != value_bits) throw bad(ln + "the values do not end where declared");
         }
-    };
-
-    // Stream: the old file's hash over its bytes [0, size - 24) checks it; the new one's over
-    // [0, new_size - 24) is written at its end.
-    Xxh128 old_hash, new_hash;
-    old_hash.add(old_h, kHeaderSize);
-    new_hash.add(h, kHeaderSize);
-    write_all(h, kHeaderSize);
-    std::vector<std::uint8_t> buf(kBuffer);
-    const std::uint64_t body_end = size - kV2Trailer;
-    for (std::uint64_t off = kHeaderSize; off < body_end;) {
-        const std::size_t n =
-            static_cast<std::size_t>(std::min<std::uint64_t>(kBuffer, body_end - off));
-        read_at(buf.data(), n, off);
-        old_hash.add(buf.data(), n);
-        new_hash.add(buf.data(), n);
-        write_all(buf.data(), n);
-        off += n;
+        w.add_layer(info, keys, values);
+        if (progress) progress(i + 1, layers);
     }
-    old_hash.add(t2, kV2FileXxh);
-    const XXH128_hash_t was = old_hash.done();
-    if (was.low64 != le64(t2 + kV2FileXxh) || was.high64 != le64(t2 + kV2FileXxh + 8))
-        throw bad("file: whole-file checksum mismatch: the table is damaged");
-    new_hash.add(t3, trl::file_xxh128_lo);
-    const XXH128_hash_t now = new_hash.done();
-    put64(t3 + trl::file_xxh128_lo, now.low64);
-    put64(t3 + trl::file_xxh128_hi, now.high64);
-    put64(t3 + trl::checksum, xxh3_64(t3, trl::checksum));
-    write_all(t3, kTrailerSize);
-    if (::fsync(out.fd) != 0)
-        throw IoError(output.string() + ": fsync " + tmp.string() + ": " + std::strerror(errno));
-    if (::rename(tmp.c_str(), output.c_str()) != 0)
-        throw IoError(output.string() + ": rename: " + std::strerror(errno));
-    remove.keep = true;
-    return new_size;
+    w.commit();
+    return w.bytes_written();
 }
 
 }  // namespace konane::format

@@ -3,18 +3,23 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 
 namespace konane::format {
 
-/// Rewrites the version-2 table `input` as version 3 at `output` (which may be `input`: it is
-/// replaced only once the new file is complete). Version 3 has the same data area, layer table
-/// and chunk checksums; only the header's version and checksum and the trailer (which now
-/// repeats the header's checksum, FORMAT.md §7) change. Streams the file once (4 MiB buffers),
-/// checking version 2's header, trailer and whole-file XXH3-128 on the way, and writes to a
-/// temporary name beside `output`, fsynced and renamed when complete. Returns the bytes written.
-/// Throws FormatError when `input` is not an intact version-2 table (a version-3 table says
-/// so), IoError for a file-system failure (nothing is left under `output`'s name then).
-std::uint64_t upgrade_v2_table(const std::filesystem::path& input,
-                               const std::filesystem::path& output);
+/// Rewrites the version-2 or version-3 table `input` as the current version at `output` (which
+/// may be `input`: it is replaced only once the new file is complete). Versions 2 and 3 share
+/// their data area (FORMAT.md §13): each layer's Elias-Fano arrays and Huffman-coded values are
+/// decoded and written again as blocks by TableWriter, with the input's board, ruleset and
+/// generator. The input's whole-file XXH3-128 is checked first, and every layer's decoding
+/// (the ranks increase below the universe, the values end where declared). Memory: one layer's
+/// keys and values (9 bytes per position of the largest layer). `progress(done, layers)` is
+/// called after each layer, if given.
+/// Throws FormatError when `input` is not an intact version-2 or version-3 table (one of the
+/// current version says so), IoError for a file-system failure (nothing is left under
+/// `output`'s name then). Returns the bytes written.
+std::uint64_t upgrade_table(const std::filesystem::path& input, const std::filesystem::path& output,
+                            int threads = 0,
+                            const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 }  // namespace konane::format

@@ -92,18 +92,28 @@ class HuffmanDecoder {
     /// nothing past end + 64 bits was read). Same data contract as decode().
     int decode_nth(const std::uint8_t* data, std::uint64_t& pos, std::uint64_t m,
                    std::uint64_t end) const {
+        // The bits from pos on are kept in a register (w, `avail` of them valid), reloaded only
+        // when fewer than a window's worth are left: one table look-up per step, no load.
+        std::uint64_t w = 0;
+        unsigned avail = 0;
         while (m > 0) {
             if (pos > end) return -1;
-            std::uint64_t w;
-            std::memcpy(&w, data + (pos >> 3), 8);
-            w >>= (pos & 7);
+            if (avail < kTableBits) {
+                std::memcpy(&w, data + (pos >> 3), 8);
+                w >>= (pos & 7);
+                avail = 64 - static_cast<unsigned>(pos & 7);
+            }
             const std::uint8_t e = skip_[w & ((1u << kTableBits) - 1)];
             if ((e & 15) != 0 && (e & 15u) <= m) {
-                pos += e >> 4;
+                const unsigned bits = e >> 4;
+                pos += bits;
+                w >>= bits;
+                avail -= bits;
                 m -= e & 15;
                 continue;
             }
             if (decode(data, pos) < 0) return -1;
+            avail = 0;  // decode() moved pos: reload
             --m;
         }
         if (pos > end) return -1;

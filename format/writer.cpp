@@ -12,6 +12,7 @@
 #include <optional>
 #include <system_error>
 
+#include "format/block.hpp"
 #include "format/cleanup.hpp"
 #include "format/detail.hpp"
 #include "format/table.hpp"
@@ -55,10 +56,6 @@ struct TableWriter::Impl {
     std::uint64_t header_xxh = 0;  // the header's checksum, repeated in the trailer
     std::vector<std::uint8_t> buf;
     std::unique_ptr<XXH3_state_t, XXH3Deleter> file_hash;
-    std::unique_ptr<XXH3_state_t, XXH3Deleter> chunk_hash;
-    bool in_data = false;                   // bytes written now belong to the data area (chunked)
-    std::uint64_t chunk_fill = 0;           // bytes of the current chunk hashed so far
-    std::vector<std::uint64_t> chunk_sums;  // XXH3-64 of every finished data chunk
     std::vector<std::uint8_t> layer_table;
     std::optional<std::uint32_t> last_pieces;
     std::size_t layer_count = 0;
@@ -107,31 +104,10 @@ struct TableWriter::Impl {
         }
     }
 
-    /// Feeds data-area bytes to the chunk checksums (one XXH3-64 per chunk_bytes).
-    void hash_chunks(const std::uint8_t* p, std::size_t n) {
-        while (n > 0) {
-            const std::size_t take =
-                static_cast<std::size_t>(std::min<std::uint64_t>(n, meta.chunk_bytes - chunk_fill));
-            XXH3_64bits_update(chunk_hash.get(), p, take);
-            chunk_fill += take;
-            p += take;
-            n -= take;
-            if (chunk_fill == meta.chunk_bytes) end_chunk();
-        }
-    }
-    void end_chunk() {
-        if (chunk_fill == 0) return;
-        chunk_sums.push_back(XXH3_64bits_digest(chunk_hash.get()));
-        XXH3_64bits_reset(chunk_hash.get());
-        chunk_fill = 0;
-    }
-
-    /// Appends bytes to the file; updates the whole-file hash (and the chunk hashes in the
-    /// data area).
+    /// Appends bytes to the file; updates the whole-file hash.
     void write(const void* data, std::size_t n, bool hash_file = true) {
         const auto* p = static_cast<const std::uint8_t*>(data);
         if (hash_file) XXH3_128bits_update(file_hash.get(), p, n);
-        if (in_data) hash_chunks(p, n);
         pos += n;
         while (n > 0) {
             const std::size_t take = std::min(n, kWriteBuffer - buf.size());
@@ -140,10 +116,6 @@ struct TableWriter::Impl {
             n -= take;
             if (buf.size() == kWriteBuffer) flush();
         }
-    }
-
-    void write_words(const std::vector<std::uint64_t>& w) {
-        write(w.data(), w.size() * 8);  // little-endian host (detail.hpp)
     }
 };
 
@@ -156,9 +128,7 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
     w.meta = meta;
     w.threads = resolve_threads(threads);
     w.file_hash.reset(XXH3_createState());
-    w.chunk_hash.reset(XXH3_createState());
-    if (!w.file_hash || !w.chunk_hash) throw std::bad_alloc();
-    XXH3_64bits_reset(w.chunk_hash.get());
+    if (!w.file_hash) throw std::bad_alloc();
     XXH3_128bits_reset(w.file_hash.get());
     w.buf.reserve(kWriteBuffer);
 
@@ -198,10 +168,8 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
     put32(h.data() + hdr::header_size, kHeaderSize);
     h[hdr::rows] = static_cast<std::uint8_t>(meta.rows);
     h[hdr::cols] = static_cast<std::uint8_t>(meta.cols);
-    put32(h.data() + hdr::chunk_bytes, meta.chunk_bytes);
-    put32(h.data() + hdr::sample_zeros, meta.sample_zeros);
-    put32(h.data() + hdr::value_block, meta.value_block);
-    put32(h.data() + hdr::value_superblock, meta.value_superblock);
+    put32(h.data() + hdr::block_buckets, meta.block_buckets);
+    put32(h.data() + hdr::value_group, meta.value_group);
     std::memcpy(h.data() + hdr::ruleset, meta.ruleset.data(), meta.ruleset.size());
     std::memcpy(h.data() + hdr::generator, meta.generator.data(), meta.generator.size());
     put64(h.data() + hdr::checksum, xxh3_64(h.data(), hdr::checksum));
@@ -213,7 +181,6 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
     w.raw_write(h.data(), h.size());
     if (::lseek(w.fd, 0, SEEK_SET) != 0) w.fail("seek", errno);
     w.write(h.data(), h.size());
-    w.in_data = true;  // everything from here to the chunk checksums is the data area
 }
 
 TableWriter::~TableWriter() = default;
@@ -273,43 +240,19 @@ void TableWriter::Impl::append_layer(const LayerInfo& info, std::span<const std:
                                         std::to_string(info.pieces) + " pieces on the board");
     };
 
-    // 1. The Elias-Fano set over the keys' ranks (index/colex.hpp), ranked in parallel batches.
+    // 1. The layer's geometry: its universe of ranks (index/colex.hpp), low bits, buckets and
+    // blocks (FORMAT.md §4.1).
     std::uint64_t universe = 0;
     if (n > 0) {
         check_key(n - 1);
         universe = index::key_rank(keys[n - 1], squares) + 1;
     }
-    const auto shape = index::EliasFanoShape::make(n, universe, w.meta.sample_zeros);
-    index::EliasFanoBuilder ef(shape);
-    {
-        std::vector<std::uint64_t> ranks(std::min<std::uint64_t>(n, kRankBatch));
-        for (std::uint64_t b0 = 0; b0 < n; b0 += kRankBatch) {
-            const std::uint64_t nb = std::min<std::uint64_t>(kRankBatch, n - b0);
-            const std::uint64_t per = 16384;
-            parallel_for((nb + per - 1) / per, threads, [&](std::size_t t, unsigned) {
-                const std::uint64_t lo = t * per, hi = std::min(nb, lo + per);
-                for (std::uint64_t i = lo; i < hi; ++i) {
-                    check_key(b0 + i);
-                    ranks[i] = index::key_rank(keys[b0 + i], squares);
-                }
-            });
-            for (std::uint64_t i = 0; i < nb; ++i) {
-                if (b0 + i > 0 &&
-                    ranks[i] <= (i > 0 ? ranks[i - 1] : index::key_rank(keys[b0 - 1], squares)))
-                    throw std::invalid_argument(where + "keys are not ascending and distinct at " +
-                                                std::to_string(b0 + i));
-                ef.push(ranks[i]);
-            }
-        }
-        ef.finish();
-    }
+    const LayerGeometry geo =
+        LayerGeometry::make(n, universe, w.meta.block_buckets, w.meta.value_group);
 
-    // 2. The values: a canonical Huffman code of the layer's depths (format/values.hpp), a
-    // directory of bit offsets per superblock and block, the bit stream.
+    // 2. A canonical Huffman code of the layer's depths (format/values.hpp).
     std::array<std::uint8_t, 256> lengths{};
     std::array<std::uint32_t, 256> codes{};
-    std::vector<std::uint8_t> dir;
-    BitWriter bits;
     if (n > 0) {
         const std::uint64_t per = 1 << 20;
         const std::size_t parts = static_cast<std::size_t>((n + per - 1) / per);
@@ -328,46 +271,104 @@ void TableWriter::Impl::append_layer(const LayerInfo& info, std::span<const std:
         lengths = huffman_lengths(hist);
         if (const std::string why = canonical_codes(lengths, codes); !why.empty())
             throw std::logic_error("TableWriter: Huffman code: " + why);
-        const std::uint64_t sb = w.meta.value_superblock, vb = w.meta.value_block;
-        const std::size_t entry = 8 + 2 * (sb / vb - 1);
-        dir.assign(static_cast<std::size_t>(align8(((n + sb - 1) / sb) * entry)), 0);
-        std::uint64_t base = 0;
-        for (std::uint64_t i = 0; i < n; ++i) {
-            if (i % sb == 0) {
-                base = bits.bits();
-                put64(dir.data() + (i / sb) * entry, base);
-            } else if (i % vb == 0) {
-                store_le(dir.data() + (i / sb) * entry + 8 + 2 * ((i % sb) / vb - 1),
-                         bits.bits() - base, 2);
+    }
+
+    // 3. The blocks, in order: the keys are ranked in parallel batches, each element goes to
+    // the block of its bucket, and a block is encoded once the next element is past it.
+    std::vector<std::uint8_t> blocks;
+    blocks.reserve(static_cast<std::size_t>(
+        std::min<std::uint64_t>(n / 8 * (geo.ef.l + 7) + 64 * geo.blocks, std::uint64_t{1} << 32)));
+    std::vector<std::uint64_t> dir_off, dir_first;  // directory entries 0..J
+    dir_off.reserve(static_cast<std::size_t>(geo.blocks + 1));
+    dir_first.reserve(static_cast<std::size_t>(geo.blocks + 1));
+    std::uint64_t value_bits = 0, group_bytes = 0;
+    {
+        std::vector<std::uint64_t> block_ranks;
+        std::vector<std::uint8_t> block_depths, scratch;
+        std::uint64_t cur = 0, first = 0;             // the block being filled, its first element
+        auto encode_until = [&](std::uint64_t end) {  // blocks cur .. end-1
+            for (; cur < end; ++cur) {
+                dir_off.push_back(blocks.size());
+                dir_first.push_back(first);
+                encode_block(geo, cur, block_ranks, block_depths, lengths, codes, blocks, scratch,
+                             value_bits, group_bytes);
+                first += block_ranks.size();
+                block_ranks.clear();
+                block_depths.clear();
             }
-            bits.put(codes[depth[i]], lengths[depth[i]]);
+        };
+        std::vector<std::uint64_t> ranks(std::min<std::uint64_t>(n, kRankBatch));
+        for (std::uint64_t b0 = 0; b0 < n; b0 += kRankBatch) {
+            const std::uint64_t nb = std::min<std::uint64_t>(kRankBatch, n - b0);
+            const std::uint64_t per = 16384;
+            parallel_for((nb + per - 1) / per, threads, [&](std::size_t t, unsigned) {
+                const std::uint64_t lo = t * per, hi = std::min(nb, lo + per);
+                for (std::uint64_t i = lo; i < hi; ++i) {
+                    check_key(b0 + i);
+                    ranks[i] = index::key_rank(keys[b0 + i], squares);
+                }
+            });
+            for (std::uint64_t i = 0; i < nb; ++i) {
+                if (b0 + i > 0 &&
+                    ranks[i] <= (i > 0 ? ranks[i - 1] : index::key_rank(keys[b0 - 1], squares)))
+                    throw std::invalid_argument(where + "keys are not ascending and distinct at " +
+                                                std::to_string(b0 + i));
+                const std::uint64_t j = (ranks[i] >> geo.ef.l) / geo.q;
+                encode_until(j);
+                block_ranks.push_back(ranks[i]);
+                block_depths.push_back(depth[b0 + i]);
+            }
+        }
+        encode_until(geo.blocks);
+        if (n > 0) {
+            dir_off.push_back(blocks.size());
+            dir_first.push_back(n);
         }
     }
-    const std::uint64_t value_bits = bits.bits();
+    const std::uint64_t total = blocks.size();
+    const std::uint64_t blocks_size = n > 0 ? align8(total + kBlockTail) : 0;
+    const unsigned width = n == 0 ? 0
+                           : blocks_size <= (std::uint64_t{1} << 32) && n < (std::uint64_t{1} << 32)
+                               ? 4
+                               : 8;
+    const std::uint64_t dir_size = n > 0 ? align8((geo.blocks + 1) * 2 * width) : 0;
 
-    // 3. Write the six sections, each a multiple of 8 bytes (so each starts 8-aligned).
+    // 4. The layer's entry (FORMAT.md §5), then the blocks' checks, seeded by it.
     std::array<std::uint8_t, kLayerEntrySize> e{};
     put32(e.data() + lte::pieces, info.pieces);
-    put32(e.data() + lte::low_bits, shape.l);
+    put32(e.data() + lte::low_bits, geo.ef.l);
     put64(e.data() + lte::classes, info.classes);
     put64(e.data() + lte::raw, info.raw);
     put64(e.data() + lte::universe, universe);
     put64(e.data() + lte::value_bits, value_bits);
-    auto section = [&](Sec s, const void* data, std::size_t size) {
-        put64(e.data() + lte::sections + 16 * s, w.pos);
-        put64(e.data() + lte::sections + 16 * s + 8, size);
-        w.write(data, size);
-    };
-    section(kEfLow, ef.low().data(), ef.low().size() * 8);
-    section(kEfHigh, ef.high().data(), ef.high().size() * 8);
-    section(kEfSamples, ef.samples().data(), ef.samples().size() * 8);
-    section(kValCode, lengths.data(), n > 0 ? lengths.size() : 0);
-    section(kValDir, dir.data(), dir.size());
+    put64(e.data() + lte::group_bytes, group_bytes);
+    put32(e.data() + lte::entry_width, width);
+    put64(e.data() + lte::dir_offset, w.pos);
+    put64(e.data() + lte::dir_size, dir_size);
+    put64(e.data() + lte::blocks_offset, w.pos + dir_size);
+    put64(e.data() + lte::blocks_size, blocks_size);
+    if (n > 0) std::memcpy(e.data() + lte::code, lengths.data(), lengths.size());
+    const std::uint64_t layer_key = xxh3_64_seeded(e.data(), e.size(), w.header_xxh);
+    parallel_for((geo.blocks + 4095) / 4096, threads, [&](std::size_t t, unsigned) {
+        const std::uint64_t lo = t * 4096, hi = std::min(geo.blocks, lo + 4096);
+        for (std::uint64_t j = lo; j < hi; ++j) {
+            const std::uint64_t seed = block_seed(layer_key, j, dir_off[j], dir_first[j],
+                                                  dir_off[j + 1], dir_first[j + 1]);
+            std::uint8_t* b = blocks.data() + dir_off[j];
+            put32(b, block_check(b, dir_off[j + 1] - dir_off[j], seed));
+        }
+    });
+
+    // 5. Write the directory and the blocks, each padded to a multiple of 8 bytes.
     if (n > 0) {
-        const auto& words = bits.finish();
-        section(kValData, words.data(), words.size() * 8);
-    } else {
-        section(kValData, nullptr, 0);
+        std::vector<std::uint8_t> dir(static_cast<std::size_t>(dir_size), 0);
+        for (std::uint64_t j = 0; j <= geo.blocks; ++j) {
+            store_le(dir.data() + j * 2 * width, dir_off[j], width);
+            store_le(dir.data() + j * 2 * width + width, dir_first[j], width);
+        }
+        w.write(dir.data(), dir.size());
+        blocks.resize(static_cast<std::size_t>(blocks_size), 0);
+        w.write(blocks.data(), blocks.size());
     }
     w.layer_table.insert(w.layer_table.end(), e.begin(), e.end());
     w.last_pieces = info.pieces;
@@ -382,22 +383,6 @@ void TableWriter::commit() {
         throw std::logic_error("TableWriter::commit: writer failed earlier");
     if (w.layer_count == 0) throw std::logic_error("TableWriter::commit: no layer added");
 
-    // End of the data area: the last (partial) chunk, then the two levels of checksums.
-    w.end_chunk();
-    w.in_data = false;
-    const std::uint64_t cs1_offset = w.pos;
-    w.write_words(w.chunk_sums);
-    const std::uint64_t cs1_size = w.pos - cs1_offset;
-    std::vector<std::uint64_t> cs2;
-    {
-        const auto* p = reinterpret_cast<const std::uint8_t*>(w.chunk_sums.data());
-        for (std::uint64_t off = 0; off < cs1_size; off += w.meta.chunk_bytes)
-            cs2.push_back(xxh3_64(p + off, static_cast<std::size_t>(std::min<std::uint64_t>(
-                                               w.meta.chunk_bytes, cs1_size - off))));
-    }
-    const std::uint64_t cs2_offset = w.pos;
-    w.write_words(cs2);
-    const std::uint64_t cs2_size = w.pos - cs2_offset;
     const std::uint64_t lt_offset = w.pos;
     w.write(w.layer_table.data(), w.layer_table.size());
 
@@ -405,14 +390,9 @@ void TableWriter::commit() {
     std::memcpy(t.data() + trl::magic, kTrailerMagic, 8);
     put64(t.data() + trl::file_size, w.pos + kTrailerSize);
     put32(t.data() + trl::layer_count, static_cast<std::uint32_t>(w.layer_count));
-    put64(t.data() + trl::cs1_offset, cs1_offset);
-    put64(t.data() + trl::cs1_size, cs1_size);
-    put64(t.data() + trl::cs2_offset, cs2_offset);
-    put64(t.data() + trl::cs2_size, cs2_size);
     put64(t.data() + trl::lt_offset, lt_offset);
     put64(t.data() + trl::lt_size, w.layer_table.size());
     put64(t.data() + trl::lt_xxh, xxh3_64(w.layer_table.data(), w.layer_table.size()));
-    put64(t.data() + trl::cs2_xxh, xxh3_64(cs2.data(), cs2.size() * 8));
     put64(t.data() + trl::header_xxh, w.header_xxh);  // binds the header to the rest
     XXH3_128bits_update(w.file_hash.get(), t.data(), trl::file_xxh128_lo);
     const XXH128_hash_t fh = XXH3_128bits_digest(w.file_hash.get());

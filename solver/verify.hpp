@@ -16,7 +16,7 @@ namespace konane::solver {
 struct VerifyResult {
     bool ok = true;
     std::vector<std::string> problems;    ///< at most a few per kind, then a count
-    std::uint64_t blocks_checked = 0;     ///< checksum chunks checked
+    std::uint64_t blocks_checked = 0;     ///< blocks whose checksum was checked
     std::uint64_t positions_checked = 0;  ///< positions whose depth was recomputed
     std::uint64_t wrong_values = 0;       ///< stored depth differs from the recomputed one
     /// Layers whose stored positions differ from the enumerated ones (a position missing or

@@ -24,6 +24,7 @@
 
 #include "format/table.hpp"
 #include "format/upgrade.hpp"
+#include "table_fixture.hpp"
 
 namespace fs = std::filesystem;
 using namespace konane::format;
@@ -127,13 +128,30 @@ std::uint64_t le64_at(const std::vector<std::uint8_t>& b, std::size_t off) {
     return v;
 }
 
-// Trailer fields (FORMAT.md §7): the trailer is the last 120 bytes.
-constexpr std::size_t kTrailer = 120;
-std::size_t cs1_offset_of(const std::vector<std::uint8_t>& b) {
+// Trailer fields (FORMAT.md §7): the trailer is the last 80 bytes.
+constexpr std::size_t kTrailer = 80;
+/// Where the layer table starts: the end of the data area.
+std::size_t lt_offset_of(const std::vector<std::uint8_t>& b) {
     return le64_at(b, b.size() - kTrailer + 24);
 }
-std::size_t cs2_offset_of(const std::vector<std::uint8_t>& b) {
-    return le64_at(b, b.size() - kTrailer + 40);
+/// Field `off` (FORMAT.md §5) of layer table entry `layer`.
+std::uint64_t entry_field(const std::vector<std::uint8_t>& b, std::size_t layer, std::size_t off,
+                          std::size_t bytes = 8) {
+    const std::uint64_t v = le64_at(b, lt_offset_of(b) + 416 * layer + off);
+    return bytes == 8 ? v : v & ((std::uint64_t{1} << (8 * bytes)) - 1);
+}
+/// Directory entry e of a layer (FORMAT.md §4.2): {byte offset in the blocks, first element}.
+std::pair<std::uint64_t, std::uint64_t> dir_entry(const std::vector<std::uint8_t>& b,
+                                                  std::size_t layer, std::uint64_t e) {
+    const std::uint64_t w = entry_field(b, layer, 48, 4);
+    const std::size_t at = entry_field(b, layer, 56) + 2 * w * e;
+    auto field = [&](std::size_t off) {
+        std::uint64_t v = 0;
+        for (std::size_t i = 0; i < w; ++i)
+            v |= std::uint64_t{b[off + i]} << (8 * i);
+        return v;
+    };
+    return {field(at), field(at + w)};
 }
 
 /// The message of the FormatError thrown by Table::open, or "" if it opened.
@@ -205,13 +223,11 @@ void check_contents(const Table& t, const TableMeta& meta, const std::vector<Syn
     REQUIRE(r.problems.empty());
 }
 
-/// A small table (small chunks and blocks) whose directory and trailer are a few hundred bytes.
+/// A small table (small blocks and value groups): many blocks of a few elements.
 TableMeta small_meta() {
     TableMeta m = base_meta();
-    m.chunk_bytes = 256;
-    m.value_block = 8;
-    m.value_superblock = 64;
-    m.sample_zeros = 8;
+    m.block_buckets = 8;
+    m.value_group = 8;
     return m;
 }
 std::vector<SynthLayer> small_layers() {
@@ -236,10 +252,10 @@ bool reading_everything_throws(const Table& t) {
 
 }  // namespace
 
-TEST_CASE("format: round trip rank by rank across block and superblock boundaries", "[format]") {
+TEST_CASE("format: round trip rank by rank across block and group boundaries", "[format]") {
     TempDir dir;
     const TableMeta meta = base_meta();
-    // Directory blocks hold 64 values, superblocks 1024.
+    // Blocks of 256 buckets (about 128 to 256 positions), groups of 64 values.
     std::vector<SynthLayer> layers;
     std::uint32_t pieces = 4;
     std::uint64_t seed = 100;
@@ -302,7 +318,7 @@ TEST_CASE("format: output is identical for any thread count", "[format]") {
     REQUIRE(a == read_bytes(dir / "c.kbt"));
 }
 
-TEST_CASE("format: concurrent probes check chunks once and agree", "[format][concurrency]") {
+TEST_CASE("format: concurrent probes check blocks once and agree", "[format][concurrency]") {
     TempDir dir;
     const std::vector<SynthLayer> layers = {make_layer(2, 400, 21), make_layer(10, 60000, 22)};
     write_table(dir / "t.kbt", small_meta(), layers);
@@ -325,7 +341,8 @@ TEST_CASE("format: concurrent probes check chunks once and agree", "[format][con
     REQUIRE(wrong == 0);
 }
 
-TEST_CASE("format: every byte of header and directory and trailer is checked on open", "[format]") {
+TEST_CASE("format: every byte of header and layer table and trailer is checked on open",
+          "[format]") {
     TempDir dir;
     const TableMeta meta = small_meta();
     const auto layers = small_layers();
@@ -333,15 +350,15 @@ TEST_CASE("format: every byte of header and directory and trailer is checked on 
     write_table(good, meta, layers);
     const auto bytes = read_bytes(good);
     const std::size_t size = bytes.size();
-    // Checked on open: the header, and everything from the second-level checksums on (they,
-    // the layer table and the trailer). The first-level checksums are checked on first use.
-    const std::size_t cs2 = cs2_offset_of(bytes);
-    REQUIRE(cs2 < size);
-    REQUIRE(256 + (size - cs2) < 4096);  // "a few KB at most"
+    // Checked on open: the header, and everything from the layer table on (it and the
+    // trailer). The blocks are checked on first use.
+    const std::size_t lt = lt_offset_of(bytes);
+    REQUIRE(lt < size);
+    REQUIRE(256 + (size - lt) < 4096);  // "a few KB at most"
     std::vector<std::size_t> positions;
     for (std::size_t i = 0; i < 256; ++i)
         positions.push_back(i);
-    for (std::size_t i = cs2; i < size; ++i)
+    for (std::size_t i = lt; i < size; ++i)
         positions.push_back(i);
 
     const fs::path bad = dir / "bad.kbt";
@@ -369,12 +386,11 @@ TEST_CASE("format: damage in the data area is caught on first read and by verify
     const fs::path good = dir / "good.kbt";
     write_table(good, meta, layers);
     const auto bytes = read_bytes(good);
-    // The data area and the first-level checksums: [256, cs2_offset).
-    const std::size_t end = cs2_offset_of(bytes);
+    // The data area: [256, layer table), directories and blocks.
+    const std::size_t end = lt_offset_of(bytes);
     const fs::path bad = dir / "bad.kbt";
     std::mt19937_64 rng(99);
-    std::vector<std::size_t> positions = {256, cs1_offset_of(bytes) - 1, cs1_offset_of(bytes),
-                                          end - 1};
+    std::vector<std::size_t> positions = {256, end - 20, end - 1};
     for (int i = 0; i < 150; ++i)
         positions.push_back(256 + rng() % (end - 256));
     int probes_threw = 0;
@@ -383,8 +399,9 @@ TEST_CASE("format: damage in the data area is caught on first read and by verify
         auto copy = bytes;
         copy[pos] ^= static_cast<std::uint8_t>(1 + rng() % 255);
         write_bytes(bad, copy);
-        // Opening reads only the few chunks that show the layer table agrees with the body
-        // (the ends of each index, the value code): damage there is refused at once.
+        // Opening reads only the few bytes that show the layer table agrees with the body (the
+        // first and last directory entries, the last block, the padding): damage there is
+        // refused at once.
         std::shared_ptr<const Table> t;
         try {
             t = Table::open(bad);
@@ -420,44 +437,46 @@ TEST_CASE("format: damage in the data area is caught on first read and by verify
         }
         probes_threw += threw ? 1 : 0;
     }
-    // Probes read nearly every chunk (a damaged byte a probe never reads, e.g. in padding,
-    // is left to verify).
+    // Probes read nearly every block (a damaged byte a probe never reads is left to verify).
     REQUIRE(probes_threw > static_cast<int>(positions.size()) * 3 / 4);
 }
 
-TEST_CASE("format: a damaged chunk names layer and section while others still work", "[format]") {
+TEST_CASE("format: a damaged block names its layer and block while others still work", "[format]") {
     TempDir dir;
-    TableMeta meta = base_meta();
-    meta.chunk_bytes = 256;
     const std::vector<SynthLayer> layers = {make_layer(7, 3000, 3)};
     const fs::path p = dir / "t.kbt";
-    write_table(p, meta, layers);
+    write_table(p, base_meta(), layers);
     auto bytes = read_bytes(p);
-    const auto sizes = Table::open(p)->section_sizes(0);
-    // Canonical layout: header (256), index low, high, samples, value code, directory, values.
-    const std::size_t values_at = 256 + sizes.index() + sizes.val_code + sizes.val_dir;
-    REQUIRE(sizes.val_data > 600);
-    bytes[values_at + sizes.val_data - 20] ^= 0x40;  // in the last chunk of the values
+    // Block 1 of layer 0, from the layer table and the directory (FORMAT.md §4-5).
+    const auto [off1, first1] = dir_entry(bytes, 0, 1);
+    const auto [off2, first2] = dir_entry(bytes, 0, 2);
+    REQUIRE(first2 > first1);
+    REQUIRE(dir_entry(bytes, 0, 3).second < 3000);  // not the last block (open reads that one)
+    bytes[entry_field(bytes, 0, 72) + (off1 + off2) / 2] ^= 0x40;
     write_bytes(p, bytes);
     const auto t = Table::open(p);
-    REQUIRE_THROWS_WITH(t->value(0, 2999), Catch::Contains(p.string()) &&
-                                               Catch::Contains("layer 0 (7 pieces): values") &&
-                                               Catch::Contains("checksum mismatch"));
-    REQUIRE_THROWS_AS(t->value(0, 2998), FormatError);  // same chunk, still refused
+    REQUIRE_THROWS_WITH(t->value(0, first1), Catch::Contains(p.string()) &&
+                                                 Catch::Contains("layer 0 (7 pieces): block 1") &&
+                                                 Catch::Contains("checksum mismatch"));
+    REQUIRE_THROWS_AS(t->value(0, first2 - 1), FormatError);  // same block, still refused
+    REQUIRE_THROWS_AS(t->find(0, layers[0].keys[first1]), FormatError);
     REQUIRE(t->value(0, 0) == layers[0].values[0]);
     REQUIRE(t->find(0, layers[0].keys[0]) == 0);
+    REQUIRE(t->value(0, 2999) == layers[0].values[2999]);
     std::vector<std::uint8_t> v;
     REQUIRE_THROWS_AS(t->read_values(0, v), FormatError);
     std::vector<std::uint64_t> k;
-    t->read_keys(0, k);
-    REQUIRE(k == layers[0].keys);
+    REQUIRE_THROWS_AS(t->read_keys(0, k), FormatError);
     const VerifyReport r = t->verify_checksums();
     REQUIRE_FALSE(r.ok);
-    // The values chunk and the whole-file hash.
+    // The block and the whole-file hash.
     REQUIRE(r.problems.size() == 2);
-    REQUIRE_THAT(r.problems[1], Catch::Contains("layer 0 (7 pieces): values"));
-    const std::size_t data = cs1_offset_of(bytes) - 256;
-    REQUIRE(r.blocks_checked == (data + 255) / 256 + ((data + 255) / 256 * 8 + 255) / 256);
+    REQUIRE_THAT(r.problems[1], Catch::Contains("layer 0 (7 pieces): block 1: checksum mismatch"));
+    // Every block of the layer was checked: one per 256 buckets.
+    std::uint64_t blocks = 0;
+    while (dir_entry(bytes, 0, blocks + 1).second < 3000)
+        ++blocks;
+    REQUIRE(r.blocks_checked == blocks + 1);
 }
 
 TEST_CASE("format: truncated and extended files are refused", "[format]") {
@@ -522,13 +541,14 @@ TEST_CASE("format: empty or random or foreign files and directories are refused 
     auto bytes = read_bytes(good);
     write_bytes(p, std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + 100));
     REQUIRE_THAT(open_error(p), Catch::Contains("header: file truncated"));
-    auto v4 = bytes;
-    v4[8] = 4;
-    write_bytes(p, v4);
-    REQUIRE_THAT(open_error(p), Catch::Contains("header: unsupported format version 4") &&
+    auto v5 = bytes;
+    v5[8] = 5;
+    write_bytes(p, v5);
+    REQUIRE_THAT(open_error(p), Catch::Contains("header: unsupported format version 5") &&
                                     Catch::Contains("newer"));
-    // Versions 2 (no header checksum in the trailer) and 1: older tables, to regenerate.
-    for (const std::uint8_t version : {2, 1}) {
+    // Versions 3 and 2 (the same data area in other blocks) and 1: older tables, to upgrade or
+    // regenerate.
+    for (const std::uint8_t version : {3, 2, 1}) {
         auto old = bytes;
         old[8] = version;
         write_bytes(p, old);
@@ -579,11 +599,13 @@ TEST_CASE("format: writer argument checks", "[format]") {
     bad.ruleset = "Brain King";
     REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
     bad = base_meta();
-    bad.chunk_bytes = 1000;
+    bad.block_buckets = 1000;
     REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
     bad = base_meta();
-    bad.value_block = 128;
-    bad.value_superblock = 64;
+    bad.block_buckets = 4;
+    REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
+    bad = base_meta();
+    bad.value_group = 2048;
     REQUIRE_THROWS_AS(TableWriter(dir / "a.kbt", bad), std::invalid_argument);
     REQUIRE(dir.entries().empty());
 
@@ -763,13 +785,16 @@ void put_le64(std::vector<std::uint8_t>& b, std::size_t off, std::uint64_t v) {
         b[off + i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
 
+/// Version 3's trailer: 120 bytes (FORMAT.md §13).
+constexpr std::size_t kV3Trailer = 120;
+
 /// The same table in format version 2 (FORMAT.md §13): version 2 in the header, and the trailer
 /// of 112 bytes without the header's checksum (whole-file XXH3-128 at 88, checksum at 104).
 std::vector<std::uint8_t> as_version_2(const std::vector<std::uint8_t>& v3) {
-    std::vector<std::uint8_t> b(v3.begin(), v3.end() - kTrailer);
+    std::vector<std::uint8_t> b(v3.begin(), v3.end() - kV3Trailer);
     b[8] = 2;
     put_le64(b, 248, XXH3_64bits(b.data(), 248));
-    std::vector<std::uint8_t> t(v3.end() - kTrailer, v3.end() - kTrailer + 88);
+    std::vector<std::uint8_t> t(v3.end() - kV3Trailer, v3.end() - kV3Trailer + 88);
     t.resize(112, 0);
     const std::uint64_t size = b.size() + 112;
     put_le64(t, 8, size);
@@ -783,28 +808,51 @@ std::vector<std::uint8_t> as_version_2(const std::vector<std::uint8_t>& v3) {
 
 }  // namespace
 
-TEST_CASE("format: upgrade rewrites a version-2 table as the same table in version 3", "[format]") {
+TEST_CASE("format: upgrade rewrites a version-3 or version-2 table with the same contents",
+          "[format]") {
     TempDir dir;
-    const fs::path v3 = dir / "v3.kbt", v2 = dir / "v2.kbt", up = dir / "up.kbt";
-    write_table(v3, small_meta(), small_layers());
+    // tests/data/konane-4x4-brainking-v3.kbt: the 4x4 table as konane wrote it in format 3
+    // (commit 6b4e829, `konane generate 4x4`).
+    const fs::path v3 = fs::path(KONANE_TEST_DATA) / "konane-4x4-brainking-v3.kbt";
+    const fs::path v2 = dir / "v2.kbt", up = dir / "up.kbt";
     const auto bytes = read_bytes(v3);
     write_bytes(v2, as_version_2(bytes));
+    REQUIRE_THAT(open_error(v3), Catch::Contains("version 3") && Catch::Contains("konane upgrade"));
     REQUIRE_THAT(open_error(v2), Catch::Contains("version 2") && Catch::Contains("konane upgrade"));
-    CHECK(upgrade_v2_table(v2, up) == bytes.size());
-    CHECK(read_bytes(up) == bytes);  // byte for byte what the version-3 writer wrote
-    CHECK(open_error(up).empty());
-    // In place: replaced once complete, no temporary left.
-    CHECK(upgrade_v2_table(v2, v2) == bytes.size());
-    CHECK(read_bytes(v2) == bytes);
+    std::size_t calls = 0;
+    const std::uint64_t written =
+        upgrade_table(v3, up, 2, [&](std::size_t, std::size_t) { ++calls; });
+    CHECK(written == fs::file_size(up));
+    // The same positions and values, layer by layer, as the table generated now.
+    const auto got = Table::open(up, Expect{4, 4, "brainking"});
+    const auto want = Table::open(konane::test::table_file(4, 4, konane::Ruleset::Brainking));
+    CHECK(calls == got->layers().size());
+    REQUIRE(got->layers() == want->layers());
+    for (std::size_t l = 0; l < got->layers().size(); ++l) {
+        std::vector<std::uint64_t> k1, k2;
+        std::vector<std::uint8_t> v1, v2v;
+        got->read_keys(l, k1);
+        want->read_keys(l, k2);
+        got->read_values(l, v1);
+        want->read_values(l, v2v);
+        CHECK(k1 == k2);
+        CHECK(v1 == v2v);
+    }
+    CHECK(got->verify_checksums().ok);
+    // Version 2 (the same data area) gives the same file; in place: replaced once complete,
+    // no temporary left.
+    CHECK(upgrade_table(v2, v2) == written);
+    CHECK(read_bytes(v2) == read_bytes(up));
     for (const auto& e : fs::directory_iterator(dir.path))
         CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
-    // Refused: a version-3 table, a damaged version-2 table (nothing written), a missing file.
-    CHECK_THROWS_WITH(upgrade_v2_table(v3, up), Catch::Contains("already format version 3"));
-    auto damaged = as_version_2(bytes);
+    // Refused: a current table, a damaged table (nothing written), a missing file.
+    CHECK_THROWS_WITH(upgrade_table(up, dir / "again.kbt"),
+                      Catch::Contains("already format version 4"));
+    auto damaged = bytes;
     damaged[300] ^= 1;
     write_bytes(dir / "bad.kbt", damaged);
-    CHECK_THROWS_WITH(upgrade_v2_table(dir / "bad.kbt", dir / "bad-up.kbt"),
+    CHECK_THROWS_WITH(upgrade_table(dir / "bad.kbt", dir / "bad-up.kbt"),
                       Catch::Contains("whole-file checksum mismatch"));
     CHECK_FALSE(fs::exists(dir / "bad-up.kbt"));
-    CHECK_THROWS_AS(upgrade_v2_table(dir / "missing.kbt", up), IoError);
+    CHECK_THROWS_AS(upgrade_table(dir / "missing.kbt", up), IoError);
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/movegen.hpp"
+#include "format/block.hpp"
 #include "format/table.hpp"
 #include "probe/probe.hpp"
 #include "solver/keyfile.hpp"
@@ -79,26 +80,49 @@ void put64(std::vector<std::uint8_t>& b, std::size_t off, std::uint64_t v) {
 }
 
 // FORMAT.md §3, §5, §7.
-constexpr std::size_t kTrailer = 120, kEntry = 160;
+constexpr std::size_t kTrailer = 80, kEntry = 416;
 std::size_t trailer(const std::vector<std::uint8_t>& b) {
     return b.size() - kTrailer;
 }
 std::size_t layer_entry(const std::vector<std::uint8_t>& b, std::size_t layer) {
-    return get64(b, trailer(b) + 56) + layer * kEntry;
+    return get64(b, trailer(b) + 24) + layer * kEntry;
 }
 
-/// Recomputes every checksum that covers the header, the layer table and the trailer, as a
-/// careful forger would: the header's, the trailer's copy of it, the layer table's, the
-/// whole-file XXH3-128 and the trailer's own.
+/// Recomputes every checksum, as a careful forger would: the header's, every block's (seeded
+/// by the header and its layer's entry, FORMAT.md §4.3), the trailer's copy of the header's,
+/// the layer table's, the whole-file XXH3-128 and the trailer's own.
 void reseal(std::vector<std::uint8_t>& b) {
+    namespace d = konane::format::detail;
     const std::size_t t = trailer(b);
     put64(b, 248, XXH3_64bits(b.data(), 248));
-    put64(b, t + 88, get64(b, 248));
-    put64(b, t + 72, XXH3_64bits(b.data() + get64(b, t + 56), get64(b, t + 64)));
+    const std::uint32_t q = static_cast<std::uint32_t>(get64(b, 20));
+    const std::uint32_t v = static_cast<std::uint32_t>(get64(b, 24));
+    for (std::size_t e = get64(b, t + 24); e < t; e += kEntry) {
+        const std::uint64_t n = get64(b, e + 8), u = get64(b, e + 24);
+        if (n == 0) continue;
+        const auto g = d::LayerGeometry::make(n, u, q, v);
+        const std::uint64_t w = get64(b, e + 48) & 0xFFFFFFFF;
+        const std::uint64_t dir = get64(b, e + 56), dir_size = get64(b, e + 64);
+        const std::uint64_t blocks = get64(b, e + 72), blocks_size = get64(b, e + 80);
+        const std::uint64_t key = d::xxh3_64_seeded(b.data() + e, kEntry, get64(b, 248));
+        // Only where the edited header still leaves the entries inside the directory.
+        for (std::uint64_t j = 0; j < g.blocks && 2 * w * (j + 2) <= dir_size; ++j) {
+            const std::uint8_t* at = b.data() + dir + 2 * w * j;
+            const std::uint64_t off0 = d::load_le(at, w), first0 = d::load_le(at + w, w);
+            const std::uint64_t off1 = d::load_le(at + 2 * w, w),
+                                first1 = d::load_le(at + 3 * w, w);
+            if (off0 + 4 > off1 || off1 > blocks_size) continue;
+            std::uint8_t* blk = b.data() + blocks + off0;
+            d::put32(blk, d::block_check(blk, off1 - off0,
+                                         d::block_seed(key, j, off0, first0, off1, first1)));
+        }
+    }
+    put64(b, t + 48, get64(b, 248));
+    put64(b, t + 40, XXH3_64bits(b.data() + get64(b, t + 24), get64(b, t + 32)));
     const XXH128_hash_t h = XXH3_128bits(b.data(), b.size() - 24);
-    put64(b, t + 96, h.low64);
-    put64(b, t + 104, h.high64);
-    put64(b, t + 112, XXH3_64bits(b.data() + t, 112));
+    put64(b, t + 56, h.low64);
+    put64(b, t + 64, h.high64);
+    put64(b, t + 72, XXH3_64bits(b.data() + t, 72));
 }
 
 /// The error of opening `p` as a Tablebase, or "" when it opens.
@@ -244,10 +268,8 @@ TEST_CASE("reader: every header field is bound to the body with or without recom
     const std::vector<Edit> edits = {
         {"rows and cols", 16, {5, 4}},
         {"ruleset", 40, {'c', 'e', 'n', 't', 'e', 'r', 0, 0, 0}},
-        {"chunk bytes", 20, {0, 8, 0, 0}},
-        {"sample interval", 24, {0, 1, 0, 0}},
-        {"value block", 28, {32, 0, 0, 0}},
-        {"value superblock", 32, {0, 8, 0, 0}},
+        {"block buckets", 20, {0, 2, 0, 0}},
+        {"value group", 24, {32, 0, 0, 0}},
     };
     for (const Edit& e : edits) {
         INFO(e.what);
@@ -283,6 +305,7 @@ TEST_CASE("reader: a layer table that does not describe its body is refused at o
             write_bytes(bad, copy);
             const std::string err = open_error(bad);
             REQUIRE_FALSE(err.empty());
+            UNSCOPED_INFO(err);
             if (err.find("does not describe") != std::string::npos) ++edited;
         }
     }

@@ -275,11 +275,11 @@ TEST_CASE("serve: refuses an empty table list and two tables of one board and ru
     CHECK_THROWS_WITH(s.bind("127.0.0.1", 70000), Catch::Contains("outside 0..65535"));
 }
 
-TEST_CASE("serve: --check refuses a table with a damaged chunk that a lazy open accepts",
+TEST_CASE("serve: --check refuses a table with a damaged block that a lazy open accepts",
           "[serve]") {
     // A 5x5 table with one byte in the middle of its data area changed: the header, trailer,
-    // directory and the chunks open reads still check, so opening it succeeds and only a read
-    // of that chunk would fail.
+    // layer table and the blocks open reads still check, so opening it succeeds and only a read
+    // of that block would fail.
     const fs::path bad = tables().dir / "damaged-5x5.kbt";
     solver::GenerateOptions o;
     o.board = Board::make(5, 5);
@@ -297,7 +297,7 @@ TEST_CASE("serve: --check refuses a table with a damaged chunk that a lazy open 
         std::fclose(f);
     };
     // The first of a few offsets in the data area whose damage open does not see (open reads
-    // a few chunks of every layer).
+    // the last block of every layer).
     const long size = static_cast<long>(fs::file_size(bad));
     bool lazy_ok = false;
     for (long at : {size / 2, size / 3, 2 * size / 3, size / 4, 3 * size / 5}) {

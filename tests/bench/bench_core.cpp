@@ -233,11 +233,12 @@ std::filesystem::path table_path() {
     return path;
 }
 
-/// One rank of every value block of every layer, in a cycle: each call decodes the block up to
-/// that rank (Huffman, table-driven) after reading its directory entry.
+/// One rank of every value group of every layer, in a cycle: each call finds the block by a
+/// binary search of the directory and decodes its group up to that rank (Huffman,
+/// table-driven). Ranks of a group's last value; a group's length is the header's value group.
 void BM_ValueBlockDecode(benchmark::State& state) {
     const auto t = format::Table::open(table_path());
-    const std::uint64_t per = t->meta().value_block;
+    const std::uint64_t per = t->meta().value_group;
     std::vector<std::pair<std::size_t, std::uint64_t>> slots;
     for (std::size_t l = 0; l < t->layers().size(); ++l)
         for (std::uint64_t s = per - 1; s < t->layers()[l].classes; s += per)

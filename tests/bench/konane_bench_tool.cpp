@@ -300,7 +300,7 @@ void warm_page_cache(const std::filesystem::path& path) {
 
 /// Probes value() and best_move() of every position of 200 random games (another seed than the
 /// measured positions), so that the value code of every layer is loaded before timing and the
-/// chunks checked so far are unrelated ones, as in a long-running program.
+/// blocks checked so far are unrelated ones, as in a long-running program.
 std::uint64_t warm_up(const Tablebase& tb, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     const Board& b = tb.board();
@@ -336,9 +336,9 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     j["samples"] = pos.size();
     j["cold_samples"] = std::min(cold_samples, pos.size());
     {
-        // Random order, page cache warm, fresh table: each probe finds its chunks checked (and
-        // its pages mapped) only when an earlier probe happened to touch them.
-        // With --check-first, each fresh table first checks every chunk (as `konane serve
+        // Random order, page cache warm, fresh table: each probe finds its block checked only
+        // when an earlier probe happened to read it (open maps the pages the cache holds).
+        // With --check-first, each fresh table first checks every block (as `konane serve
         // --check`), so that the probes below hash none; the time it took is reported.
         auto check_all = [&](const Tablebase& t) {
             if (!check_first) return;
@@ -371,7 +371,7 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     }
     {
         // Warm: the same position again right after a first probe (its blocks are decoded and
-        // chunks checked, the pages resident).
+        // blocks checked, the pages resident).
         const Tablebase tb = Tablebase::open(path);
         std::vector<double> val, mv;
         for (const auto& p : pos) {
@@ -392,7 +392,7 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     }
     {
         // Cold: the file dropped from the page cache, the table opened afresh (not timed), then
-        // the first probe: it reads and checks the chunks it needs from the disk.
+        // the first probe: it reads and checks the blocks it needs from the disk.
         std::vector<double> val, mv, open_ns, resident;
         const std::size_t n = std::min(cold_samples, pos.size());
         for (std::size_t i = 0; i < n; ++i) {
@@ -442,21 +442,21 @@ int run_size(const std::string& file) {
     json j;
     j["table"] = file;
     j["file_bytes"] = t->file_size();
-    j["meta"] = {{"chunk_bytes", t->meta().chunk_bytes},
-                 {"sample_zeros", t->meta().sample_zeros},
-                 {"value_block", t->meta().value_block},
-                 {"value_superblock", t->meta().value_superblock}};
+    j["meta"] = {{"block_buckets", t->meta().block_buckets},
+                 {"value_group", t->meta().value_group}};
     j["layers"] = json::array();
     std::map<int, std::uint64_t> all;
     std::uint64_t n_all = 0;
     format::SectionSizes sum;
     double entropy_sum_bits = 0;
     std::vector<std::uint8_t> values;
+    // Every part in bits (SectionSizes), scaled by `per` (1/8: bytes; 1/n: bits per position).
     auto sections = [](const format::SectionSizes& s, double per) {
-        return json{{"ef_low", s.ef_low * per},         {"ef_high", s.ef_high * per},
-                    {"ef_samples", s.ef_samples * per}, {"index", s.index() * per},
-                    {"val_code", s.val_code * per},     {"val_dir", s.val_dir * per},
-                    {"val_data", s.val_data * per},     {"values", s.values() * per}};
+        return json{{"directory", s.directory * per}, {"ef_high", s.high * per},
+                    {"ef_low", s.low * per},          {"index", s.index() * per},
+                    {"val_code", s.code * per},       {"val_groups", s.groups * per},
+                    {"val_codes", s.codes * per},     {"values", s.values() * per},
+                    {"checks", s.checks * per},       {"padding", s.padding * per}};
     };
     for (std::size_t i = 0; i < t->layers().size(); ++i) {
         const auto& l = t->layers()[i];
@@ -470,25 +470,28 @@ int run_size(const std::string& file) {
         const double h = entropy_bits(hist, l.classes);
         entropy_sum_bits += h * static_cast<double>(l.classes);
         n_all += l.classes;
-        sum.ef_low += s.ef_low;
-        sum.ef_high += s.ef_high;
-        sum.ef_samples += s.ef_samples;
-        sum.val_code += s.val_code;
-        sum.val_dir += s.val_dir;
-        sum.val_data += s.val_data;
+        sum.directory += s.directory;
+        sum.high += s.high;
+        sum.low += s.low;
+        sum.code += s.code;
+        sum.groups += s.groups;
+        sum.codes += s.codes;
+        sum.checks += s.checks;
+        sum.padding += s.padding;
         j["layers"].push_back({{"pieces", l.pieces},
                                {"classes", l.classes},
                                {"distinct_values", hist.size()},
                                {"entropy_bits", h},
-                               {"bytes", sections(s, 1.0)},
-                               {"bits_per_position", sections(s, 8.0 / l.classes)}});
+                               {"bytes", sections(s, 1.0 / 8)},
+                               {"bits_per_position", sections(s, 1.0 / l.classes)}});
     }
     const double per = 8.0 / static_cast<double>(n_all);
-    const std::uint64_t other = t->file_size() - sum.index() - sum.values();
+    // The header, layer table (less the code lengths, counted in the values) and trailer.
+    const std::uint64_t other = t->file_size() - sum.total() / 8;
     j["classes"] = n_all;
-    j["bytes"] = sections(sum, 1.0);
+    j["bytes"] = sections(sum, 1.0 / 8);
     j["bytes"]["other"] = other;
-    j["bits_per_position"] = sections(sum, per);
+    j["bits_per_position"] = sections(sum, 1.0 / static_cast<double>(n_all));
     j["bits_per_position"]["other"] = other * per;
     j["bits_per_position"]["total"] = t->file_size() * per;
     j["entropy"] = {{"per_layer_weighted_bits", entropy_sum_bits / static_cast<double>(n_all)},
@@ -520,7 +523,7 @@ int run_baseline(const std::string& file, std::size_t positions, std::uint64_t s
         std::vector<double> table_secs;
         for (int i = 0; i < reps; ++i) {
             const auto t0 = Clock::now();
-            const Tablebase tb = Tablebase::open(path);  // no chunk checked yet, pages warm
+            const Tablebase tb = Tablebase::open(path);  // no block checked yet, pages warm
             ref = compute_openings(tb);
             table_secs.push_back(seconds_since(t0));
         }
@@ -676,7 +679,7 @@ int main(int argc, char** argv) {
     probe->add_option("--seed", seed);
     bool check_first = false;
     probe->add_flag("--check-first", check_first,
-                    "Seen once: check every chunk of each fresh table before its warm-up "
+                    "Seen once: check every block of each fresh table before its warm-up "
                     "(Table::verify_checksums, as konane serve --check)");
 
     auto* size = app.add_subcommand("size", "Section sizes and value entropy per layer");

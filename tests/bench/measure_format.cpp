@@ -1,8 +1,7 @@
 // konane_format_measure: the measurements behind table format 2's choices (format/FORMAT.md
 // §10), on the keys and values of a real table. JSON on stdout.
 //
-//   konane_format_measure rewrite IN OUT [--chunk-bytes B] [--sample-zeros Q]
-//                                        [--value-block V] [--value-superblock S]
+//   konane_format_measure rewrite IN OUT [--block-buckets Q] [--value-group V]
 //       writes IN's layers again with other writer parameters (to time probes against them);
 //   konane_format_measure index IN
 //       bits per key of the alternatives for the index: Elias-Fano over raw keys, over the
@@ -48,10 +47,8 @@ double median(std::vector<double> v) {
 int run_rewrite(const std::string& in, const std::string& out, const format::TableMeta& params) {
     const auto t = format::Table::open(in);
     format::TableMeta m = t->meta();
-    m.chunk_bytes = params.chunk_bytes;
-    m.sample_zeros = params.sample_zeros;
-    m.value_block = params.value_block;
-    m.value_superblock = params.value_superblock;
+    m.block_buckets = params.block_buckets;
+    m.value_group = params.value_group;
     format::TableWriter w(out, m);
     std::vector<std::uint64_t> keys;
     std::vector<std::uint8_t> values;
@@ -255,10 +252,8 @@ int main(int argc, char** argv) {
     auto* rw = app.add_subcommand("rewrite", "Rewrite a table with other writer parameters");
     rw->add_option("IN", in)->required();
     rw->add_option("OUT", out)->required();
-    rw->add_option("--chunk-bytes", p.chunk_bytes);
-    rw->add_option("--sample-zeros", p.sample_zeros);
-    rw->add_option("--value-block", p.value_block);
-    rw->add_option("--value-superblock", p.value_superblock);
+    rw->add_option("--block-buckets", p.block_buckets, "Buckets of the high bits per block");
+    rw->add_option("--value-group", p.value_group, "Values per group of a block");
     auto* ix = app.add_subcommand("index", "Bits per key of the index alternatives");
     ix->add_option("IN", in)->required();
     auto* va = app.add_subcommand("values", "Bits per value and decode time of alternatives");

@@ -1,8 +1,8 @@
 // libFuzzer target: the table reader (format/table.hpp Table::open and its reads) and the probe
 // library over it (probe/probe.hpp Tablebase), on any bytes as a table file.
 // Each input is opened twice from an in-memory file: as it is, and "sealed", with every
-// checksum recomputed (header and its copy in the trailer, chunk checksums of both levels,
-// layer table, whole file, trailer) so that mutations reach the structural checks and the decoders
+// checksum recomputed (header and its copy in the trailer, every block's check, layer table,
+// whole file, trailer) so that mutations reach the structural checks and the decoders
 // behind the checksums. Whatever opens is probed: every layer's first, middle and last value, the
 // whole layers when small (then find() must give each key its rank, and value() agree with
 // read_values()), the probe library from the full board, from its removals and from stored
@@ -22,6 +22,7 @@
 
 #include "core/board.hpp"
 #include "core/movegen.hpp"
+#include "format/block.hpp"
 #include "format/detail.hpp"
 #include "format/table.hpp"
 #include "probe/probe.hpp"
@@ -33,36 +34,51 @@ using namespace konane::format::detail;
 
 namespace {
 
-/// Recomputes every checksum of a would-be table in place, where the offsets the trailer gives
-/// lie inside the file; leaves every other byte as it is.
+/// Recomputes every checksum of a would-be table in place, where the offsets the trailer and
+/// the layer table give lie inside the file; leaves every other byte as it is.
 void seal(std::vector<std::uint8_t>& f) {
     const std::uint64_t size = f.size();
     if (size < kHeaderSize + kTrailerSize) return;
     std::uint8_t* p = f.data();
     put64(p + hdr::checksum, xxh3_64(p, hdr::checksum));
+    const std::uint64_t header_xxh = le64(p + hdr::checksum);
     const std::uint64_t t_off = size - kTrailerSize;
     std::uint8_t* t = p + t_off;
     auto inside = [&](std::uint64_t off, std::uint64_t len) {
         return off >= kHeaderSize && off <= t_off && len <= t_off - off;
     };
-    const std::uint64_t chunk = le32(p + hdr::chunk_bytes);
-    const std::uint64_t cs1 = le64(t + trl::cs1_offset), cs1_size = le64(t + trl::cs1_size);
-    const std::uint64_t cs2 = le64(t + trl::cs2_offset), cs2_size = le64(t + trl::cs2_size);
     const std::uint64_t lt = le64(t + trl::lt_offset), lt_size = le64(t + trl::lt_size);
-    if (is_pow2(chunk) && chunk >= 256 && chunk <= (1u << 20) && inside(cs1, cs1_size) &&
-        inside(cs2, cs2_size)) {
-        for (std::uint64_t c = 0; kHeaderSize + c * chunk < cs1 && 8 * c + 8 <= cs1_size; ++c) {
-            const std::uint64_t lo = kHeaderSize + c * chunk;
-            put64(p + cs1 + 8 * c, xxh3_64(p + lo, std::min(chunk, cs1 - lo)));
+    const std::uint32_t q = le32(p + hdr::block_buckets), v = le32(p + hdr::value_group);
+    if (inside(lt, lt_size) && is_pow2(q) && q >= 8 && q <= (1u << 16) && is_pow2(v) && v <= 1024) {
+        // Each layer's blocks: their checks, seeded by the layer's entry and their directory
+        // entries (FORMAT.md §4.3).
+        for (std::uint64_t e = lt; e + kLayerEntrySize <= lt + lt_size; e += kLayerEntrySize) {
+            const std::uint8_t* en = p + e;
+            const std::uint64_t n = le64(en + lte::classes), u = le64(en + lte::universe);
+            const std::uint32_t w = le32(en + lte::entry_width);
+            const std::uint64_t dir = le64(en + lte::dir_offset),
+                                dir_size = le64(en + lte::dir_size);
+            const std::uint64_t blocks = le64(en + lte::blocks_offset);
+            const std::uint64_t blocks_size = le64(en + lte::blocks_size);
+            if (n == 0 || u < n || (w != 4 && w != 8) || !inside(dir, dir_size) ||
+                !inside(blocks, blocks_size))
+                continue;
+            const LayerGeometry g = LayerGeometry::make(n, u, q, v);
+            if (g.blocks >= dir_size || (g.blocks + 1) * 2 * w > dir_size) continue;
+            const std::uint64_t key = xxh3_64_seeded(en, kLayerEntrySize, header_xxh);
+            for (std::uint64_t j = 0; j < g.blocks; ++j) {
+                const std::uint8_t* d = p + dir + 2 * w * j;
+                const std::uint64_t off0 = load_le(d, w), first0 = load_le(d + w, w);
+                const std::uint64_t off1 = load_le(d + 2 * w, w), first1 = load_le(d + 3 * w, w);
+                if (off0 + kBlockCheckBytes > off1 || off1 > blocks_size) continue;
+                std::uint8_t* b = p + blocks + off0;
+                put32(b,
+                      block_check(b, off1 - off0, block_seed(key, j, off0, first0, off1, first1)));
+            }
         }
-        for (std::uint64_t d = 0; d * chunk < cs1_size && 8 * d + 8 <= cs2_size; ++d) {
-            const std::uint64_t lo = cs1 + d * chunk;
-            put64(p + cs2 + 8 * d, xxh3_64(p + lo, std::min(chunk, cs1_size - d * chunk)));
-        }
-        put64(t + trl::cs2_xxh, xxh3_64(p + cs2, cs2_size));
+        put64(t + trl::lt_xxh, xxh3_64(p + lt, lt_size));
     }
-    if (inside(lt, lt_size)) put64(t + trl::lt_xxh, xxh3_64(p + lt, lt_size));
-    put64(t + trl::header_xxh, le64(p + hdr::checksum));  // format 3 binds the header to the file
+    put64(t + trl::header_xxh, header_xxh);  // binds the header to the file
     const XXH128_hash_t h = XXH3_128bits(p, t_off + trl::file_xxh128_lo);
     put64(t + trl::file_xxh128_lo, h.low64);
     put64(t + trl::file_xxh128_hi, h.high64);
