@@ -293,6 +293,28 @@ struct Table::Impl {
         for (std::uint64_t k = 1; k < m; ++k)
             if (out[k] <= out[k - 1]) damaged(layer, j, "its elements are not increasing");
     }
+    /// The rank of the last element of block j (checked; m > 0), its high bits checked as
+    /// block_ranks() does, without holding the block's ranks.
+    std::uint64_t last_rank(std::size_t layer, std::uint64_t j, const BlockRef& r) const {
+        const std::uint8_t* s = r.bits();
+        const LayerGeometry& g = locs[layer].geo;
+        const std::uint64_t high = r.parts.high, m = r.parts.m;
+        std::uint64_t ones = 0, last_one = 0;
+        for (std::uint64_t pos = 0; pos < high; pos += 56) {
+            const std::uint64_t avail = std::min<std::uint64_t>(56, high - pos);
+            const std::uint64_t w = load_bits(s, pos) & ((std::uint64_t{1} << avail) - 1);
+            if (w != 0) last_one = pos + 63 - static_cast<std::uint64_t>(std::countl_zero(w));
+            ones += static_cast<std::uint64_t>(std::popcount(w));
+        }
+        if (ones != m || high - ones != g.buckets_in(j) || last_one + 1 == high)
+            damaged(layer, j,
+                    "its high bits hold " + std::to_string(ones) + " elements and " +
+                        std::to_string(high - ones) + " bucket ends, expected " +
+                        std::to_string(m) + " and " + std::to_string(g.buckets_in(j)));
+        // The last element is the 1 at bit last_one, after (last_one - (m - 1)) bucket ends.
+        const std::uint64_t bucket = j * g.q + (last_one - (m - 1));
+        return (bucket << g.ef.l) | read_field(s, high + (m - 1) * g.ef.l, g.ef.l);
+    }
     /// The depths of block j's elements (checked) into out[0, m); adds its codes' bits.
     void block_values(std::size_t layer, std::uint64_t j, const BlockRef& r, std::uint8_t* out,
                       std::uint64_t& code_bits) const {
@@ -314,10 +336,12 @@ struct Table::Impl {
                 damaged(layer, j, "its values do not decode (element " + std::to_string(i) + ")");
             out[i] = static_cast<std::uint8_t>(x);
         }
-        if (end - pos >= 8)
+        // The codes end in the block's last byte, and the bits after them are zero.
+        if (end - pos >= 8 || (end > pos && (load_bits(r.bits(), pos) &
+                                             ((std::uint64_t{1} << (end - pos)) - 1)) != 0))
             damaged(layer, j,
-                    "its values end at bit " + std::to_string(pos) + ", " +
-                        std::to_string(end - pos) + " bits before the block does");
+                    "its values end at bit " + std::to_string(pos) + " of " + std::to_string(end) +
+                        ", not in its last byte followed by zeros");
         code_bits += pos - r.parts.values;
     }
 
@@ -551,6 +575,9 @@ void Table::Impl::validate(const Expect& expect) {
         std::memcpy(lengths.data(), e + lte::code, 256);
         if (n == 0) {
             if (!zeros(lengths.data(), 256)) bad(ln + ": value code", "set for an empty layer");
+        } else if (zeros(lengths.data(), 256)) {
+            bad(ln + ": value code",
+                "no code for the values of " + std::to_string(n) + " positions");
         } else if (const std::string why = dec[i].build(lengths); !why.empty()) {
             bad(ln + ": value code", why);
         }
@@ -597,9 +624,7 @@ void Table::Impl::check_body(std::size_t layer) {
     // The last block holds the last element, u - 1.
     const BlockRef r = locate(layer, J - 1);
     ensure(layer, J - 1, r);
-    std::vector<std::uint64_t> ranks(r.parts.m);
-    block_ranks(layer, J - 1, r, ranks.data());
-    if (ranks.empty() || ranks.back() != L.geo.ef.u - 1)
+    if (r.parts.m == 0 || last_rank(layer, J - 1, r) != L.geo.ef.u - 1)
         bad(block_name(layer, J - 1), "the last element is not the universe " +
                                           std::to_string(L.geo.ef.u) +
                                           " minus one: the layer table does not describe "

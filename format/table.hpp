@@ -220,7 +220,7 @@ class Table {
     /// (2) the block, whose index and values lie side by side (its first check hashes only
     /// those bytes). A position and its children (a perfect move) thus wait for memory about
     /// as long as one position. The fastest way to probe one position too. `out` must have
-    /// at least queries.size() elements.
+    /// at least queries.size() elements; after an exception its contents are unspecified.
     /// @throws FormatError on a damaged block; std::out_of_range for a bad layer;
     ///         std::invalid_argument when `out` is too short
     void probe_many(std::span<const Query> queries, std::span<Answer> out) const;

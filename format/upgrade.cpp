@@ -18,12 +18,14 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "format/detail.hpp"
+#include "format/fault_guard.hpp"
 #include "format/table.hpp"
 #include "format/values.hpp"
 #include "format/xxh.hpp"
@@ -42,10 +44,15 @@ constexpr std::size_t kV2Trailer = 112;
 enum Sec { kLow = 0, kHigh, kSamples, kCode, kDir, kValues };
 }  // namespace v3
 
+/// The input's mapping, registered with format/fault_guard.hpp: a file truncated under it
+/// sets `faulted` (reads then see zeros) instead of raising SIGBUS.
 struct Mapping {
     const std::uint8_t* p = nullptr;
     std::uint64_t size = 0;
+    std::atomic<int> faulted{0};
+    int guard = -1;
     ~Mapping() {
+        unregister_mapping(guard);
         if (p != nullptr) ::munmap(const_cast<std::uint8_t*>(p), size);
     }
 };
@@ -77,7 +84,16 @@ std::uint64_t upgrade_table(const std::filesystem::path& input, const std::files
         if (a == MAP_FAILED) throw IoError(in_name + ": mmap: " + std::strerror(err));
         m.p = static_cast<const std::uint8_t*>(a);
         ::madvise(a, m.size, MADV_SEQUENTIAL);
+        try {
+            m.guard = register_mapping(a, m.size, &m.faulted);
+        } catch (const std::runtime_error& e) {
+            throw bad(std::string("open: ") + e.what());
+        }
     }
+    // Whatever was read is thrown away if the file shrank under the mapping meanwhile.
+    auto check_fault = [&] {
+        if (m.faulted.load() != 0) throw bad("file: changed while read (truncated)");
+    };
     const std::uint8_t* h = m.p;
     if (std::memcmp(h + hdr::magic, kMagic, 8) != 0) throw bad("header: not a konane table");
     const std::uint32_t version = le32(h + hdr::version);
@@ -96,13 +112,14 @@ std::uint64_t upgrade_table(const std::filesystem::path& input, const std::files
     {
         const XXH128_hash_t fh = XXH3_128bits(m.p, m.size - 24);
         const std::uint8_t* want = t + trailer - 24;
+        check_fault();
         if (fh.low64 != le64(want) || fh.high64 != le64(want + 8))
             throw bad("file: whole-file checksum mismatch: the table is damaged");
     }
     const std::uint32_t layers = le32(t + 16);
     const std::uint64_t lt_off = le64(t + v3::kLtOffset), lt_size = le64(t + v3::kLtSize);
     if (layers < 1 || layers > kMaxLayers || lt_size != layers * v3::kEntry ||
-        lt_off != m.size - trailer - lt_size)
+        lt_size > m.size - trailer - kHeaderSize || lt_off != m.size - trailer - lt_size)
         throw bad("trailer: layer table not just before the trailer");
 
     TableMeta meta;
@@ -134,7 +151,9 @@ std::uint64_t upgrade_table(const std::filesystem::path& input, const std::files
                 throw bad(ln + "section outside the data area");
             return std::pair{m.p + off, sz};
         };
-        if (info.pieces > squares || u < n || u > 2 * index::binomial(squares, info.pieces))
+        if (info.pieces > squares || n > 8 * m.size || u < n ||
+            u > 2 * index::binomial(squares, info.pieces) ||
+            (n > 0 && (value_bits < n || value_bits > kMaxCodeLength * n)))
             throw bad(ln + "implausible counts");
         const auto shape = index::EliasFanoShape::make(n, u, q);
         keys.assign(n, 0);
@@ -176,7 +195,12 @@ std::uint64_t upgrade_table(const std::filesystem::path& input, const std::files
             }
             if (pos != value_bits) throw bad(ln + "the values do not end where declared");
         }
-        w.add_layer(info, keys, values);
+        check_fault();
+        try {
+            w.add_layer(info, keys, values);
+        } catch (const std::invalid_argument& e) {  // e.g. piece counts out of order
+            throw bad(ln + e.what());
+        }
         if (progress) progress(i + 1, layers);
     }
     w.commit();

@@ -247,6 +247,11 @@ void TableWriter::Impl::append_layer(const LayerInfo& info, std::span<const std:
         check_key(n - 1);
         universe = index::key_rank(keys[n - 1], squares) + 1;
     }
+    auto not_ascending = [&](std::uint64_t i) {
+        return std::invalid_argument(where + "keys are not ascending and distinct at " +
+                                     std::to_string(i));
+    };
+    if (universe < n) throw not_ascending(n - 1);  // n distinct ranks below u need u >= n
     const LayerGeometry geo =
         LayerGeometry::make(n, universe, w.meta.block_buckets, w.meta.value_group);
 
@@ -309,10 +314,12 @@ void TableWriter::Impl::append_layer(const LayerInfo& info, std::span<const std:
                 }
             });
             for (std::uint64_t i = 0; i < nb; ++i) {
-                if (b0 + i > 0 &&
-                    ranks[i] <= (i > 0 ? ranks[i - 1] : index::key_rank(keys[b0 - 1], squares)))
-                    throw std::invalid_argument(where + "keys are not ascending and distinct at " +
-                                                std::to_string(b0 + i));
+                // Checked before the rank picks a block: an unsorted key past the last one's
+                // rank would otherwise ask for blocks past the layer's end.
+                if (ranks[i] >= universe ||
+                    (b0 + i > 0 &&
+                     ranks[i] <= (i > 0 ? ranks[i - 1] : index::key_rank(keys[b0 - 1], squares))))
+                    throw not_ascending(b0 + i);
                 const std::uint64_t j = (ranks[i] >> geo.ef.l) / geo.q;
                 encode_until(j);
                 block_ranks.push_back(ranks[i]);

@@ -618,6 +618,12 @@ TEST_CASE("format: writer argument checks", "[format]") {
                           std::invalid_argument);
         REQUIRE_THROWS_AS(w.add_layer(l.info, l.keys, std::span(l.values).first(99)),
                           std::invalid_argument);
+        // The largest key first: its rank is past the universe the last key gives (the writer
+        // must refuse it before it picks a block for it).
+        auto largest_first = l.keys;
+        std::rotate(largest_first.begin(), largest_first.end() - 1, largest_first.end());
+        REQUIRE_THROWS_WITH(w.add_layer(l.info, largest_first, l.values),
+                            Catch::Contains("not ascending"));
         auto unsorted = l.keys;
         std::swap(unsorted[10], unsorted[11]);
         REQUIRE_THROWS_AS(w.add_layer(l.info, unsorted, l.values), std::invalid_argument);
@@ -855,4 +861,29 @@ TEST_CASE("format: upgrade rewrites a version-3 or version-2 table with the same
                       Catch::Contains("whole-file checksum mismatch"));
     CHECK_FALSE(fs::exists(dir / "bad-up.kbt"));
     CHECK_THROWS_AS(upgrade_table(dir / "missing.kbt", up), IoError);
+    // Crafted with every checksum recomputed: a layer table offset that wraps below the file,
+    // and a layer's code bits near 2^64 (its values' size would wrap): refused, nothing read
+    // outside the file.
+    auto reseal_v3 = [](std::vector<std::uint8_t>& b) {
+        const std::size_t t = b.size() - kV3Trailer;
+        const XXH128_hash_t h = XXH3_128bits(b.data(), b.size() - 24);
+        put_le64(b, t + 96, h.low64);
+        put_le64(b, t + 104, h.high64);
+        put_le64(b, t + 112, XXH3_64bits(b.data() + t, 112));
+    };
+    auto wrapped = bytes;
+    put_le64(wrapped, wrapped.size() - kV3Trailer + 56, ~std::uint64_t{39});
+    reseal_v3(wrapped);
+    write_bytes(dir / "wrap.kbt", wrapped);
+    CHECK_THROWS_WITH(upgrade_table(dir / "wrap.kbt", dir / "wrap-up.kbt"),
+                      Catch::Contains("layer table not just before the trailer"));
+    auto huge_bits = bytes;
+    const std::size_t lt = le64_at(bytes, bytes.size() - kV3Trailer + 56);
+    put_le64(huge_bits, lt + 160 * 3 + 32, ~std::uint64_t{0});  // layer 3's code bits
+    reseal_v3(huge_bits);
+    write_bytes(dir / "bits.kbt", huge_bits);
+    CHECK_THROWS_WITH(upgrade_table(dir / "bits.kbt", dir / "bits-up.kbt"),
+                      Catch::Contains("layer 3: implausible counts"));
+    CHECK_FALSE(fs::exists(dir / "wrap-up.kbt"));
+    CHECK_FALSE(fs::exists(dir / "bits-up.kbt"));
 }
