@@ -712,8 +712,8 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         ->check(non_empty());
     upgrade->add_flag("--json", up->json, "JSON output");
     upgrade->add_flag("-q,--quiet", up->quiet, "No progress line on stderr");
-    upgrade->add_option("-t,--threads", up->threads, "Threads (default: all cores)")
-        ->check(CLI::NonNegativeNumber);
+    upgrade->add_option("-j,--threads", up->threads, "Threads, 1..1024 (default 0: all cores)")
+        ->check(decimal(0, 1024));
     out.push_back({upgrade, [up] { return run_upgrade(*up); }});
 }
 

@@ -89,6 +89,29 @@ TEST_CASE("probe refuses a table of format version 1 and says how to regenerate 
     CHECK(r.out.find("format version 1") != std::string::npos);
 }
 
+TEST_CASE("cli: upgrade rewrites a version-3 table that probe then reads and refuses a current one",
+          "[cli][generate]") {
+    TempDir d("konane-cli-test");
+    // tests/data: the 4x4 table as konane wrote it in format 3 (commit 6b4e829).
+    const fs::path v3 = fs::path(KONANE_TEST_DATA) / "konane-4x4-brainking-v3.kbt";
+    const fs::path copy = d.path / "old.kbt";
+    fs::copy_file(v3, copy);
+    Run r = run("probe " + copy.string());
+    CHECK(r.code == 2);
+    CHECK(r.out.find("format version 3") != std::string::npos);
+    CHECK(r.out.find("konane upgrade " + copy.string()) != std::string::npos);
+    r = run("upgrade " + copy.string() + " -q -j 1");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("format version 4") != std::string::npos);
+    r = run("probe " + copy.string() + " --json");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("\"value\"") != std::string::npos);
+    r = run("upgrade " + copy.string() + " --json");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("already format version 4") != std::string::npos);
+    CHECK(run("upgrade " + copy.string() + " -j -1").code == 2);
+}
+
 TEST_CASE("an interrupted generate leaves no table, and its rerun resumes to the same file",
           "[cli][generate][resume]") {
     TempDir d("konane-cli-test");
