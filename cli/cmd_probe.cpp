@@ -90,7 +90,9 @@ struct ProbeArgs {
 
 /// `probe FILE --batch`: one position per line of standard input, one JSON object per line of
 /// standard output in the same order: position, stored, and value and depth when stored; a
-/// line that is no position of the table's board gets "error" and the batch goes on.
+/// line that is no position of the table's board gets "error" and the batch goes on. A damaged
+/// table ends the batch (format::FormatError, exit 2) after the answers to every line before
+/// the one that met the damage are written: their count says which line it was.
 int run_batch(const ProbeArgs& a) {
     const Tablebase tb = Tablebase::open(a.file);
     std::string line;
@@ -101,6 +103,16 @@ int run_batch(const ProbeArgs& a) {
             std::fflush(stdout) != 0)
             throw format::IoError(std::string("standard output: ") + std::strerror(errno));
         out.clear();
+    };
+    // One line's answer; a damaged table sends the answers before it first.
+    auto answer = [&](std::string_view text) {
+        try {
+            out += batch_line(tb, text);
+        } catch (const format::FormatError&) {
+            send();
+            throw;
+        }
+        out += '\n';
     };
     // Standard input is read with read(2) into our own buffer, so that we know when the lines
     // received so far are all answered: the answers are then sent before waiting for more, and
@@ -128,15 +140,11 @@ int run_batch(const ProbeArgs& a) {
         const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - start);
         line.append(start, n);
         pos += n + 1;
-        out += batch_line(tb, line);
-        out += '\n';
+        answer(line);
         if (out.size() > (1 << 16)) send();
         line.clear();
     }
-    if (!line.empty()) {  // a last line without a newline
-        out += batch_line(tb, line);
-        out += '\n';
-    }
+    if (!line.empty()) answer(line);  // a last line without a newline
     send();
     return kOk;
 }

@@ -338,8 +338,8 @@ ApiServer::ApiServer(const std::vector<std::filesystem::path>& files, const Serv
                 throw format::FormatError(
                     (it != r.problems.end() ? *it : r.problems.front()) +
                     (r.problems.size() > 1
-                         ? fmt::format(" (and {} more problems; konane verify lists them)",
-                                       r.problems.size() - 1)
+                         ? fmt::format(" (and {} more problem{}; konane verify lists them)",
+                                       r.problems.size() - 1, r.problems.size() == 2 ? "" : "s")
                          : std::string()));
             }
         }

@@ -172,9 +172,10 @@ struct Table::Impl {
             BlockParts::make(L.geo, j, r.first1 - r.first0, r.off1 - r.off0, r.parts))
             return {};
         check_fault();
-        return "its directory entries (bytes " + std::to_string(r.off0) + ".." +
-               std::to_string(r.off1) + ", elements " + std::to_string(r.first0) + ".." +
-               std::to_string(r.first1) + ") cannot be those of a block: damaged directory";
+        return "its directory entries (offsets " + std::to_string(r.off0) + ".." +
+               std::to_string(r.off1) + " in the layer's blocks, elements " +
+               std::to_string(r.first0) + ".." + std::to_string(r.first1) +
+               ") cannot be those of a block: damaged directory";
     }
     /// Block j of a layer (not checked yet). @throws FormatError for impossible entries
     BlockRef locate(std::size_t layer, std::uint64_t j) const {

@@ -65,8 +65,10 @@ std::uint64_t upgrade_table(const std::filesystem::path& input, const std::files
     const std::string in_name = input.string();
     auto bad = [&](const std::string& what) { return FormatError(in_name + ": " + what); };
     Mapping m;
+    mode_t mode = 0644;  // the input's permissions, given to the output
     {
-        const int fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
+        // O_NONBLOCK: a FIFO is refused below rather than waited on.
+        const int fd = ::open(input.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0) throw IoError(in_name + ": open: " + std::strerror(errno));
         struct stat st {};
         if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -74,6 +76,7 @@ std::uint64_t upgrade_table(const std::filesystem::path& input, const std::files
             throw bad("open: not a regular file");
         }
         m.size = static_cast<std::uint64_t>(st.st_size);
+        mode = st.st_mode & 07777;
         if (m.size < kHeaderSize + v3::kV2Trailer) {
             ::close(fd);
             throw bad("file: too short for a table");
@@ -204,6 +207,11 @@ std::uint64_t upgrade_table(const std::filesystem::path& input, const std::files
         if (progress) progress(i + 1, layers);
     }
     w.commit();
+    // The writer creates files 0644 & ~umask; an upgrade keeps the table's own permissions
+    // (a table upgraded in place must not become readable by more users than before).
+    if (::chmod(output.c_str(), mode) != 0)
+        throw IoError(output.string() + ": chmod: " + std::strerror(errno) +
+                      " (the table is written, with the writer's permissions)");
     return w.bytes_written();
 }
 

@@ -11,7 +11,8 @@ namespace konane::format {
 /// may be `input`: it is replaced only once the new file is complete). Versions 2 and 3 share
 /// their data area (FORMAT.md §13): each layer's Elias-Fano arrays and Huffman-coded values are
 /// decoded and written again as blocks by TableWriter, with the input's board, ruleset and
-/// generator. The input's whole-file XXH3-128 is checked first, and every layer's decoding
+/// generator, and the input's permission bits. The input's whole-file XXH3-128 is checked first,
+/// and every layer's decoding
 /// (the ranks increase below the universe, the values end where declared). Memory: one layer's
 /// keys and values (9 bytes per position of the largest layer). `progress(done, layers)` is
 /// called after each layer, if given.

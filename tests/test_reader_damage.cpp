@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/movegen.hpp"
+#include "core/notation.hpp"
 #include "format/block.hpp"
 #include "format/table.hpp"
 #include "probe/probe.hpp"
@@ -284,6 +286,75 @@ TEST_CASE("reader: every header field is bound to the body with or without recom
         write_bytes(bad, copy);
         CHECK_FALSE(open_error(bad).empty());
     }
+}
+
+TEST_CASE("probe --batch on a damaged table writes the answers before the line that met it",
+          "[format][damage][cli]") {
+    TempDir d("konane-reader-test");
+    const fs::path src = make_table(d.path, 5, 5, Ruleset::Brainking);
+    const auto good = read_bytes(src);
+    const fs::path bad = d.path / "bad.kbt", in = d.path / "in.txt", out = d.path / "out.txt";
+    std::vector<std::string> lines;  // every stored position, layer by layer
+    {
+        const auto t = format::Table::open(src);
+        const Board b = Board::make(5, 5);
+        std::vector<std::uint64_t> keys;
+        for (std::size_t l = 0; l < t->layers().size(); ++l) {
+            t->read_keys(l, keys);
+            for (const std::uint64_t k : keys)
+                lines.push_back(
+                    format_position(b, Position{k & ~(std::uint64_t{1} << 63),
+                                                (k >> 63) != 0 ? Color::White : Color::Black}));
+        }
+    }
+    // The answers go to `out`, with the error line (run() sends stderr there too): answers()
+    // keeps the JSON lines.
+    auto batch = [&](std::size_t count) {  // exit code
+        std::FILE* f = std::fopen(in.c_str(), "w");
+        REQUIRE(f != nullptr);
+        for (std::size_t i = 0; i < count; ++i)
+            std::fprintf(f, "%s\n", lines[i].c_str());
+        std::fclose(f);
+        return run("probe " + bad.string() + " --batch < " + in.string() + " > " + out.string())
+            .code;
+    };
+    auto answers = [&] {
+        const auto text = read_bytes(out);
+        std::vector<std::string> json;
+        std::string line;
+        for (const std::uint8_t c : text) {
+            if (c != '\n') {
+                line += static_cast<char>(c);
+                continue;
+            }
+            if (line.rfind("{", 0) == 0) json.push_back(line);
+            line.clear();
+        }
+        return json;
+    };
+    // A byte inside the data area [256, layer table) of a block open does not read (not a
+    // layer's last): the batch meets it.
+    const std::size_t lt = get64(good, trailer(good) + 24);
+    bool met = false;
+    for (int i = 1; i < 10 && !met; ++i) {
+        const std::size_t at = 256 + (lt - 256) * i / 10;
+        auto copy = good;
+        copy[at] ^= 0x5A;
+        write_bytes(bad, copy);
+        if (batch(lines.size()) != 2) continue;
+        const auto before = answers();
+        const std::size_t k = before.size();
+        if (k == 0) continue;  // open refused it
+        met = true;
+        INFO("byte " << at << ", " << k << " answers");
+        REQUIRE(k < lines.size());
+        // The answers written are those of lines 0..k-1, and line k is the one that met it.
+        CHECK(batch(k) == 0);
+        CHECK(answers() == before);
+        CHECK(batch(k + 1) == 2);
+        CHECK(answers().size() == k);
+    }
+    REQUIRE(met);
 }
 
 TEST_CASE("reader: a layer table that does not describe its body is refused at open",
