@@ -13,7 +13,6 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <vector>
 
@@ -21,30 +20,6 @@
 #include "index/elias_fano.hpp"
 
 namespace konane::format::detail {
-
-/// 64 bits from bit `bit` of the bit string at `p` (bit i is bit i % 8 of byte i / 8): at least
-/// the low 57 are bits of the string. Reads bytes [bit / 8, bit / 8 + 8) of p.
-inline std::uint64_t load_bits(const std::uint8_t* p, std::uint64_t bit) {
-    std::uint64_t w;
-    std::memcpy(&w, p + (bit >> 3), 8);
-    return w >> (bit & 7);
-}
-
-/// Index of set bit number r (from 0) of w; requires r < popcount(w). A byte at a time, then
-/// within the byte: at most 8 + 7 steps.
-inline unsigned select_bit(std::uint64_t w, unsigned r) {
-    unsigned base = 0;
-    for (;;) {
-        const auto c = static_cast<unsigned>(std::popcount(w & 0xFF));
-        if (r < c) break;
-        r -= c;
-        w >>= 8;
-        base += 8;
-    }
-    for (; r > 0; --r)
-        w &= w - 1;
-    return base + static_cast<unsigned>(std::countr_zero(w));
-}
 
 /// Everything about a layer's blocks that follows from n, u and the header (FORMAT.md §4.1).
 struct LayerGeometry {

@@ -74,6 +74,13 @@ inline std::uint32_t le32(const std::uint8_t* p) {
 inline std::uint16_t le16(const std::uint8_t* p) {
     return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
 }
+/// 64 bits from bit `bit` of the bit string at `p` (bit i is bit i % 8 of byte i / 8): at least
+/// the low 57 are bits of the string. Reads bytes [bit / 8, bit / 8 + 8) of p.
+inline std::uint64_t load_bits(const std::uint8_t* p, std::uint64_t bit) {
+    std::uint64_t w;
+    std::memcpy(&w, p + (bit >> 3), 8);
+    return w >> (bit & 7);
+}
 inline void store_le(std::uint8_t* p, std::uint64_t v, std::size_t bytes) {
     for (std::size_t i = 0; i < bytes; ++i)
         p[i] = static_cast<std::uint8_t>(v >> (8 * i));

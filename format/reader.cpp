@@ -232,7 +232,7 @@ struct Table::Impl {
             const std::uint64_t z = ~load_bits(s, pos) & ((std::uint64_t{1} << avail) - 1);
             const auto c = static_cast<std::uint64_t>(std::popcount(z));
             if (c >= need) {
-                pos += select_bit(z, static_cast<unsigned>(need - 1)) + 1;
+                pos += index::select64(z, static_cast<unsigned>(need - 1)) + 1;
                 break;
             }
             need -= c;

@@ -6,7 +6,6 @@
 
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -65,9 +64,7 @@ class HuffmanDecoder {
     /// Decodes one symbol at bit `pos` of `data` (which has 8 readable bytes past every bit
     /// position used); advances pos. Returns -1 for a bit pattern that is no code.
     int decode(const std::uint8_t* data, std::uint64_t& pos) const {
-        std::uint64_t w;
-        std::memcpy(&w, data + (pos >> 3), 8);
-        w >>= (pos & 7);  // at least 57 valid bits
+        const std::uint64_t w = load_bits(data, pos);  // at least 57 valid bits
         const std::uint16_t e = table_[w & ((1u << kTableBits) - 1)];
         if (e >> 8 != 0) {
             pos += e >> 8;
@@ -99,8 +96,7 @@ class HuffmanDecoder {
         while (m > 0) {
             if (pos > end) return -1;
             if (avail < kTableBits) {
-                std::memcpy(&w, data + (pos >> 3), 8);
-                w >>= (pos & 7);
+                w = load_bits(data, pos);
                 avail = 64 - static_cast<unsigned>(pos & 7);
             }
             const std::uint8_t e = skip_[w & ((1u << kTableBits) - 1)];
