@@ -71,6 +71,17 @@ struct BlockRef {
     const std::uint8_t* bits() const { return p + parts.start; }
 };
 
+/// Where a key would be in a layer (Table::Impl::spot()): its block, the bucket's index in
+/// the block, and the key's low bits.
+struct Spot {
+    std::uint64_t j, t, lo;
+};
+
+/// True when the n bytes at p are all zero.
+bool all_zero(const std::uint8_t* p, std::uint64_t n) {
+    return std::all_of(p, p + n, [](std::uint8_t c) { return c == 0; });
+}
+
 /// Bits [bit, bit + l) of a bit string (l <= 64).
 inline std::uint64_t read_field(const std::uint8_t* s, std::uint64_t bit, unsigned l) {
     if (l == 0) return 0;
@@ -264,9 +275,11 @@ struct Table::Impl {
                         std::to_string(pos) + " of " + std::to_string(r.parts.bits) + ")");
         return static_cast<std::uint8_t>(d);
     }
-    /// The ranks of block j's elements (checked) into out[0, m), ascending within the block.
-    void block_ranks(std::size_t layer, std::uint64_t j, const BlockRef& r,
-                     std::uint64_t* out) const {
+    /// Walks the high bits of block j (checked), calling each(i, bucket) for its elements in
+    /// order, and checks that they hold exactly the directory's m elements and the block's
+    /// bucket ends, the last bit a bucket's 0. @throws FormatError naming the block
+    template <class Each>
+    void scan_high(std::size_t layer, std::uint64_t j, const BlockRef& r, Each&& each) const {
         const std::uint8_t* s = r.bits();
         const LayerGeometry& g = locs[layer].geo;
         const std::uint64_t high = r.parts.high, m = r.parts.m;
@@ -280,8 +293,7 @@ struct Table::Impl {
             for (std::uint64_t k = 0; ones != 0; ++k, ++i) {
                 const auto b = static_cast<std::uint64_t>(std::countr_zero(ones));
                 ones &= ones - 1;
-                const std::uint64_t bucket = j * g.q + zeros + (b - k);
-                out[i] = (bucket << g.ef.l) | read_field(s, high + i * g.ef.l, g.ef.l);
+                each(i, j * g.q + zeros + (b - k));  // k ones and b - k zeros before it
             }
             zeros += avail - count;
             pos += avail;
@@ -291,30 +303,28 @@ struct Table::Impl {
                     "its high bits hold " + std::to_string(i) + " elements and " +
                         std::to_string(zeros) + " bucket ends, expected " + std::to_string(m) +
                         " and " + std::to_string(g.buckets_in(j)));
-        for (std::uint64_t k = 1; k < m; ++k)
+    }
+    /// The rank of element i of block j, in bucket `bucket`: its bucket and its low bits.
+    std::uint64_t rank_in_block(std::size_t layer, const BlockRef& r, std::uint64_t i,
+                                std::uint64_t bucket) const {
+        const unsigned l = locs[layer].geo.ef.l;
+        return (bucket << l) | read_field(r.bits(), r.parts.high + i * l, l);
+    }
+    /// The ranks of block j's elements (checked) into out[0, m), ascending within the block.
+    void block_ranks(std::size_t layer, std::uint64_t j, const BlockRef& r,
+                     std::uint64_t* out) const {
+        scan_high(layer, j, r, [&](std::uint64_t i, std::uint64_t bucket) {
+            out[i] = rank_in_block(layer, r, i, bucket);
+        });
+        for (std::uint64_t k = 1; k < r.parts.m; ++k)
             if (out[k] <= out[k - 1]) damaged(layer, j, "its elements are not increasing");
     }
     /// The rank of the last element of block j (checked; m > 0), its high bits checked as
     /// block_ranks() does, without holding the block's ranks.
     std::uint64_t last_rank(std::size_t layer, std::uint64_t j, const BlockRef& r) const {
-        const std::uint8_t* s = r.bits();
-        const LayerGeometry& g = locs[layer].geo;
-        const std::uint64_t high = r.parts.high, m = r.parts.m;
-        std::uint64_t ones = 0, last_one = 0;
-        for (std::uint64_t pos = 0; pos < high; pos += 56) {
-            const std::uint64_t avail = std::min<std::uint64_t>(56, high - pos);
-            const std::uint64_t w = load_bits(s, pos) & ((std::uint64_t{1} << avail) - 1);
-            if (w != 0) last_one = pos + 63 - static_cast<std::uint64_t>(std::countl_zero(w));
-            ones += static_cast<std::uint64_t>(std::popcount(w));
-        }
-        if (ones != m || high - ones != g.buckets_in(j) || last_one + 1 == high)
-            damaged(layer, j,
-                    "its high bits hold " + std::to_string(ones) + " elements and " +
-                        std::to_string(high - ones) + " bucket ends, expected " +
-                        std::to_string(m) + " and " + std::to_string(g.buckets_in(j)));
-        // The last element is the 1 at bit last_one, after (last_one - (m - 1)) bucket ends.
-        const std::uint64_t bucket = j * g.q + (last_one - (m - 1));
-        return (bucket << g.ef.l) | read_field(s, high + (m - 1) * g.ef.l, g.ef.l);
+        std::uint64_t last = 0;
+        scan_high(layer, j, r, [&](std::uint64_t, std::uint64_t bucket) { last = bucket; });
+        return rank_in_block(layer, r, r.parts.m - 1, last);
     }
     /// The depths of block j's elements (checked) into out[0, m); adds its codes' bits.
     void block_values(std::size_t layer, std::uint64_t j, const BlockRef& r, std::uint8_t* out,
@@ -352,6 +362,17 @@ struct Table::Impl {
         const std::uint64_t occ = key & ~(std::uint64_t{1} << 63);
         return (occ >> squares) == 0 &&
                static_cast<std::uint32_t>(std::popcount(occ)) == layers[layer].pieces;
+    }
+
+    /// Where `key` would be in the layer (FORMAT.md §4.3), or nullopt when the layer cannot
+    /// hold it: squares off the board, another number of pieces, a rank past the universe.
+    std::optional<Spot> spot(std::size_t layer, std::uint64_t key) const {
+        if (!may_hold(layer, key)) return std::nullopt;
+        const LayerGeometry& g = locs[layer].geo;
+        const std::uint64_t x = index::key_rank(key, squares);
+        if (g.ef.n == 0 || x >= g.ef.u) return std::nullopt;
+        const std::uint64_t h = x >> g.ef.l;
+        return Spot{h >> g.q_shift, h & (g.q - 1), x & ((std::uint64_t{1} << g.ef.l) - 1)};
     }
 
     void validate(const Expect& expect);
@@ -410,18 +431,15 @@ void Table::Impl::validate(const Expect& expect) {
             bad("header", "checksum mismatch (stored " + hex64(stored) + ", computed " +
                               hex64(computed) + ")");
     }
-    auto zeros = [](const std::uint8_t* q, std::size_t n) {
-        return std::all_of(q, q + n, [](std::uint8_t c) { return c == 0; });
-    };
-    if (!zeros(p + hdr::reserved0, 2) ||
-        !zeros(p + hdr::reserved1, hdr::ruleset - hdr::reserved1) ||
-        !zeros(p + hdr::reserved2, hdr::checksum - hdr::reserved2))
+    if (!all_zero(p + hdr::reserved0, 2) ||
+        !all_zero(p + hdr::reserved1, hdr::ruleset - hdr::reserved1) ||
+        !all_zero(p + hdr::reserved2, hdr::checksum - hdr::reserved2))
         bad("header", "reserved bytes are not zero");
     auto fixed_string = [&](std::size_t off, std::size_t len, const char* what) {
         const char* s = reinterpret_cast<const char*>(p + off);
         const std::size_t l = strnlen(s, len);
         if (l == len) bad("header", std::string(what) + " is not NUL-terminated");
-        if (!zeros(p + off + l, len - l)) bad("header", std::string(what) + " padding not zero");
+        if (!all_zero(p + off + l, len - l)) bad("header", std::string(what) + " padding not zero");
         return std::string(s, l);
     };
     meta.rows = p[hdr::rows];
@@ -508,7 +526,8 @@ void Table::Impl::validate(const Expect& expect) {
         li.classes = le64(e + lte::classes);
         li.raw = le64(e + lte::raw);
         const std::string ln = layer_name(i);
-        if (!zeros(e + lte::reserved0, 4) || !zeros(e + lte::reserved1, lte::code - lte::reserved1))
+        if (!all_zero(e + lte::reserved0, 4) ||
+            !all_zero(e + lte::reserved1, lte::code - lte::reserved1))
             bad(ln, "reserved bytes are not zero");
         if (i > 0 && li.pieces <= layers[i - 1].pieces)
             bad(ln, "piece counts do not increase (previous layer has " +
@@ -575,8 +594,8 @@ void Table::Impl::validate(const Expect& expect) {
         std::array<std::uint8_t, 256> lengths{};
         std::memcpy(lengths.data(), e + lte::code, 256);
         if (n == 0) {
-            if (!zeros(lengths.data(), 256)) bad(ln + ": value code", "set for an empty layer");
-        } else if (zeros(lengths.data(), 256)) {
+            if (!all_zero(lengths.data(), 256)) bad(ln + ": value code", "set for an empty layer");
+        } else if (all_zero(lengths.data(), 256)) {
             bad(ln + ": value code",
                 "no code for the values of " + std::to_string(n) + " positions");
         } else if (const std::string why = dec[i].build(lengths); !why.empty()) {
@@ -613,12 +632,9 @@ void Table::Impl::check_body(std::size_t layer) {
     }
     L.total = total;
     // The padding after the directory and after the last block is zero (no block covers it).
-    const std::uint8_t* dir_pad = base + L.dir_offset + (J + 1) * 2 * L.width;
-    const std::uint8_t* tail = base + L.blocks_offset + total;
-    if (!std::all_of(dir_pad, base + L.dir_offset + L.dir_size,
-                     [](std::uint8_t c) { return c == 0; }) ||
-        !std::all_of(tail, base + L.blocks_offset + L.blocks_size,
-                     [](std::uint8_t c) { return c == 0; })) {
+    const std::uint64_t dir_used = (J + 1) * 2 * L.width;
+    if (!all_zero(base + L.dir_offset + dir_used, L.dir_size - dir_used) ||
+        !all_zero(base + L.blocks_offset + total, L.blocks_size - total)) {
         check_fault();
         bad(layer_name(layer), "the padding after its directory or its blocks is not zero");
     }
@@ -725,14 +741,11 @@ SectionSizes Table::section_sizes(std::size_t layer) const {
 std::optional<std::uint64_t> Table::find(std::size_t layer, std::uint64_t key) const {
     const Impl& t = *impl_;
     t.check_layer(layer);
-    if (!t.may_hold(layer, key)) return std::nullopt;
-    const LayerGeometry& g = t.locs[layer].geo;
-    const std::uint64_t x = index::key_rank(key, t.squares);
-    if (g.ef.n == 0 || x >= g.ef.u) return std::nullopt;
-    const std::uint64_t h = x >> g.ef.l, j = h / g.q;
-    const BlockRef r = t.locate(layer, j);
-    t.ensure(layer, j, r);
-    const auto i = t.find_in_block(layer, j, r, h % g.q, x & ((std::uint64_t{1} << g.ef.l) - 1));
+    const auto at = t.spot(layer, key);
+    if (!at) return std::nullopt;
+    const BlockRef r = t.locate(layer, at->j);
+    t.ensure(layer, at->j, r);
+    const auto i = t.find_in_block(layer, at->j, r, at->t, at->lo);
     t.check_fault();
     if (!i) return std::nullopt;
     return r.first0 + *i;
@@ -777,7 +790,7 @@ void Table::probe_many(std::span<const Query> queries, std::span<Answer> out) co
     const Impl& t = *impl_;
     struct State {  // left uninitialised: only live states are read past step 1
         bool live;
-        std::uint64_t j, t, lo;
+        Spot at;
         BlockRef r;
     };
     std::array<State, kBatch> st;  // NOLINT(cppcoreguidelines-pro-type-member-init)
@@ -788,23 +801,17 @@ void Table::probe_many(std::span<const Query> queries, std::span<Answer> out) co
         t.check_layer(q.layer);
         out[i] = Answer{};
         State& e = st[i];
-        e.live = false;
-        if (!t.may_hold(q.layer, q.key)) continue;
-        const LayerLoc& L = t.locs[q.layer];
-        const std::uint64_t x = index::key_rank(q.key, t.squares);
-        if (L.geo.ef.n == 0 || x >= L.geo.ef.u) continue;
-        e.live = true;
-        const std::uint64_t h = x >> L.geo.ef.l;
-        e.j = h >> L.geo.q_shift;
-        e.t = h & (L.geo.q - 1);
-        e.lo = x & ((std::uint64_t{1} << L.geo.ef.l) - 1);
-        t.prefetch_entries(L, e.j);
+        const auto at = t.spot(q.layer, q.key);
+        e.live = at.has_value();
+        if (!e.live) continue;
+        e.at = *at;
+        t.prefetch_entries(t.locs[q.layer], e.at.j);
     }
     // 2. The blocks from their entries; prefetch them.
     for (std::size_t i = 0; i < n; ++i) {
         State& e = st[i];
         if (!e.live) continue;
-        e.r = t.locate(queries[i].layer, e.j);
+        e.r = t.locate(queries[i].layer, e.at.j);
         t.prefetch_block(e.r);
     }
     // 3. Check each block once, find the element, decode its value.
@@ -812,9 +819,9 @@ void Table::probe_many(std::span<const Query> queries, std::span<Answer> out) co
         const State& e = st[i];
         if (!e.live) continue;
         const std::size_t l = queries[i].layer;
-        t.ensure(l, e.j, e.r);
-        if (const auto k = t.find_in_block(l, e.j, e.r, e.t, e.lo))
-            out[i] = Answer{true, t.value_in_block(l, e.j, e.r, *k)};
+        t.ensure(l, e.at.j, e.r);
+        if (const auto k = t.find_in_block(l, e.at.j, e.r, e.at.t, e.at.lo))
+            out[i] = Answer{true, t.value_in_block(l, e.at.j, e.r, *k)};
     }
     t.check_fault();
 }
