@@ -1,5 +1,5 @@
 // Board geometry, positions, keys and opening rulesets of Konane.
-// Source of every rule: shared/docs/rules.md ("Board and colours", "Opening: two removals").
+// Source of every rule: docs/rules.md ("Board and colours", "Opening: two removals").
 #pragma once
 
 #include <bit>

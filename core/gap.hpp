@@ -1,6 +1,6 @@
 // Openings from one chosen gap, as in the literature's solved games, and the one description of
 // what a table or a game starts from: a ruleset's removals, or a gap.
-// Source: shared/docs/rules.md ("Opening: two removals"), docs/gap.md.
+// Source: docs/rules.md ("Opening: two removals"), docs/gap.md.
 #pragma once
 
 #include <optional>

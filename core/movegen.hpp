@@ -1,5 +1,5 @@
 // Move generation: the two opening removals and straight multi-jumps.
-// Source: shared/docs/rules.md, "Opening: two removals" and "Jumps".
+// Source: docs/rules.md, "Opening: two removals" and "Jumps".
 #pragma once
 
 #include <array>

@@ -1,5 +1,5 @@
 // Notation: positions, squares, moves and game records as text.
-// Source: shared/docs/rules.md, "Notation".
+// Source: docs/rules.md, "Notation".
 #pragma once
 
 #include <optional>

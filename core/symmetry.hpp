@@ -1,5 +1,5 @@
 // The symmetry group of a board and canonical positions.
-// Source: shared/docs/rules.md, "Equivalent positions".
+// Source: docs/rules.md, "Equivalent positions".
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Which opening removal wins on a board, and by how much.
-// Source: shared/docs/rules.md ("Opening: two removals", "Values").
+// Source: docs/rules.md ("Opening: two removals", "Values").
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
 // The probe library: values, move values, the perfect move and the perfect line from a table.
-// Values and tie-breaks: shared/docs/rules.md ("Values"); the file: format/FORMAT.md.
+// Values and tie-breaks: docs/rules.md ("Values"); the file: format/FORMAT.md.
 //
 // Error policy: a position the table does not hold is an explicit "not stored" (std::nullopt
 // from lookup()/value(), NotStored from the functions that must return moves); a damaged or

@@ -1,7 +1,7 @@
 // Proof search: win or loss (no depth) of any position on a board of up to 64 squares (1x64 ..
 // 8x8 .. 64x1), for openings and positions no table holds. Boolean (null-window) alpha-beta over
 // symmetry-reduced positions with a bounded transposition table, enhanced transposition cut-offs
-// and mobility move ordering; optionally a table's stored values. Rules: shared/docs/rules.md
+// and mobility move ordering; optionally a table's stored values. Rules: docs/rules.md
 // ("Jumps", "End"; README.md "Positions no opening produces"); the value is that of rules.md
 // "Values" without the depth.
 #pragma once

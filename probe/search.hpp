@@ -1,7 +1,7 @@
 // Search: the value of any position on any board of up to 64 squares by memoised negamax, for
 // positions no table holds (single rows, positions from combinatorial game theory, boards too
 // large for a table), optionally using a table's values where the search meets its positions.
-// Values and tie-breaks: shared/docs/rules.md ("Values"), as in probe/probe.hpp.
+// Values and tie-breaks: docs/rules.md ("Values"), as in probe/probe.hpp.
 #pragma once
 
 #include <cstddef>

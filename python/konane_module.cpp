@@ -2,7 +2,7 @@
 // (probe/probe.hpp, probe/openings.hpp), the search for positions no table holds
 // (probe/search.hpp) and the generator (solver/solve.hpp: generate()).
 //
-// Values follow shared/docs/rules.md ("Values"): WIN or LOSS for the side to move and the depth
+// Values follow docs/rules.md ("Values"): WIN or LOSS for the side to move and the depth
 // to the end in plies (the winner hurries, the loser delays). Moves and positions are strings in
 // the project's notation (rules.md "Notation"). Errors: konane.NotStored (a LookupError),
 // konane.FormatError (a damaged, foreign or missing table; konane.IoError, also an OSError, for
@@ -482,7 +482,7 @@ depth to the end in plies (the winner hurries, the loser delays).
 Errors: NotStored (the table does not hold the position), FormatError (a missing, damaged or
 foreign table file; IoError for a failed write), SearchLimit (a search over its memory limit),
 ValueError (malformed notation, a board out of range, an illegal move, a position of another
-board). Rules: shared/docs/rules.md of the project.)";
+board). Rules: docs/rules.md of the project.)";
 
     // Exceptions. pybind11 tries translators in reverse order of registration: the derived
     // IoError is registered after FormatError so that it is matched first.

@@ -71,7 +71,7 @@ def main():
     w("Every board below was solved completely by `konane generate` (retrograde analysis of every")
     w("position reachable after the two opening removals) and its openings read from the table by")
     w("`konane openings`. Depths are in plies from Black's first jump, with perfect play: the winner")
-    w("hurries, the loser delays (rules.md \"Values\").")
+    w("hurries, the loser delays ([rules.md](rules.md) \"Values\").")
     w("")
     w(f"Produced by `scripts/build-tables` at commit `{a.commit}` on {machine()}. Each board's time")
     w("and peak memory are those of the run that built its table (`generate --json`); a resumed run")

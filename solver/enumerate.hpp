@@ -1,6 +1,6 @@
 // Forward enumeration of every position reachable after the opening removals, layer by layer.
-// Source: shared/docs/rules.md ("Opening: two removals", "End", "Equivalent positions") and
-// shared/docs/design.md ("Layers").
+// Source: docs/rules.md ("Opening: two removals", "End", "Equivalent positions") and
+// README.md ("How it works").
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Sorted 64-bit words on disk: the layers and sorted runs of an external-memory generation
-// (shared/docs/design.md "Layers", "Failure": every byte written to scratch and read back is
+// (README.md "How it works": every byte written to scratch and read back is
 // checksummed).
 #pragma once
 

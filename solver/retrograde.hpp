@@ -1,6 +1,6 @@
 // The retrograde step shared by the solve and verify: the depth of every position of a layer
 // computed from its children's depths in the layers below, with the children's cache misses
-// overlapped in batches. Source: shared/docs/rules.md ("Values").
+// overlapped in batches. Source: docs/rules.md ("Values").
 #pragma once
 
 #include <omp.h>

@@ -1,6 +1,6 @@
 // Retrograde solve: WIN/LOSS and depth to end for every enumerated position, layer by layer
 // from the fewest pieces up, and the generate pipeline that writes a tablebase file.
-// Source: shared/docs/rules.md ("Values"), shared/docs/design.md ("Data flow").
+// Source: docs/rules.md ("Values"), README.md ("How it works").
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The work directory of a resumable generation: the finished steps (a checksummed manifest),
 // the layers' keys, the sorted runs waiting to be merged, and the solved layers.
-// Source: shared/docs/design.md ("Layers", "Failure").
+// Source: README.md ("How it works"; "Status and limits" for memory and failure).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // A deliberately plain, independent reference Konane engine for the tests.
 //
-// Everything here is re-derived from shared/docs/rules.md with explicit row/column loops over an
+// Everything here is re-derived from docs/rules.md with explicit row/column loops over an
 // array of characters ('x' Black, 'o' White, '.' empty): no bit tricks, no shifts in the rules,
 // no code shared with core/. Only the conversion helpers at the end (to_core, from_core,
 // move_from_core) know konane::Position's square numbering, s = (rank - 1) * cols + file, and

@@ -1,4 +1,4 @@
-// The facts of shared/docs/rules.md ("Facts from public sources") that the rules engine can
+// The facts of docs/rules.md ("Facts from public sources") that the rules engine can
 // check, and the reference engine of tests/reference.hpp checked against hand-derived numbers.
 #include <algorithm>
 #include <set>

@@ -4,7 +4,7 @@
 // - Positions are searched in canonical form (SymmetryGroup::canonical), so the transposition
 //   table is keyed by the symmetry class, and a stored best-move index refers to the same move
 //   list whenever the class comes back.
-// - Scores carry the full depth semantics of shared/docs/rules.md "Values": a WIN at depth d
+// - Scores carry the full depth semantics of docs/rules.md "Values": a WIN at depth d
 //   scores S - d, a LOSS at depth d scores d - S. A parent's score from a child's score v is
 //   shrink(-v) (one ply further from the end), so maximising over the children is exactly
 //   "the winner hurries, the loser delays". The window is mapped through the same monotone
