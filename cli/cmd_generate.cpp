@@ -659,6 +659,11 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                        "With --search: plain boolean alpha-beta (the baseline)");
     openings->add_flag("-q,--quiet", op->quiet, "With --search: no progress line on stderr");
     openings
+        ->add_option("--certificate", op->certificate,
+                     "With --search: write the proof of every opening's winner to this file, for "
+                     "`konane check-proof` (docs/certificate.md)")
+        ->check(non_empty());
+    openings
         ->add_option("--table-max-pieces", op->table_max_pieces,
                      "With --search and a table FILE: look up only positions of at most this "
                      "many pieces (endgame tables' effect; 0: all)")
@@ -668,10 +673,10 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                        if (op->search) return run_openings_search(*op);
                        if (op->file.empty()) throw UsageError("give a table FILE, or --search");
                        if (!op->board.empty() || op->rules_given || !op->memory.empty() ||
-                           op->max_nodes || op->plain) {
+                           op->max_nodes || op->plain || !op->certificate.empty()) {
                            throw UsageError(
-                               "--board, --rules, --memory, --max-nodes and --plain go with "
-                               "--search");
+                               "--board, --rules, --memory, --max-nodes, --plain and "
+                               "--certificate go with --search");
                        }
                        FileArgs f;
                        f.file = op->file;

@@ -375,7 +375,9 @@ int run_solve(SolveArgs a) {
     if (a.wdl) {
         return run_solve_wdl(a);
     }
-    if (a.plain || a.max_nodes) throw UsageError("--plain and --max-nodes go with --wdl");
+    if (a.plain || a.max_nodes || !a.certificate.empty()) {
+        throw UsageError("--plain, --max-nodes and --certificate go with --wdl");
+    }
     std::optional<Board> want;
     if (!a.board.empty()) want = Board::parse(a.board);
     const ParsedPosition parsed = parse_position(a.position, want ? &*want : nullptr);
@@ -531,6 +533,11 @@ void add_probe_commands(CLI::App& app, Commands& out) {
                       "With --wdl: stop undecided after this many nodes (0: no limit)");
     solve->add_flag("--plain", so->plain,
                     "With --wdl: plain boolean alpha-beta with the same table (the baseline)");
+    solve
+        ->add_option("--certificate", so->certificate,
+                     "With --wdl: write the proof of the value to this file, for `konane "
+                     "check-proof` (docs/certificate.md)")
+        ->check(non_empty());
     out.push_back({solve, [so, rules_opt] {
                        so->rules_given = rules_opt->count() > 0;
                        return run_solve(*so);

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -16,6 +18,7 @@
 #include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
 #include "probe/proof.hpp"
+#include "probe/proof_certificate.hpp"
 #include "probe/search.hpp"
 
 namespace konane::cli {
@@ -123,6 +126,81 @@ void put_work(json& j, std::uint64_t nodes, double seconds, double cpu_seconds,
     j["memory_bytes"] = s.table_bytes();
 }
 
+/// What --certificate wrote: the file, its size and the proof's counts.
+struct WrittenCertificate {
+    std::string path;
+    std::uint64_t bytes = 0;
+    CertificateStats stats;
+    std::uint64_t entries = 0;
+    double seconds = 0;
+};
+
+/// Builds the certificate of the decided `roots` from s's transposition table (searching again
+/// what it lost) and writes it to `path` (`--certificate`), with a progress line on stderr.
+WrittenCertificate write_proof(ProofSearch& s, const std::vector<ProofRoot>& roots,
+                               CertificateKind kind, const Opening& opening,
+                               const std::string& path, bool quiet) {
+    const auto start = std::chrono::steady_clock::now();
+    CertificateBuilder builder(s);
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    auto last = start;
+    if (!quiet) {
+        builder.on_progress([&](const CertificateStats& st) {
+            const auto now = std::chrono::steady_clock::now();
+            if (std::chrono::duration<double>(now - last).count() < (tty ? 0.25 : 5.0)) return;
+            last = now;
+            std::fprintf(stderr,
+                         "%s[certificate] %llu won, %llu lost positions, %llu searched again "
+                         "(%llu nodes), %.0f s%s",
+                         tty ? "\r" : "", static_cast<unsigned long long>(st.won),
+                         static_cast<unsigned long long>(st.lost),
+                         static_cast<unsigned long long>(st.searched),
+                         static_cast<unsigned long long>(st.nodes),
+                         std::chrono::duration<double>(now - start).count(), tty ? "\x1b[K" : "\n");
+        });
+    }
+    for (const ProofRoot& r : roots)
+        builder.add_root(r.position, r.winner);
+    const Certificate c = builder.finish(
+        kind, opening,
+        fmt::format("konane ({}, {} MiB transposition table)",
+                    s.options().algorithm == ProofAlgorithm::Plain ? "plain alpha-beta"
+                                                                   : "proof alpha-beta",
+                    s.table_bytes() >> 20));
+    write_certificate(path, c);
+    if (!quiet && tty) std::fprintf(stderr, "\r\x1b[K");
+    WrittenCertificate w;
+    w.path = path;
+    std::error_code ec;
+    w.bytes = std::filesystem::file_size(path, ec);
+    w.stats = builder.stats();
+    w.entries = c.entries.size();
+    w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return w;
+}
+
+json certificate_json(const WrittenCertificate& w) {
+    return {{"file", w.path},
+            {"bytes", w.bytes},
+            {"entries", w.entries},
+            {"lost_positions", w.stats.lost},
+            {"transpositions", w.stats.transpositions},
+            {"searched_again", w.stats.searched},
+            {"nodes_again", w.stats.nodes},
+            {"seconds", w.seconds}};
+}
+
+void print_certificate(const WrittenCertificate& w) {
+    std::printf(
+        "certificate: %s, %llu bytes: %llu positions with a winning move, %llu lost positions "
+        "(%llu transpositions; %llu positions searched again, %llu nodes), %.2f s\n",
+        w.path.c_str(), static_cast<unsigned long long>(w.bytes),
+        static_cast<unsigned long long>(w.entries), static_cast<unsigned long long>(w.stats.lost),
+        static_cast<unsigned long long>(w.stats.transpositions),
+        static_cast<unsigned long long>(w.stats.searched),
+        static_cast<unsigned long long>(w.stats.nodes), w.seconds);
+}
+
 std::string undecided_word(std::uint64_t max_nodes) {
     return max_nodes ? fmt::format("undecided within {} nodes", max_nodes) : "undecided";
 }
@@ -200,6 +278,24 @@ int run_solve_wdl(const SolveArgs& a) {
     if (a.both && decided) {
         outcome = outcome_of(Value{*black_starts->win, 0}, Value{*white_starts->win, 0});
     }
+    std::optional<WrittenCertificate> cert;
+    if (!a.certificate.empty()) {
+        if (!decided) {
+            throw SearchLimit(
+                "no certificate: the position was not decided (raise --max-nodes or "
+                "--memory)");
+        }
+        std::vector<ProofRoot> roots{{p, *res.win ? p.to_move : other(p.to_move)}};
+        if (a.both) {
+            for (const auto* r : {&black_starts, &white_starts}) {
+                const Position q = r == &black_starts ? pb : pw;
+                if (q == p) continue;
+                roots.push_back({q, *(*r)->win ? q.to_move : other(q.to_move)});
+            }
+        }
+        cert = write_proof(s, roots, CertificateKind::Positions, Opening(rules), a.certificate,
+                           a.quiet);
+    }
     const std::string undecided_text =
         a.max_nodes ? fmt::format("not decided within {} nodes", a.max_nodes) : "not decided";
     auto value_text = [&](const ProofResult& r) -> std::string {
@@ -230,6 +326,7 @@ int run_solve_wdl(const SolveArgs& a) {
                        {"max_nodes", a.max_nodes},
                        {"memory_bytes", s.table_bytes()},
                        {"stored", s.stored()}};
+        if (cert) j["certificate"] = certificate_json(*cert);
         std::printf("%s\n", j.dump().c_str());
         return decided ? kOk : kFailed;
     }
@@ -274,6 +371,7 @@ int run_solve_wdl(const SolveArgs& a) {
         std::printf(", %llu values from the table",
                     static_cast<unsigned long long>(res.table_hits));
     std::printf("\n");
+    if (cert) print_certificate(*cert);
     if (!decided) {
         std::fprintf(stderr, "konane solve: %s (raise --max-nodes or --memory)\n",
                      undecided_text.c_str());
@@ -313,6 +411,11 @@ int run_openings_search(const OpeningsArgs& a) {
         progress.finish();
         std::optional<Color> winner;
         if (res.win) winner = *res.win ? Color::Black : Color::White;
+        std::optional<WrittenCertificate> cert;
+        if (!a.certificate.empty() && winner) {
+            cert = write_proof(s, {{start, *winner}}, CertificateKind::Openings,
+                               Opening::from_gap(*gap), a.certificate, a.quiet);
+        }
         if (a.json) {
             json j;
             j["board"] = b.name();
@@ -323,6 +426,7 @@ int run_openings_search(const OpeningsArgs& a) {
             j["winning_move"] =
                 res.winning_move ? json(format_move(b, res.winning_move->move)) : json(nullptr);
             put_work(j, res.nodes, res.seconds, res.cpu_seconds, a.max_nodes, s);
+            if (cert) j["certificate"] = certificate_json(*cert);
             std::printf("%s\n", j.dump().c_str());
             return winner ? kOk : kFailed;
         }
@@ -341,6 +445,7 @@ int run_openings_search(const OpeningsArgs& a) {
         std::printf("searched: %s; transposition table %.0f MiB\n",
                     rate_text(res.nodes, res.seconds, res.cpu_seconds).c_str(),
                     static_cast<double>(s.table_bytes()) / 1048576.0);
+        if (cert) print_certificate(*cert);
         if (!winner) {
             std::fprintf(stderr, "konane openings: %s (raise --max-nodes or --memory)\n",
                          undecided_word(a.max_nodes).c_str());
@@ -380,6 +485,15 @@ int run_openings_search(const OpeningsArgs& a) {
     const bool complete = std::all_of(o.lines.begin(), o.lines.end(), [](const SearchedOpening& l) {
         return l.winner.has_value();
     });
+    std::optional<WrittenCertificate> cert;
+    if (!a.certificate.empty() && complete) {
+        const std::vector<Position> starts = start_positions(b, Opening(rules));
+        std::vector<ProofRoot> roots;
+        for (std::size_t i = 0; i < o.lines.size() && i < starts.size(); ++i)
+            roots.push_back({starts[i], *o.lines[i].winner});
+        cert = write_proof(s, roots, CertificateKind::Openings, Opening(rules), a.certificate,
+                           a.quiet);
+    }
     if (a.json) {
         json j;
         j["board"] = b.name();
@@ -405,6 +519,7 @@ int run_openings_search(const OpeningsArgs& a) {
                   c.white_wins_by ? json(format_move(b, *c.white_wins_by)) : json(nullptr)}});
         }
         put_work(j, o.nodes, o.seconds, o.cpu_seconds, a.max_nodes, s);
+        if (cert) j["certificate"] = certificate_json(*cert);
         std::printf("%s\n", j.dump().c_str());
         return complete ? kOk : kFailed;
     }
@@ -437,6 +552,7 @@ int run_openings_search(const OpeningsArgs& a) {
     std::printf("searched: %s; transposition table %.0f MiB\n",
                 rate_text(o.nodes, o.seconds, o.cpu_seconds).c_str(),
                 static_cast<double>(s.table_bytes()) / 1048576.0);
+    if (cert) print_certificate(*cert);
     if (!complete) {
         std::fprintf(stderr, "konane openings: some openings %s (raise --max-nodes or --memory)\n",
                      undecided.c_str());

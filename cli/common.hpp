@@ -74,10 +74,11 @@ void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bo
 CLI::Validator decimal(std::uint64_t lo, std::uint64_t hi);
 
 /// Registration functions, one per source file.
-void add_rules_commands(CLI::App& app, Commands& out);     // moves, perft
-void add_generate_commands(CLI::App& app, Commands& out);  // generate, info, openings, verify
-void add_probe_commands(CLI::App& app, Commands& out);     // probe, analyse, solve
-void add_bench_command(CLI::App& app, Commands& out);      // bench
-void add_serve_command(CLI::App& app, Commands& out);      // serve
+void add_rules_commands(CLI::App& app, Commands& out);       // moves, perft
+void add_generate_commands(CLI::App& app, Commands& out);    // generate, info, openings, verify
+void add_probe_commands(CLI::App& app, Commands& out);       // probe, analyse, solve
+void add_check_proof_command(CLI::App& app, Commands& out);  // check-proof
+void add_bench_command(CLI::App& app, Commands& out);        // bench
+void add_serve_command(CLI::App& app, Commands& out);        // serve
 
 }  // namespace konane::cli

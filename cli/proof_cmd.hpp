@@ -29,7 +29,8 @@ struct SolveArgs {
     bool wdl = false;    ///< --wdl: win/loss by proof search (cli/cmd_proof.cpp)
     bool plain = false;
     std::uint64_t max_nodes = 0;
-    std::string gap;  ///< --gap SQ,SQ: solve that gap's start position
+    std::string gap;          ///< --gap SQ,SQ: solve that gap's start position
+    std::string certificate;  ///< --certificate FILE: write the proof (with --wdl)
 };
 
 /// The arguments of `konane openings`: from a table (FILE), or by search (--search).
@@ -45,7 +46,8 @@ struct OpeningsArgs {
     std::string memory;
     std::uint64_t max_nodes = 0;
     int table_max_pieces = 0;
-    std::string gap;  ///< --gap SQ,SQ: only that gap's start position
+    std::string gap;          ///< --gap SQ,SQ: only that gap's start position
+    std::string certificate;  ///< --certificate FILE: write the proof (with --search)
 };
 
 /// Transposition table of the proof search when --memory is not given.

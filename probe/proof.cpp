@@ -225,6 +225,13 @@ std::optional<bool> ProofSearch::known(Position p, Position key) {
     return std::nullopt;
 }
 
+std::optional<bool> ProofSearch::proven(Position p) {
+    if (!options_.jumps_only && stage_of(board_, options_.rules, p) != Stage::Play) {
+        return std::nullopt;
+    }
+    return known(p, canonical(p));
+}
+
 bool ProofSearch::search_plain(Position p, int ply) {
     count_node();
     const Position key = canonical(p);

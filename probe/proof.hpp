@@ -105,6 +105,13 @@ class ProofSearch {
     /// Win or loss of p for the side to move, and a winning move; undecided past max_nodes.
     ProofResult solve(Position p);
 
+    /// The value of p for its side to move when it is known without searching: held by the
+    /// transposition table or the given table (a jump-stage position only; nullopt otherwise).
+    std::optional<bool> proven(Position p);
+
+    /// Changes the node limit of later solve() calls (0: no limit).
+    void set_max_nodes(std::uint64_t n) { options_.max_nodes = n; }
+
     /// Bytes of the transposition table, and entries in use.
     std::size_t table_bytes() const;
     std::uint64_t stored() const { return stored_; }

@@ -1,0 +1,287 @@
+// Proof certificates (cert/, probe/proof_certificate.hpp, `konane check-proof`): the
+// certificates of the proof search prove the tables' verdicts, and the checker refuses a changed
+// move, a removed reply's proof, a flipped winner, a wrong root and a damaged byte.
+#include <algorithm>
+#include <bit>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "cert/certificate.hpp"
+#include "cert/check.hpp"
+#include "core/notation.hpp"
+#include "probe/openings.hpp"
+#include "probe/proof.hpp"
+#include "probe/proof_certificate.hpp"
+#include "reference.hpp"
+#include "tests/cli_helpers.hpp"
+#include "tests/table_fixture.hpp"
+#include "tests/temp_dir.hpp"
+
+namespace {
+
+using namespace konane;
+using namespace konane::test;
+namespace fs = std::filesystem;
+
+ProofOptions options(Ruleset r, bool jumps_only = false) {
+    ProofOptions o;
+    o.rules = r;
+    o.jumps_only = jumps_only;
+    o.memory_bytes = std::size_t{1} << 20;  // small: the builder must search again what it lost
+    return o;
+}
+
+/// The certificate of every opening of a board, by proof search.
+Certificate openings_certificate(const Board& b, Ruleset r) {
+    ProofSearch s(b, options(r));
+    const SearchedOpenings o = search_openings(s);
+    const std::vector<Position> starts = start_positions(b, Opening(r));
+    REQUIRE(starts.size() == o.lines.size());
+    CertificateBuilder builder(s);
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        REQUIRE(o.lines[i].winner.has_value());
+        builder.add_root(starts[i], *o.lines[i].winner);
+    }
+    return builder.finish(CertificateKind::Openings, Opening(r), "test");
+}
+
+/// The reference engine's winner of p (tests/reference.hpp: plain negamax, no symmetry).
+Color reference_winner(const Board& b, Ruleset r, Position p, bool jumps_only) {
+    const ref::RefBoard rb(b.rows, b.cols);
+    // Jumps only: the positions given have at least two empty squares, where every ruleset plays
+    // jumps.
+    ref::RefMemo memo(rb, ref::rules_of(r));
+    (void)jumps_only;
+    const ref::RefValue v = ref::solve(ref::from_core(rb, p), memo);
+    return v.win ? p.to_move : other(p.to_move);
+}
+
+/// The moves of the key of the entry, with their children: for tampering.
+std::vector<MoveChild> entry_moves(const Certificate& c, const ProofEntry& e) {
+    return ProofGame(c.board, c.opening, c.jumps_only).moves(e.key);
+}
+
+}  // namespace
+
+TEST_CASE("certificate: every opening's winner up to 5x5 is proven as the table says",
+          "[certificate]") {
+    for (const auto& [rows, cols, r] :
+         {std::tuple{4, 4, Ruleset::Brainking}, std::tuple{4, 5, Ruleset::Brainking},
+          std::tuple{5, 4, Ruleset::Brainking}, std::tuple{5, 5, Ruleset::Brainking},
+          std::tuple{4, 4, Ruleset::Any}, std::tuple{3, 6, Ruleset::Center}}) {
+        const Tablebase& tb = table(rows, cols, r);
+        const Board& b = tb.board();
+        INFO(b.name() << " " << ruleset_name(r));
+        const Openings want = compute_openings(tb);
+        const Certificate c = openings_certificate(b, r);
+        const CertificateCheck got = check_certificate(c);
+        REQUIRE(got.winners.size() == want.lines.size());
+        for (std::size_t i = 0; i < want.lines.size(); ++i)
+            CHECK(got.winners[i] == want.lines[i].winner);
+        REQUIRE(got.board_winner.has_value());
+        CHECK(*got.board_winner == want.winner);
+        REQUIRE(got.removals.size() == want.choices.size());
+        for (std::size_t i = 0; i < want.choices.size(); ++i)
+            CHECK(got.removals[i].second == want.choices[i].winner);
+        CHECK(got.unused == 0);
+        CHECK(got.won == c.entries.size());
+        // The same through the file.
+        TempDir dir("cert-openings");
+        const fs::path file = dir.path / "c.proof";
+        write_certificate(file, c);
+        const Certificate back = read_certificate(file);
+        CHECK(back.entries.size() == c.entries.size());
+        CHECK(back.roots.size() == c.roots.size());
+        CHECK(check_certificate(back).board_winner == got.board_winner);
+    }
+}
+
+TEST_CASE("certificate: random positions' certificates agree with the reference engine",
+          "[certificate]") {
+    for (const auto& [rows, cols, jumps_only] :
+         {std::tuple{4, 5, false}, std::tuple{5, 5, false}, std::tuple{4, 4, true},
+          std::tuple{3, 7, true}}) {
+        const Board b = Board::make(rows, cols);
+        const ref::RefBoard rb(rows, cols);
+        ProofSearch s(b, options(Ruleset::Brainking, jumps_only));
+        CertificateBuilder builder(s);
+        std::vector<Color> want;
+        int n = 0;
+        for (const ref::RefPos& rp : ref::random_positions(rb, ref::Rules::Brainking, 6,
+                                                           7u * rows + cols + jumps_only)) {
+            const Position p = ref::to_core(rb, rp);
+            if (jumps_only && std::popcount(b.all & ~p.occ) < 2) continue;
+            const ProofResult r = s.solve(p);
+            REQUIRE(r.win.has_value());
+            const Color winner = *r.win ? p.to_move : other(p.to_move);
+            INFO(format_position(b, p));
+            CHECK(winner == reference_winner(b, Ruleset::Brainking, p, jumps_only));
+            builder.add_root(p, winner);
+            want.push_back(winner);
+            ++n;
+        }
+        REQUIRE(n > 10);
+        const Certificate c = builder.finish(CertificateKind::Positions, Opening(Ruleset::Brainking),
+                                             "test");
+        CHECK(c.jumps_only == jumps_only);
+        const CertificateCheck got = check_certificate(c);
+        CHECK(got.winners == want);
+    }
+}
+
+TEST_CASE("certificate: a full board and a one-hole board are proven through the removals",
+          "[certificate]") {
+    const Board b = Board::make(4, 5);
+    for (const Position p : {b.start(), legal_moves(b, Ruleset::Brainking, b.start())[0].child}) {
+        ProofSearch s(b, options(Ruleset::Brainking));
+        const ProofResult r = s.solve(p);
+        REQUIRE(r.win.has_value());
+        const Color winner = *r.win ? p.to_move : other(p.to_move);
+        CHECK(winner == reference_winner(b, Ruleset::Brainking, p, false));
+        CertificateBuilder builder(s);
+        builder.add_root(p, winner);
+        const Certificate c =
+            builder.finish(CertificateKind::Positions, Opening(Ruleset::Brainking), "test");
+        CHECK(check_certificate(c).winners == std::vector<Color>{winner});
+    }
+}
+
+TEST_CASE("certificate: a changed move, a removed proof, a flipped winner are refused",
+          "[certificate]") {
+    const Board b = Board::make(5, 5);
+    const Certificate good = openings_certificate(b, Ruleset::Brainking);
+    REQUIRE(good.entries.size() > 100);
+
+    SECTION("a move changed to one that loses") {
+        // Every entry whose position has a losing alternative: changing it must be refused.
+        std::mt19937 rng(5);
+        int tried = 0;
+        for (int attempt = 0; attempt < 400 && tried < 25; ++attempt) {
+            const std::size_t i = rng() % good.entries.size();
+            const std::vector<MoveChild> ms = entry_moves(good, good.entries[i]);
+            for (std::size_t m = 0; m < ms.size(); ++m) {
+                if (m == good.entries[i].move) continue;
+                const Position child = ms[m].child;
+                // A move that leaves the opponent a win (by the reference engine) proves nothing.
+                if (reference_winner(b, Ruleset::Brainking, child, false) != child.to_move)
+                    continue;
+                Certificate bad = good;
+                bad.entries[i].move = static_cast<std::uint8_t>(m);
+                INFO("entry " << i << ": move " << m);
+                CHECK_THROWS_AS(check_certificate(bad), CertificateError);
+                ++tried;
+                break;
+            }
+        }
+        CHECK(tried >= 10);
+    }
+    SECTION("a move number out of range") {
+        Certificate bad = good;
+        bad.entries[good.entries.size() / 2].move = 200;
+        CHECK_THROWS_WITH(check_certificate(bad), Catch::Contains("out of range"));
+    }
+    SECTION("one reply's proof removed") {
+        // Every entry of a built certificate is used, so removing any one breaks the proof.
+        for (std::size_t i : {std::size_t{0}, good.entries.size() / 3, good.entries.size() - 1}) {
+            Certificate bad = good;
+            bad.entries.erase(bad.entries.begin() + static_cast<std::ptrdiff_t>(i));
+            INFO("entry " << i << " removed");
+            CHECK_THROWS_WITH(check_certificate(bad), Catch::Contains("no winning move"));
+        }
+    }
+    SECTION("a root's winner flipped") {
+        for (std::size_t i = 0; i < good.roots.size(); i += 3) {
+            Certificate bad = good;
+            bad.roots[i].winner = other(bad.roots[i].winner);
+            INFO("root " << i);
+            CHECK_THROWS_AS(check_certificate(bad), CertificateError);
+        }
+    }
+    SECTION("a root missing or out of order") {
+        Certificate bad = good;
+        bad.roots.pop_back();
+        CHECK_THROWS_WITH(check_certificate(bad), Catch::Contains("roots"));
+        bad = good;
+        std::swap(bad.roots[0], bad.roots[1]);
+        CHECK_THROWS_WITH(check_certificate(bad), Catch::Contains("is not the board's opening"));
+    }
+    SECTION("the wrong board verdict cannot be claimed through the roots") {
+        // A certificate of positions claiming a lost position won is refused.
+        Certificate bad = good;
+        bad.kind = CertificateKind::Positions;
+        bad.roots = {bad.roots[0]};
+        bad.roots[0].winner = other(bad.roots[0].winner);
+        CHECK_THROWS_AS(check_certificate(bad), CertificateError);
+    }
+}
+
+TEST_CASE("certificate: every damaged byte of the file is refused", "[certificate]") {
+    const Board b = Board::make(4, 5);
+    const Certificate c = openings_certificate(b, Ruleset::Brainking);
+    TempDir dir("cert-damage");
+    const fs::path file = dir.path / "c.proof";
+    write_certificate(file, c);
+    std::string bytes;
+    {
+        std::ifstream in(file, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    REQUIRE(bytes.size() > 100);
+    const fs::path bad = dir.path / "bad.proof";
+    for (std::size_t at = 0; at < bytes.size(); at += std::max<std::size_t>(1, bytes.size() / 97)) {
+        std::string copy = bytes;
+        copy[at] = static_cast<char>(copy[at] ^ 0x10);
+        std::ofstream(bad, std::ios::binary | std::ios::trunc).write(copy.data(),
+                                                                     static_cast<long>(copy.size()));
+        INFO("byte " << at);
+        CHECK_THROWS_AS(read_certificate(bad), CertificateError);
+    }
+    // Cut short, and empty.
+    std::ofstream(bad, std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<long>(bytes.size() - 5));
+    CHECK_THROWS_WITH(read_certificate(bad), Catch::Contains("checksum"));
+    std::ofstream(bad, std::ios::binary | std::ios::trunc).write("x", 1);
+    CHECK_THROWS_AS(read_certificate(bad), CertificateError);
+    CHECK_THROWS_AS(read_certificate(dir.path / "missing.proof"), CertificateError);
+}
+
+TEST_CASE("certificate: konane check-proof's verdict and exit codes", "[certificate][cli]") {
+    TempDir dir("cert-cli");
+    const std::string file = (dir.path / "5x5.proof").string();
+    const Run made = run("openings --search --board 5x5 -q --memory 4M --certificate " + quote(file));
+    REQUIRE(made.code == 0);
+    CHECK_THAT(made.out, Catch::Contains("certificate: " + file));
+    const Run ok = run("check-proof -q " + quote(file));
+    CHECK(ok.code == 0);
+    CHECK_THAT(ok.out, Catch::Contains("verdict: black wins with perfect play (proven)"));
+    const Run js = run("check-proof -q --json " + quote(file));
+    CHECK(js.code == 0);
+    CHECK_THAT(js.out, Catch::Contains("\"winner\":\"black\""));
+    // A wrong claim: edit a root's winner in the header and recompute nothing: the checksum
+    // refuses it (exit 2); a certificate rewritten with a wrong claim is refused (exit 1).
+    Certificate c = read_certificate(file);
+    c.roots[0].winner = other(c.roots[0].winner);
+    const std::string bad = (dir.path / "bad.proof").string();
+    write_certificate(bad, c);
+    const Run refused = run("check-proof -q " + quote(bad));
+    CHECK(refused.code == 1);
+    CHECK_THAT(refused.out, Catch::Contains("refused"));
+    const Run missing = run("check-proof " + quote((dir.path / "none.proof").string()));
+    CHECK(missing.code == 2);
+    // solve --wdl --certificate on a position.
+    const std::string pos_file = (dir.path / "pos.proof").string();
+    const Run solved =
+        run("solve 'xoxox/oxoxo/xo.ox/ox.xo/xoxox b' --wdl -q --memory 4M --certificate " +
+            quote(pos_file));
+    REQUIRE(solved.code == 0);
+    const Run pos_ok = run("check-proof -q " + quote(pos_file));
+    CHECK(pos_ok.code == 0);
+    CHECK_THAT(pos_ok.out, Catch::Contains("black wins (proven)"));
+    // --certificate without --search / --wdl is refused.
+    CHECK(run("openings --board 5x5 --certificate " + quote(file)).code == 2);
+}
