@@ -30,9 +30,9 @@ bool ProofGame::in_opening(Position p) const {
 
 ProofKey ProofGame::key(Position p) const {
     if (in_opening(p)) {
-        return ProofKey{p.occ, static_cast<std::uint8_t>(
-                                   ProofKey::kOpening |
-                                   (p.to_move == Color::White ? ProofKey::kWhite : 0))};
+        return ProofKey{
+            p.occ, static_cast<std::uint8_t>(ProofKey::kOpening |
+                                             (p.to_move == Color::White ? ProofKey::kWhite : 0))};
     }
     const Position c = group_.canonical(p);
     return ProofKey{c.occ, c.to_move == Color::White ? ProofKey::kWhite : std::uint8_t{0}};
@@ -113,11 +113,12 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c) 
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 19);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_nbWorkers, 0);
-    const std::size_t n = ZSTD_compress2(cctx, packed.data(), packed.size(), raw.data(), raw.size());
+    const std::size_t n =
+        ZSTD_compress2(cctx, packed.data(), packed.size(), raw.data(), raw.size());
     ZSTD_freeCCtx(cctx);
     if (ZSTD_isError(n)) {
-        throw CertificateError(path.string() + ": compressing the entries: " +
-                               ZSTD_getErrorName(n));
+        throw CertificateError(path.string() +
+                               ": compressing the entries: " + ZSTD_getErrorName(n));
     }
     packed.resize(n);
 
@@ -127,7 +128,8 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c) 
     head += std::string("game ") + (c.jumps_only ? "jumps-only" : "jumps") + "\n";
     head += std::string("kind ") + certificate_kind_name(c.kind) + "\n";
     std::string gen = c.generator;
-    std::replace_if(gen.begin(), gen.end(), [](char ch) { return ch == '\n' || ch == '\r'; }, ' ');
+    std::replace_if(
+        gen.begin(), gen.end(), [](char ch) { return ch == '\n' || ch == '\r'; }, ' ');
     head += "generator " + gen + "\n";
     for (const ProofRoot& r : c.roots)
         head += "root " + format_position(c.board, r.position) + " " + winner_word(r.winner) + "\n";
@@ -164,16 +166,16 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c) 
             const int err = errno;
             std::error_code ec;
             std::filesystem::remove(tmp, ec);
-            throw CertificateError(path.string() + ": writing " + tmp.string() + " failed: " +
-                                   std::strerror(err) + " (disk full?)");
+            throw CertificateError(path.string() + ": writing " + tmp.string() +
+                                   " failed: " + std::strerror(err) + " (disk full?)");
         }
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec) {
         std::filesystem::remove(tmp, ec);
-        throw CertificateError(path.string() + ": cannot rename the temporary file into place: " +
-                               ec.message());
+        throw CertificateError(path.string() +
+                               ": cannot rename the temporary file into place: " + ec.message());
     }
 }
 
@@ -334,7 +336,8 @@ Certificate read_certificate(const std::filesystem::path& path) {
     const unsigned long long frame = ZSTD_getFrameContentSize(bytes.data() + pos, packed_size);
     if (frame != raw_size) rd.fail("the compressed entries are damaged (frame size)");
     std::string raw(raw_size, '\0');
-    const std::size_t got = ZSTD_decompress(raw.data(), raw.size(), bytes.data() + pos, packed_size);
+    const std::size_t got =
+        ZSTD_decompress(raw.data(), raw.size(), bytes.data() + pos, packed_size);
     if (ZSTD_isError(got) || got != raw_size) {
         rd.fail(std::string("the compressed entries are damaged: ") +
                 (ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong size"));

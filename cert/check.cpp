@@ -59,8 +59,8 @@ class Checker {
             line += (line.empty() ? "" : " ") + format_move(c_.board, m);
         throw CertificateError(
             "root " + std::to_string(root_ + 1) + " (" + format_position(c_.board, r.position) +
-            ", claimed: " + color_name(r.winner) + " wins): " +
-            (line.empty() ? std::string("at the root") : "after " + line) + ": " +
+            ", claimed: " + color_name(r.winner) +
+            " wins): " + (line.empty() ? std::string("at the root") : "after " + line) + ": " +
             format_position(c_.board, p) + ": " + what);
     }
 

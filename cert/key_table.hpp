@@ -57,8 +57,8 @@ class ProofKeyMap {
 
   private:
     std::size_t slot(const ProofKey& k) const {
-        std::uint64_t h = (k.occ ^ (std::uint64_t{k.tag} * 0x5bd1e9955bd1e995ull)) *
-                          0x9E3779B97F4A7C15ull;
+        std::uint64_t h =
+            (k.occ ^ (std::uint64_t{k.tag} * 0x5bd1e9955bd1e995ull)) * 0x9E3779B97F4A7C15ull;
         return static_cast<std::size_t>(h ^ (h >> 29)) & mask_;
     }
     void resize(std::size_t n) {

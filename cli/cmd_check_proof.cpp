@@ -45,11 +45,11 @@ int run_check_proof(const CheckProofArgs& a) {
             const auto now = std::chrono::steady_clock::now();
             if (std::chrono::duration<double>(now - last).count() < (tty ? 0.25 : 5.0)) return;
             last = now;
-            std::fprintf(stderr, "%s[check-proof] %llu positions proven (%llu won, %llu lost), %.0f s%s",
-                         tty ? "\r" : "", static_cast<unsigned long long>(won + lost),
-                         static_cast<unsigned long long>(won),
-                         static_cast<unsigned long long>(lost),
-                         std::chrono::duration<double>(now - start).count(), tty ? "\x1b[K" : "\n");
+            std::fprintf(
+                stderr, "%s[check-proof] %llu positions proven (%llu won, %llu lost), %.0f s%s",
+                tty ? "\r" : "", static_cast<unsigned long long>(won + lost),
+                static_cast<unsigned long long>(won), static_cast<unsigned long long>(lost),
+                std::chrono::duration<double>(now - start).count(), tty ? "\x1b[K" : "\n");
         };
     }
     CertificateCheck r;
@@ -125,11 +125,12 @@ int run_check_proof(const CheckProofArgs& a) {
     if (r.board_winner) {
         std::printf("\nverdict: %s wins with perfect play (proven)\n", color_name(*r.board_winner));
     }
-    std::printf("checked: %llu positions (%llu won with the recorded move, %llu lost against every "
-                "reply) in %.2f s; %llu entries unused\n",
-                static_cast<unsigned long long>(r.won + r.lost),
-                static_cast<unsigned long long>(r.won), static_cast<unsigned long long>(r.lost),
-                r.seconds, static_cast<unsigned long long>(r.unused));
+    std::printf(
+        "checked: %llu positions (%llu won with the recorded move, %llu lost against every "
+        "reply) in %.2f s; %llu entries unused\n",
+        static_cast<unsigned long long>(r.won + r.lost), static_cast<unsigned long long>(r.won),
+        static_cast<unsigned long long>(r.lost), r.seconds,
+        static_cast<unsigned long long>(r.unused));
     return kOk;
 }
 

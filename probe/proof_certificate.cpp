@@ -107,8 +107,7 @@ void CertificateBuilder::lose(Position p) {
                             : game_.moves(k);
     for (const MoveChild& m : replies) {
         if (!wins(m.child)) {
-            throw std::runtime_error("certificate: " +
-                                     format_position(search_.board(), m.child) +
+            throw std::runtime_error("certificate: " + format_position(search_.board(), m.child) +
                                      " should be won for the side to move, the search says lost");
         }
         win(m.child);

@@ -13,11 +13,11 @@ namespace konane {
 
 /// Counts of a certificate being built, for progress and for the docs' size figures.
 struct CertificateStats {
-    std::uint64_t won = 0;           ///< positions with a winning move recorded (entries)
-    std::uint64_t lost = 0;          ///< positions proven lost (every reply walked)
+    std::uint64_t won = 0;             ///< positions with a winning move recorded (entries)
+    std::uint64_t lost = 0;            ///< positions proven lost (every reply walked)
     std::uint64_t transpositions = 0;  ///< moves chosen because their position was proven already
-    std::uint64_t searched = 0;      ///< positions searched again (their proof had been evicted)
-    std::uint64_t nodes = 0;         ///< nodes of those searches
+    std::uint64_t searched = 0;        ///< positions searched again (their proof had been evicted)
+    std::uint64_t nodes = 0;           ///< nodes of those searches
 };
 
 /// Builds a certificate from a ProofSearch that has decided its roots. The proof is extracted

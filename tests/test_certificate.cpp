@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -103,17 +105,16 @@ TEST_CASE("certificate: every opening's winner up to 5x5 is proven as the table 
 
 TEST_CASE("certificate: random positions' certificates agree with the reference engine",
           "[certificate]") {
-    for (const auto& [rows, cols, jumps_only] :
-         {std::tuple{4, 5, false}, std::tuple{5, 5, false}, std::tuple{4, 4, true},
-          std::tuple{3, 7, true}}) {
+    for (const auto& [rows, cols, jumps_only] : {std::tuple{4, 5, false}, std::tuple{5, 5, false},
+                                                 std::tuple{4, 4, true}, std::tuple{3, 7, true}}) {
         const Board b = Board::make(rows, cols);
         const ref::RefBoard rb(rows, cols);
         ProofSearch s(b, options(Ruleset::Brainking, jumps_only));
         CertificateBuilder builder(s);
         std::vector<Color> want;
         int n = 0;
-        for (const ref::RefPos& rp : ref::random_positions(rb, ref::Rules::Brainking, 6,
-                                                           7u * rows + cols + jumps_only)) {
+        for (const ref::RefPos& rp :
+             ref::random_positions(rb, ref::Rules::Brainking, 6, 7u * rows + cols + jumps_only)) {
             const Position p = ref::to_core(rb, rp);
             if (jumps_only && std::popcount(b.all & ~p.occ) < 2) continue;
             const ProofResult r = s.solve(p);
@@ -126,12 +127,72 @@ TEST_CASE("certificate: random positions' certificates agree with the reference 
             ++n;
         }
         REQUIRE(n > 10);
-        const Certificate c = builder.finish(CertificateKind::Positions, Opening(Ruleset::Brainking),
-                                             "test");
+        const Certificate c =
+            builder.finish(CertificateKind::Positions, Opening(Ruleset::Brainking), "test");
         CHECK(c.jumps_only == jumps_only);
         const CertificateCheck got = check_certificate(c);
         CHECK(got.winners == want);
     }
+}
+
+namespace {
+
+/// The lines of docs/proofs/verdicts.txt: file, board, winner.
+std::vector<std::tuple<std::string, std::string, std::string>> published_certificates() {
+    std::ifstream in(fs::path(KONANE_PROOFS_DIR) / "verdicts.txt");
+    REQUIRE(in);
+    std::vector<std::tuple<std::string, std::string, std::string>> out;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream words(line);
+        std::string file, board, winner;
+        REQUIRE(static_cast<bool>(words >> file >> board >> winner));
+        out.emplace_back(file, board, winner);
+    }
+    return out;
+}
+
+/// Checks one published certificate: it proves the listed verdict, and where the tests build the
+/// board's table, every opening's winner is the table's.
+void check_published(const std::string& file, const std::string& board, const std::string& winner) {
+    INFO(file);
+    const Certificate c = read_certificate(fs::path(KONANE_PROOFS_DIR) / file);
+    CHECK(c.board.name() == board);
+    CHECK(c.kind == CertificateKind::Openings);
+    const CertificateCheck got = check_certificate(c);
+    REQUIRE(got.board_winner.has_value());
+    CHECK(color_name(*got.board_winner) == winner);
+    if (c.board.squares() <= 25) {
+        const Openings want = compute_openings(table(c.board.rows, c.board.cols, c.opening.rules));
+        REQUIRE(got.winners.size() == want.lines.size());
+        for (std::size_t i = 0; i < want.lines.size(); ++i)
+            CHECK(got.winners[i] == want.lines[i].winner);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("certificate: the published certificates up to 6x6 prove the published verdicts",
+          "[certificate]") {
+    int n = 0;
+    for (const auto& [file, board, winner] : published_certificates()) {
+        if (Board::parse(board).squares() > 36) continue;
+        check_published(file, board, winner);
+        ++n;
+    }
+    CHECK(n >= 9);
+}
+
+TEST_CASE("certificate: the published certificates past 6x6 prove the published verdicts",
+          "[certificate][slow]") {
+    int n = 0;
+    for (const auto& [file, board, winner] : published_certificates()) {
+        if (Board::parse(board).squares() <= 36) continue;
+        check_published(file, board, winner);
+        ++n;
+    }
+    CHECK(n >= 1);
 }
 
 TEST_CASE("certificate: a full board and a one-hole board are proven through the removals",
@@ -236,8 +297,8 @@ TEST_CASE("certificate: every damaged byte of the file is refused", "[certificat
     for (std::size_t at = 0; at < bytes.size(); at += std::max<std::size_t>(1, bytes.size() / 97)) {
         std::string copy = bytes;
         copy[at] = static_cast<char>(copy[at] ^ 0x10);
-        std::ofstream(bad, std::ios::binary | std::ios::trunc).write(copy.data(),
-                                                                     static_cast<long>(copy.size()));
+        std::ofstream(bad, std::ios::binary | std::ios::trunc)
+            .write(copy.data(), static_cast<long>(copy.size()));
         INFO("byte " << at);
         CHECK_THROWS_AS(read_certificate(bad), CertificateError);
     }
@@ -253,7 +314,8 @@ TEST_CASE("certificate: every damaged byte of the file is refused", "[certificat
 TEST_CASE("certificate: konane check-proof's verdict and exit codes", "[certificate][cli]") {
     TempDir dir("cert-cli");
     const std::string file = (dir.path / "5x5.proof").string();
-    const Run made = run("openings --search --board 5x5 -q --memory 4M --certificate " + quote(file));
+    const Run made =
+        run("openings --search --board 5x5 -q --memory 4M --certificate " + quote(file));
     REQUIRE(made.code == 0);
     CHECK_THAT(made.out, Catch::Contains("certificate: " + file));
     const Run ok = run("check-proof -q " + quote(file));
