@@ -659,6 +659,16 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                        "With --search: plain boolean alpha-beta (the baseline)");
     openings->add_flag("-q,--quiet", op->quiet, "With --search: no progress line on stderr");
     openings
+        ->add_option("--work", op->work,
+                     "With --search: a directory for checkpoints (the openings decided and the "
+                     "expensive proofs, every --checkpoint seconds): the same command continues "
+                     "a killed run; removed when the search completes")
+        ->check(non_empty());
+    openings
+        ->add_option("--checkpoint", op->checkpoint,
+                     "With --work: seconds between checkpoints (default 300)")
+        ->check(decimal(1, 1000000));
+    openings
         ->add_option("--certificate", op->certificate,
                      "With --search: write the proof of every opening's winner to this file, for "
                      "`konane check-proof` (docs/certificate.md)")
@@ -673,10 +683,11 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                        if (op->search) return run_openings_search(*op);
                        if (op->file.empty()) throw UsageError("give a table FILE, or --search");
                        if (!op->board.empty() || op->rules_given || !op->memory.empty() ||
-                           op->max_nodes || op->plain || !op->certificate.empty()) {
+                           op->max_nodes || op->plain || !op->certificate.empty() ||
+                           !op->work.empty()) {
                            throw UsageError(
-                               "--board, --rules, --memory, --max-nodes, --plain and "
-                               "--certificate go with --search");
+                               "--board, --rules, --memory, --max-nodes, --plain, "
+                               "--certificate and --work go with --search");
                        }
                        FileArgs f;
                        f.file = op->file;

@@ -375,8 +375,8 @@ int run_solve(SolveArgs a) {
     if (a.wdl) {
         return run_solve_wdl(a);
     }
-    if (a.plain || a.max_nodes || !a.certificate.empty()) {
-        throw UsageError("--plain, --max-nodes and --certificate go with --wdl");
+    if (a.plain || a.max_nodes || !a.certificate.empty() || !a.work.empty()) {
+        throw UsageError("--plain, --max-nodes, --certificate and --work go with --wdl");
     }
     std::optional<Board> want;
     if (!a.board.empty()) want = Board::parse(a.board);
@@ -533,6 +533,16 @@ void add_probe_commands(CLI::App& app, Commands& out) {
                       "With --wdl: stop undecided after this many nodes (0: no limit)");
     solve->add_flag("--plain", so->plain,
                     "With --wdl: plain boolean alpha-beta with the same table (the baseline)");
+    solve
+        ->add_option("--work", so->work,
+                     "With --wdl: a directory for checkpoints (the expensive proofs, every "
+                     "--checkpoint seconds): the same command continues a killed run; removed "
+                     "when the position is decided")
+        ->check(non_empty());
+    solve
+        ->add_option("--checkpoint", so->checkpoint,
+                     "With --work: seconds between checkpoints (default 300)")
+        ->check(decimal(1, 1000000));
     solve
         ->add_option("--certificate", so->certificate,
                      "With --wdl: write the proof of the value to this file, for `konane "

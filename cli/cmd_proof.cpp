@@ -6,10 +6,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
+#include <xxhash.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
@@ -201,6 +205,142 @@ void print_certificate(const WrittenCertificate& w) {
         static_cast<unsigned long long>(w.stats.nodes), w.seconds);
 }
 
+/// The work directory of a long proof search (--work DIR), so that a killed run continues where
+/// it was: DIR/openings.txt holds the openings decided so far (with their nodes and times) and
+/// DIR/proven.bin the positions whose proof took at least kKeepNodes nodes
+/// (ProofSearch::save_proven), both rewritten through temporary files every --checkpoint seconds
+/// and after each opening, each with an XXH64 checksum. Removed when the search completes.
+class SearchWork {
+  public:
+    static constexpr std::uint64_t kKeepNodes = 1024;
+
+    SearchWork(std::string dir, const Board& b, Ruleset r, bool quiet)
+        : dir_(std::move(dir)), board_(b), rules_(r), quiet_(quiet) {}
+    bool enabled() const { return !dir_.empty(); }
+
+    /// Loads a previous run's state into s; returns the decided openings by line number (empty
+    /// when there is none). `pairs`: the board's removal pairs, to check the state against.
+    std::vector<std::optional<SearchedOpening>> resume(
+        ProofSearch& s, const std::vector<std::pair<Move, Move>>& pairs) {
+        std::vector<std::optional<SearchedOpening>> done;
+        if (!enabled()) return done;
+        std::error_code ec;
+        if (std::filesystem::exists(dir_, ec) && !std::filesystem::is_directory(dir_, ec)) {
+            throw UsageError("--work " + dir_ + ": not a directory");
+        }
+        std::filesystem::create_directories(dir_, ec);
+        if (ec) throw std::runtime_error("--work " + dir_ + ": " + ec.message());
+        std::uint64_t loaded = 0;
+        if (std::filesystem::exists(proven_path(), ec)) loaded = s.load_proven(proven_path());
+        std::size_t decided = 0;
+        if (std::filesystem::exists(lines_path(), ec)) {
+            done = read_lines(pairs);
+            for (const auto& d : done)
+                decided += d.has_value();
+        }
+        if (!quiet_ && (loaded || decided)) {
+            std::fprintf(stderr,
+                         "resuming from %s: %zu openings decided, %llu proven positions loaded\n",
+                         dir_.c_str(), decided, static_cast<unsigned long long>(loaded));
+        }
+        return done;
+    }
+
+    /// Saves the expensive proven positions of s.
+    void save_proven(const ProofSearch& s) {
+        if (enabled()) s.save_proven(proven_path(), kKeepNodes);
+    }
+
+    /// Saves the decided openings (and the proven positions).
+    void save(const ProofSearch& s, const std::vector<SearchedOpening>& lines) {
+        if (!enabled()) return;
+        save_proven(s);
+        std::string text = "konane search state 1\nboard " + board_.name() + "\nrules " +
+                           ruleset_name(rules_) + "\n";
+        for (const SearchedOpening& l : lines) {
+            if (!l.winner) continue;
+            text += fmt::format("line {} {} {} {} {:.3f} {:.3f}\n", format_move(board_, l.black),
+                                format_move(board_, l.white), color_name(*l.winner), l.nodes,
+                                l.seconds, l.cpu_seconds);
+        }
+        text += fmt::format("xxh64 {:016x}\n", XXH64(text.data(), text.size(), 0));
+        const std::string tmp = lines_path() + ".tmp";
+        {
+            std::ofstream f(tmp, std::ios::trunc);
+            f << text;
+            f.flush();
+            if (!f) throw std::runtime_error(tmp + ": cannot write the search state");
+        }
+        std::filesystem::rename(tmp, lines_path());
+    }
+
+    /// Removes the work directory (the search is complete).
+    void finish() {
+        if (!enabled()) return;
+        std::error_code ec;
+        std::filesystem::remove(lines_path(), ec);
+        std::filesystem::remove(proven_path(), ec);
+        std::filesystem::remove(dir_, ec);
+    }
+
+  private:
+    std::string lines_path() const { return dir_ + "/openings.txt"; }
+    std::string proven_path() const { return dir_ + "/proven.bin"; }
+
+    std::vector<std::optional<SearchedOpening>> read_lines(
+        const std::vector<std::pair<Move, Move>>& pairs) const {
+        std::ifstream f(lines_path());
+        const std::string text((std::istreambuf_iterator<char>(f)),
+                               std::istreambuf_iterator<char>());
+        const std::size_t sum_at = text.rfind("xxh64 ");
+        if (sum_at == std::string::npos ||
+            text.substr(sum_at) != fmt::format("xxh64 {:016x}\n", XXH64(text.data(), sum_at, 0))) {
+            throw std::runtime_error(lines_path() +
+                                     ": checksum mismatch: the state is damaged "
+                                     "(remove the work directory to start again)");
+        }
+        std::istringstream in(text.substr(0, sum_at));
+        std::string line;
+        std::getline(in, line);
+        std::string board, rules;
+        std::getline(in, board);
+        std::getline(in, rules);
+        if (board != "board " + board_.name() ||
+            rules != std::string("rules ") + ruleset_name(rules_)) {
+            throw UsageError(dir_ + " holds the state of another search (" + board + ", " + rules +
+                             "): give another --work directory");
+        }
+        std::vector<std::optional<SearchedOpening>> done(pairs.size());
+        while (std::getline(in, line)) {
+            std::istringstream w(line);
+            std::string tag, black, white, winner;
+            SearchedOpening l;
+            w >> tag >> black >> white >> winner >> l.nodes >> l.seconds >> l.cpu_seconds;
+            bool placed = false;
+            for (std::size_t i = 0; i < pairs.size() && !placed; ++i) {
+                if (format_move(board_, pairs[i].first) == black &&
+                    format_move(board_, pairs[i].second) == white) {
+                    l.black = pairs[i].first;
+                    l.white = pairs[i].second;
+                    l.winner = winner == "black" ? Color::Black : Color::White;
+                    done[i] = l;
+                    placed = true;
+                }
+            }
+            if (!w || !placed || (winner != "black" && winner != "white")) {
+                throw std::runtime_error(lines_path() + ": a line that is no opening of " +
+                                         board_.name() + ": " + line);
+            }
+        }
+        return done;
+    }
+
+    std::string dir_;
+    Board board_;
+    Ruleset rules_;
+    bool quiet_;
+};
+
 std::string undecided_word(std::uint64_t max_nodes) {
     return max_nodes ? fmt::format("undecided within {} nodes", max_nodes) : "undecided";
 }
@@ -253,6 +393,11 @@ int run_solve_wdl(const SolveArgs& a) {
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");
     progress.attach(s);
+    SearchWork work(a.work, b, rules, a.quiet);
+    work.resume(s, {});
+    if (work.enabled()) {
+        s.on_checkpoint([&] { work.save_proven(s); }, static_cast<double>(a.checkpoint));
+    }
     const Position p = parsed.position;
     const ProofResult res = s.solve(p);
     std::optional<ProofResult> black_starts, white_starts;
@@ -278,6 +423,8 @@ int run_solve_wdl(const SolveArgs& a) {
     if (a.both && decided) {
         outcome = outcome_of(Value{*black_starts->win, 0}, Value{*white_starts->win, 0});
     }
+    s.on_checkpoint({}, 0);
+    if (!decided) work.save_proven(s);
     std::optional<WrittenCertificate> cert;
     if (!a.certificate.empty()) {
         if (!decided) {
@@ -296,6 +443,7 @@ int run_solve_wdl(const SolveArgs& a) {
         cert = write_proof(s, roots, CertificateKind::Positions, Opening(rules), a.certificate,
                            a.quiet);
     }
+    if (decided) work.finish();
     const std::string undecided_text =
         a.max_nodes ? fmt::format("not decided within {} nodes", a.max_nodes) : "not decided";
     auto value_text = [&](const ProofResult& r) -> std::string {
@@ -458,25 +606,36 @@ int run_openings_search(const OpeningsArgs& a) {
     for (const auto& f : legal_moves(b, rules, b.start()))
         for (const auto& w : legal_moves(b, rules, f.child))
             pairs.emplace_back(f.move, w.move);
+    SearchWork work(a.work, b, rules, a.quiet);
+    const std::vector<std::optional<SearchedOpening>> resumed = work.resume(s, pairs);
+    std::vector<SearchedOpening> decided;
+    if (work.enabled()) {
+        s.on_checkpoint([&] { work.save_proven(s); }, static_cast<double>(a.checkpoint));
+    }
     std::size_t done = 0;
     if (!pairs.empty()) {
         progress.label(
             fmt::format(" {} {}", format_move(b, pairs[0].first), format_move(b, pairs[0].second)));
     }
-    const SearchedOpenings o = search_openings(s, [&](const SearchedOpening& l) {
-        progress.finish();
-        if (!a.quiet) {
-            std::fprintf(stderr, "opening %s %s: %s (%llu nodes, %.2f s, %.2f s CPU)\n",
-                         format_move(b, l.black).c_str(), format_move(b, l.white).c_str(),
-                         l.winner ? (std::string(color_name(*l.winner)) + " wins").c_str()
-                                  : undecided_word(a.max_nodes).c_str(),
-                         static_cast<unsigned long long>(l.nodes), l.seconds, l.cpu_seconds);
-        }
-        if (++done < pairs.size()) {
-            progress.label(fmt::format(" {} {}", format_move(b, pairs[done].first),
-                                       format_move(b, pairs[done].second)));
-        }
-    });
+    const SearchedOpenings o = search_openings(
+        s,
+        [&](const SearchedOpening& l) {
+            decided.push_back(l);
+            if (l.winner) work.save(s, decided);
+            progress.finish();
+            if (!a.quiet) {
+                std::fprintf(stderr, "opening %s %s: %s (%llu nodes, %.2f s, %.2f s CPU)\n",
+                             format_move(b, l.black).c_str(), format_move(b, l.white).c_str(),
+                             l.winner ? (std::string(color_name(*l.winner)) + " wins").c_str()
+                                      : undecided_word(a.max_nodes).c_str(),
+                             static_cast<unsigned long long>(l.nodes), l.seconds, l.cpu_seconds);
+            }
+            if (++done < pairs.size()) {
+                progress.label(fmt::format(" {} {}", format_move(b, pairs[done].first),
+                                           format_move(b, pairs[done].second)));
+            }
+        },
+        resumed);
     progress.finish();
     const std::string undecided = undecided_word(a.max_nodes);
     auto winner_word = [](const std::optional<Color>& c) -> const char* {
@@ -486,6 +645,7 @@ int run_openings_search(const OpeningsArgs& a) {
         return l.winner.has_value();
     });
     std::optional<WrittenCertificate> cert;
+    if (complete) s.on_checkpoint({}, 0);
     if (!a.certificate.empty() && complete) {
         const std::vector<Position> starts = start_positions(b, Opening(rules));
         std::vector<ProofRoot> roots;
@@ -494,6 +654,7 @@ int run_openings_search(const OpeningsArgs& a) {
         cert = write_proof(s, roots, CertificateKind::Openings, Opening(rules), a.certificate,
                            a.quiet);
     }
+    if (complete) work.finish();
     if (a.json) {
         json j;
         j["board"] = b.name();

@@ -29,8 +29,10 @@ struct SolveArgs {
     bool wdl = false;    ///< --wdl: win/loss by proof search (cli/cmd_proof.cpp)
     bool plain = false;
     std::uint64_t max_nodes = 0;
-    std::string gap;          ///< --gap SQ,SQ: solve that gap's start position
-    std::string certificate;  ///< --certificate FILE: write the proof (with --wdl)
+    std::string gap;                 ///< --gap SQ,SQ: solve that gap's start position
+    std::string certificate;         ///< --certificate FILE: write the proof (with --wdl)
+    std::string work;                ///< --work DIR: checkpoints of a long search (with --wdl)
+    std::uint64_t checkpoint = 300;  ///< --checkpoint SECONDS between checkpoints
 };
 
 /// The arguments of `konane openings`: from a table (FILE), or by search (--search).
@@ -46,8 +48,10 @@ struct OpeningsArgs {
     std::string memory;
     std::uint64_t max_nodes = 0;
     int table_max_pieces = 0;
-    std::string gap;          ///< --gap SQ,SQ: only that gap's start position
-    std::string certificate;  ///< --certificate FILE: write the proof (with --search)
+    std::string gap;                 ///< --gap SQ,SQ: only that gap's start position
+    std::string certificate;         ///< --certificate FILE: write the proof (with --search)
+    std::string work;                ///< --work DIR: checkpoints of a long search (with --search)
+    std::uint64_t checkpoint = 300;  ///< --checkpoint SECONDS between checkpoints
 };
 
 /// Transposition table of the proof search when --memory is not given.

@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <new>
 #include <stdexcept>
 #include <string>
+
+#include <unistd.h>
+#include <xxhash.h>
 
 #include <sys/mman.h>
 #include <time.h>
@@ -103,6 +109,12 @@ ProofSearch::~ProofSearch() {
     ::munmap(entries_, table_size_);
 }
 
+void ProofSearch::on_checkpoint(std::function<void()> f, double interval) {
+    checkpoint_ = std::move(f);
+    checkpoint_interval_ = interval;
+    last_checkpoint_ = std::chrono::steady_clock::now();
+}
+
 void ProofSearch::on_progress(std::function<void(const ProofProgress&)> f, double interval) {
     progress_ = std::move(f);
     interval_ = interval;
@@ -116,6 +128,107 @@ void ProofSearch::clear() {
     std::memset(static_cast<void*>(entries_), 0, table_bytes());
     stored_ = 0;
     std::fill(history_.begin(), history_.end(), 0);
+}
+
+namespace {
+/// The header of a save_proven() file, up to and including its "end" line.
+std::string proven_header(const Board& b, const ProofOptions& o, std::uint64_t count) {
+    return "konane proven positions 1\nboard " + b.name() + "\nrules " + ruleset_name(o.rules) +
+           "\ngame " + (o.jumps_only ? "jumps-only" : "jumps") + "\ncount " +
+           std::to_string(count) + "\nend\n";
+}
+constexpr std::size_t kProvenRecord = 10;  // occupancy (8), flags (1), work (1)
+}  // namespace
+
+std::uint64_t ProofSearch::save_proven(const std::filesystem::path& path,
+                                       std::uint64_t min_nodes) const {
+    const auto min_work = static_cast<std::uint8_t>(std::bit_width(min_nodes) + 1);
+    std::string body;
+    std::uint64_t count = 0;
+    const std::size_t n = table_size_ / sizeof(Entry);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Entry& e = entries_[i];
+        if (!(e.flags & kUsed) || e.work < min_work) continue;
+        char rec[kProvenRecord];
+        for (int k = 0; k < 8; ++k)
+            rec[k] = static_cast<char>(e.occ >> (8 * k));
+        rec[8] = static_cast<char>(e.flags);
+        rec[9] = static_cast<char>(e.work);
+        body.append(rec, kProvenRecord);
+        ++count;
+    }
+    const std::string head = proven_header(board_, options_, count);
+    XXH64_state_t* st = XXH64_createState();
+    XXH64_reset(st, 0);
+    XXH64_update(st, head.data(), head.size());
+    XXH64_update(st, body.data(), body.size());
+    const std::uint64_t sum = XXH64_digest(st);
+    XXH64_freeState(st);
+    char trailer[8];
+    for (int k = 0; k < 8; ++k)
+        trailer[k] = static_cast<char>(sum >> (8 * k));
+    const std::filesystem::path tmp =
+        path.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        f.write(head.data(), static_cast<std::streamsize>(head.size()));
+        f.write(body.data(), static_cast<std::streamsize>(body.size()));
+        f.write(trailer, 8);
+        f.flush();
+        if (!f) {
+            const int err = errno;
+            std::error_code ec;
+            std::filesystem::remove(tmp, ec);
+            throw std::runtime_error(path.string() +
+                                     ": cannot write the checkpoint: " + std::strerror(err));
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        throw std::runtime_error(path.string() +
+                                 ": cannot rename the checkpoint into place: " + ec.message());
+    }
+    return count;
+}
+
+std::uint64_t ProofSearch::load_proven(const std::filesystem::path& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw std::runtime_error(path.string() + ": cannot open: " + std::strerror(errno));
+    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const std::string end = "\nend\n";
+    const std::size_t at = bytes.find(end);
+    if (at == std::string::npos || bytes.size() < at + end.size() + 8) {
+        throw std::runtime_error(path.string() + ": not a proven-positions checkpoint");
+    }
+    const std::size_t body = at + end.size();
+    std::uint64_t stored = 0;
+    for (int k = 0; k < 8; ++k)
+        stored |= std::uint64_t{static_cast<unsigned char>(bytes[bytes.size() - 8 + k])} << (8 * k);
+    if (XXH64(bytes.data(), bytes.size() - 8, 0) != stored) {
+        throw std::runtime_error(path.string() + ": checksum mismatch: the checkpoint is damaged");
+    }
+    const std::size_t records = (bytes.size() - 8 - body) / kProvenRecord;
+    if ((bytes.size() - 8 - body) % kProvenRecord != 0 ||
+        bytes.substr(0, body) != proven_header(board_, options_, records)) {
+        throw std::runtime_error(path.string() +
+                                 ": a checkpoint of another board, ruleset or game, or damaged");
+    }
+    for (std::size_t i = 0; i < records; ++i) {
+        const char* r = bytes.data() + body + i * kProvenRecord;
+        std::uint64_t occ = 0;
+        for (int k = 0; k < 8; ++k)
+            occ |= std::uint64_t{static_cast<unsigned char>(r[k])} << (8 * k);
+        const auto flags = static_cast<std::uint8_t>(r[8]);
+        const auto work = static_cast<std::uint8_t>(r[9]);
+        if (!(flags & kUsed) || work < 2 || work > 65 || (occ & ~board_.all)) {
+            throw std::runtime_error(path.string() + ": a damaged record");
+        }
+        const Position key{occ, (flags & kWhite) ? Color::White : Color::Black};
+        store(key, (flags & kWin) != 0, std::uint64_t{1} << (work - 2));
+    }
+    return records;
 }
 
 Position ProofSearch::canonical(Position p) const {
@@ -159,11 +272,16 @@ void ProofSearch::count_node() {
     if (limit_ && nodes_ > limit_) throw NodeLimit{};
     next_check_ = nodes_ + 4096;
     if (limit_ && next_check_ > limit_ + 1) next_check_ = limit_ + 1;
-    if (progress_) {
+    if (progress_ || checkpoint_) {
         const auto now = std::chrono::steady_clock::now();
-        if (std::chrono::duration<double>(now - last_report_).count() >= interval_) {
+        if (progress_ && std::chrono::duration<double>(now - last_report_).count() >= interval_) {
             last_report_ = now;
             report();
+        }
+        if (checkpoint_ &&
+            std::chrono::duration<double>(now - last_checkpoint_).count() >= checkpoint_interval_) {
+            checkpoint_();
+            last_checkpoint_ = std::chrono::steady_clock::now();
         }
     }
 }
@@ -383,7 +501,8 @@ ProofResult ProofSearch::solve(Position p) {
 namespace konane {
 
 SearchedOpenings search_openings(ProofSearch& s,
-                                 const std::function<void(const SearchedOpening&)>& each) {
+                                 const std::function<void(const SearchedOpening&)>& each,
+                                 const std::vector<std::optional<SearchedOpening>>& done) {
     SearchedOpenings out;
     const Board& b = s.board();
     const Ruleset r = s.options().rules;
@@ -393,14 +512,20 @@ SearchedOpenings search_openings(ProofSearch& s,
         choice.black = first.move;
         bool all_black = true;
         for (const auto& second : legal_moves(b, r, first.child)) {
-            const ProofResult res = s.solve(second.child);
-            SearchedOpening line{first.move, second.move, std::nullopt,
-                                 res.nodes,  res.seconds, res.cpu_seconds};
-            if (res.win) line.winner = *res.win ? Color::Black : Color::White;
+            const std::size_t at = out.lines.size();
+            SearchedOpening line;
+            if (at < done.size() && done[at]) {
+                line = *done[at];
+            } else {
+                const ProofResult res = s.solve(second.child);
+                line = SearchedOpening{first.move, second.move, std::nullopt,
+                                       res.nodes,  res.seconds, res.cpu_seconds};
+                if (res.win) line.winner = *res.win ? Color::Black : Color::White;
+            }
             out.lines.push_back(line);
-            out.nodes += res.nodes;
-            out.seconds += res.seconds;
-            out.cpu_seconds += res.cpu_seconds;
+            out.nodes += line.nodes;
+            out.seconds += line.seconds;
+            out.cpu_seconds += line.cpu_seconds;
             if (each) each(line);
             if (!line.winner) {
                 all_black = false;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -109,6 +110,24 @@ class ProofSearch {
     /// transposition table or the given table (a jump-stage position only; nullopt otherwise).
     std::optional<bool> proven(Position p);
 
+    /// Calls `f` during solve() about every `interval` seconds (between nodes, on the search's
+    /// thread: the transposition table holds only proven values then, so f may save_proven()).
+    void on_checkpoint(std::function<void()> f, double interval);
+
+    /// Writes the proven positions of the transposition table whose proof took at least
+    /// `min_nodes` nodes (the ones worth keeping: the rest are proven again quickly) to `path`,
+    /// through a temporary file renamed when complete. Format: a text header (board, ruleset,
+    /// jumps-only, count), then per position its canonical occupancy (8 bytes, little-endian),
+    /// flags and work (1 byte each, as in the table), then an XXH64 of every byte before it.
+    /// Returns the number written. Throws std::runtime_error naming the file when it cannot be
+    /// written.
+    std::uint64_t save_proven(const std::filesystem::path& path, std::uint64_t min_nodes) const;
+
+    /// Adds the positions of a save_proven() file to the transposition table. Throws
+    /// std::runtime_error naming the file when it is damaged (checksum), truncated, or of
+    /// another board, ruleset or game. Returns the number loaded.
+    std::uint64_t load_proven(const std::filesystem::path& path);
+
     /// Changes the node limit of later solve() calls (0: no limit).
     void set_max_nodes(std::uint64_t n) { options_.max_nodes = n; }
 
@@ -152,6 +171,9 @@ class ProofSearch {
     std::uint64_t nodes_ = 0, limit_ = 0, table_hits_ = 0, next_check_ = 0;
     std::function<void(const ProofProgress&)> progress_;
     double interval_ = 0.25;
+    std::function<void()> checkpoint_;
+    double checkpoint_interval_ = 0;
+    std::chrono::steady_clock::time_point last_checkpoint_;
     std::chrono::steady_clock::time_point start_, last_report_;
 };
 
@@ -198,7 +220,11 @@ struct SearchedOpenings {
 /// s.solve() on the position after the two removals, one after another with one transposition
 /// table; `each` is called after each line. Every line is searched, even once the verdict is
 /// known, so that the table of openings is complete.
+///
+/// `done` (when not empty: one element per line, in the order of `lines`) holds the lines a
+/// previous, interrupted run decided (a checkpoint): those are taken as they are, not searched.
 SearchedOpenings search_openings(ProofSearch& s,
-                                 const std::function<void(const SearchedOpening&)>& each = {});
+                                 const std::function<void(const SearchedOpening&)>& each = {},
+                                 const std::vector<std::optional<SearchedOpening>>& done = {});
 
 }  // namespace konane

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cert/certificate.hpp"
 #include "cert/check.hpp"
@@ -346,4 +347,60 @@ TEST_CASE("certificate: konane check-proof's verdict and exit codes", "[certific
     CHECK_THAT(pos_ok.out, Catch::Contains("black wins (proven)"));
     // --certificate without --search / --wdl is refused.
     CHECK(run("openings --board 5x5 --certificate " + quote(file)).code == 2);
+}
+
+TEST_CASE("certificate: a search resumed from its work directory decides as an unbroken one",
+          "[certificate][cli]") {
+    TempDir dir("search-work");
+    const std::string work = (dir.path / "work").string();
+    auto winners = [](const std::string& out) {
+        const auto j = nlohmann::json::parse(out.substr(out.find('{')));
+        std::vector<std::string> w;
+        for (const auto& l : j["openings"])
+            w.push_back(l["winner"].is_null() ? "undecided" : l["winner"].get<std::string>());
+        return w;
+    };
+    const Run whole = run("openings --search --board 5x5 -q --json --memory 4M 2>/dev/null");
+    REQUIRE(whole.code == 0);
+    // Stopped at a node limit: some openings undecided, the decided ones kept in the work
+    // directory; the same command without the limit completes them and removes it.
+    const Run part =
+        run("openings --search --board 5x5 -q --json --memory 4M --max-nodes 200 "
+            "--work " +
+            quote(work) + " 2>/dev/null");
+    CHECK(part.code == 1);
+    REQUIRE(fs::exists(fs::path(work) / "openings.txt"));
+    const std::vector<std::string> partial = winners(part.out);
+    CHECK(std::count(partial.begin(), partial.end(), "undecided") > 0);
+    const Run rest = run("openings --search --board 5x5 --json --memory 4M --work " + quote(work));
+    REQUIRE(rest.code == 0);
+    CHECK_THAT(rest.out, Catch::Contains("resuming from"));
+    CHECK(winners(rest.out) == winners(whole.out));
+    CHECK(!fs::exists(work));
+    // Killed (SIGKILL) part-way through 6x6, then resumed: the verdicts of an unbroken run.
+    const Run unbroken = run("openings --search --board 6x6 -q --json --memory 64M 2>/dev/null");
+    REQUIRE(unbroken.code == 0);
+    run("openings --search --board 6x6 -q --memory 64M --checkpoint 1 --work " + quote(work) +
+            " >/dev/null 2>&1",
+        "timeout -s KILL 2");
+    const Run resumed = run("openings --search --board 6x6 -q --json --memory 64M --work " +
+                            quote(work) + " 2>/dev/null");
+    REQUIRE(resumed.code == 0);
+    CHECK(winners(resumed.out) == winners(unbroken.out));
+    // A damaged state is refused, naming the file.
+    run("openings --search --board 5x5 -q --memory 4M --max-nodes 200 --work " + quote(work) +
+        " >/dev/null 2>&1");
+    REQUIRE(fs::exists(fs::path(work) / "openings.txt"));
+    {
+        std::fstream f(fs::path(work) / "openings.txt", std::ios::in | std::ios::out);
+        f.seekp(30);
+        f.put('#');
+    }
+    const Run damaged = run("openings --search --board 5x5 -q --memory 4M --work " + quote(work));
+    CHECK(damaged.code != 0);
+    CHECK_THAT(damaged.out, Catch::Contains("openings.txt"));
+    // Another board's work directory is refused.
+    fs::remove(fs::path(work) / "openings.txt");
+    const Run other = run("openings --search --board 4x5 -q --memory 4M --work " + quote(work));
+    CHECK(other.code != 0);
 }
