@@ -658,6 +658,9 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     openings->add_flag("--plain", op->plain,
                        "With --search: plain boolean alpha-beta (the baseline)");
     openings->add_flag("-q,--quiet", op->quiet, "With --search: no progress line on stderr");
+    openings->add_flag("--dfpn", op->dfpn,
+                       "With --search: depth-first proof-number search (df-pn) instead of "
+                       "alpha-beta");
     openings
         ->add_option("--work", op->work,
                      "With --search: a directory for checkpoints (the openings decided and the "
@@ -683,7 +686,7 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                        if (op->search) return run_openings_search(*op);
                        if (op->file.empty()) throw UsageError("give a table FILE, or --search");
                        if (!op->board.empty() || op->rules_given || !op->memory.empty() ||
-                           op->max_nodes || op->plain || !op->certificate.empty() ||
+                           op->max_nodes || op->plain || op->dfpn || !op->certificate.empty() ||
                            !op->work.empty()) {
                            throw UsageError(
                                "--board, --rules, --memory, --max-nodes, --plain, "

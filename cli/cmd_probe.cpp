@@ -375,8 +375,8 @@ int run_solve(SolveArgs a) {
     if (a.wdl) {
         return run_solve_wdl(a);
     }
-    if (a.plain || a.max_nodes || !a.certificate.empty() || !a.work.empty()) {
-        throw UsageError("--plain, --max-nodes, --certificate and --work go with --wdl");
+    if (a.plain || a.dfpn || a.max_nodes || !a.certificate.empty() || !a.work.empty()) {
+        throw UsageError("--plain, --dfpn, --max-nodes, --certificate and --work go with --wdl");
     }
     std::optional<Board> want;
     if (!a.board.empty()) want = Board::parse(a.board);
@@ -533,6 +533,8 @@ void add_probe_commands(CLI::App& app, Commands& out) {
                       "With --wdl: stop undecided after this many nodes (0: no limit)");
     solve->add_flag("--plain", so->plain,
                     "With --wdl: plain boolean alpha-beta with the same table (the baseline)");
+    solve->add_flag("--dfpn", so->dfpn,
+                    "With --wdl: depth-first proof-number search (df-pn) instead of alpha-beta");
     solve
         ->add_option("--work", so->work,
                      "With --wdl: a directory for checkpoints (the expensive proofs, every "

@@ -82,14 +82,17 @@ class ProofProgressLine {
 };
 
 ProofOptions proof_options(Ruleset rules, bool jumps_only, const std::string& memory,
-                           std::uint64_t max_nodes, bool plain) {
+                           std::uint64_t max_nodes, bool plain, bool dfpn) {
+    if (plain && dfpn) throw UsageError("--plain and --dfpn: choose one search");
     ProofOptions o;
     o.rules = rules;
     o.jumps_only = jumps_only;
     o.memory_bytes = parse_size(memory.empty() ? kDefaultProofMemory : memory, "--memory");
     if (o.memory_bytes < 64) throw UsageError("--memory " + memory + ": at least 64 bytes");
     o.max_nodes = max_nodes;
-    o.algorithm = plain ? ProofAlgorithm::Plain : ProofAlgorithm::Enhanced;
+    o.algorithm = plain  ? ProofAlgorithm::Plain
+                  : dfpn ? ProofAlgorithm::DfPn
+                         : ProofAlgorithm::Enhanced;
     return o;
 }
 
@@ -114,9 +117,10 @@ std::string rate_text(std::uint64_t nodes, double seconds, double cpu) {
                        seconds, cpu, cpu > 0 ? static_cast<double>(nodes) / cpu / 1e6 : 0.0);
 }
 
-/// The "search" of the JSON output: "plain alpha-beta" (--plain) or "proof alpha-beta".
-const char* algorithm_name(bool plain) {
-    return plain ? "plain alpha-beta" : "proof alpha-beta";
+/// The "search" of the JSON output: "plain alpha-beta" (--plain), "df-pn" (--dfpn) or "proof
+/// alpha-beta".
+const char* algorithm_name(bool plain, bool dfpn = false) {
+    return plain ? "plain alpha-beta" : dfpn ? "df-pn" : "proof alpha-beta";
 }
 
 /// The work of `konane openings --search --json`: "nodes", "seconds", "cpu_seconds",
@@ -168,8 +172,9 @@ WrittenCertificate write_proof(ProofSearch& s, const std::vector<ProofRoot>& roo
     const Certificate c = builder.finish(
         kind, opening,
         fmt::format("konane ({}, {} MiB transposition table)",
-                    s.options().algorithm == ProofAlgorithm::Plain ? "plain alpha-beta"
-                                                                   : "proof alpha-beta",
+                    s.options().algorithm == ProofAlgorithm::Plain  ? "plain alpha-beta"
+                    : s.options().algorithm == ProofAlgorithm::DfPn ? "df-pn"
+                                                                    : "proof alpha-beta",
                     s.table_bytes() >> 20));
     write_certificate(path, c);
     if (!quiet && tty) std::fprintf(stderr, "\r\x1b[K");
@@ -389,7 +394,8 @@ int run_solve_wdl(const SolveArgs& a) {
     const Board& b = parsed.board;
     Ruleset rules = parse_ruleset(a.rules);
     std::optional<Tablebase> tb = open_table(a.table, b, a.rules_given, rules);
-    const ProofOptions opt = proof_options(rules, a.jumps_only, a.memory, a.max_nodes, a.plain);
+    const ProofOptions opt =
+        proof_options(rules, a.jumps_only, a.memory, a.max_nodes, a.plain, a.dfpn);
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");
     progress.attach(s);
@@ -466,7 +472,7 @@ int run_solve_wdl(const SolveArgs& a) {
         }
         j["board"] = b.name();
         j["rules"] = ruleset_name(rules);
-        j["search"] = {{"algorithm", algorithm_name(a.plain)},
+        j["search"] = {{"algorithm", algorithm_name(a.plain, a.dfpn)},
                        {"nodes", nodes},
                        {"seconds", seconds},
                        {"cpu_seconds", cpu},
@@ -478,8 +484,11 @@ int run_solve_wdl(const SolveArgs& a) {
         std::printf("%s\n", j.dump().c_str());
         return decided ? kOk : kFailed;
     }
-    std::string source =
-        fmt::format("proof search{}, ruleset {}", a.plain ? " (plain)" : "", ruleset_name(rules));
+    std::string source = fmt::format("proof search{}, ruleset {}",
+                                     a.plain  ? " (plain)"
+                                     : a.dfpn ? " (df-pn)"
+                                              : "",
+                                     ruleset_name(rules));
     if (tb) source += ", table " + a.table;
     std::printf("position: %s  (%s, %s)\n", format_position(b, p).c_str(), b.name().c_str(),
                 source.c_str());
@@ -546,7 +555,7 @@ int run_openings_search(const OpeningsArgs& a) {
     } else if (tb && tb->opening().gap) {
         gap = tb->opening().gap;  // a gap's table: its one opening
     }
-    ProofOptions opt = proof_options(rules, false, a.memory, a.max_nodes, a.plain);
+    ProofOptions opt = proof_options(rules, false, a.memory, a.max_nodes, a.plain, a.dfpn);
     opt.table_max_pieces = a.table_max_pieces;
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");
@@ -569,7 +578,7 @@ int run_openings_search(const OpeningsArgs& a) {
             j["board"] = b.name();
             j["gap"] = gap_name(b, *gap);
             j["position"] = format_position(b, start);
-            j["search"] = algorithm_name(a.plain);
+            j["search"] = algorithm_name(a.plain, a.dfpn);
             j["winner"] = winner ? json(color_name(*winner)) : json(nullptr);
             j["winning_move"] =
                 res.winning_move ? json(format_move(b, res.winning_move->move)) : json(nullptr);
@@ -659,7 +668,7 @@ int run_openings_search(const OpeningsArgs& a) {
         json j;
         j["board"] = b.name();
         j["rules"] = ruleset_name(rules);
-        j["search"] = algorithm_name(a.plain);
+        j["search"] = algorithm_name(a.plain, a.dfpn);
         j["winner"] = o.winner ? json(color_name(*o.winner)) : json(nullptr);
         j["openings"] = json::array();
         for (const auto& l : o.lines) {

@@ -28,6 +28,7 @@ struct SolveArgs {
                          ///< size (default kDefaultProofMemory)
     bool wdl = false;    ///< --wdl: win/loss by proof search (cli/cmd_proof.cpp)
     bool plain = false;
+    bool dfpn = false;  ///< --dfpn: proof-number search (with --wdl)
     std::uint64_t max_nodes = 0;
     std::string gap;                 ///< --gap SQ,SQ: solve that gap's start position
     std::string certificate;         ///< --certificate FILE: write the proof (with --wdl)
@@ -44,6 +45,7 @@ struct OpeningsArgs {
     bool search = false;
     bool json = false;
     bool plain = false;
+    bool dfpn = false;  ///< --dfpn: proof-number search
     bool quiet = false;
     std::string memory;
     std::uint64_t max_nodes = 0;

@@ -82,8 +82,12 @@ ProofSearch::ProofSearch(const Board& b, const ProofOptions& options,
                                     table_->board().name() + " board, the position for a " +
                                     b.name() + " board");
     }
+    // df-pn: half of the memory for the proven values, half for proof and disproof numbers.
+    const std::size_t budget = options_.algorithm == ProofAlgorithm::DfPn
+                                   ? std::max<std::size_t>(options_.memory_bytes / 2, 128)
+                                   : options_.memory_bytes;
     std::size_t buckets = 1;
-    while (buckets * 2 * 64 <= options_.memory_bytes)
+    while (buckets * 2 * 64 <= budget)
         buckets *= 2;
     // Anonymous memory (zero-filled) in 2 MiB huge pages where the kernel allows: the table is
     // probed at random, and with 4 KiB pages nearly every probe also misses the TLB.
@@ -100,6 +104,7 @@ ProofSearch::ProofSearch(const Board& b, const ProofOptions& options,
     for (std::size_t i = 0; i < table_size_; i += 4096)
         bytes[i] = 0;
     bucket_mask_ = buckets - 1;
+    if (options_.algorithm == ProofAlgorithm::DfPn) init_dfpn(buckets * 64);
     history_.assign(2 * 64 * 64, 0);
     // A game lasts at most one ply per piece, plus the two removals.
     frames_.resize(static_cast<std::size_t>(b.squares()) + 3);
@@ -107,6 +112,7 @@ ProofSearch::ProofSearch(const Board& b, const ProofOptions& options,
 
 ProofSearch::~ProofSearch() {
     ::munmap(entries_, table_size_);
+    if (dfpn_) ::munmap(dfpn_, dfpn_size_);
 }
 
 void ProofSearch::on_checkpoint(std::function<void()> f, double interval) {
@@ -126,6 +132,7 @@ std::size_t ProofSearch::table_bytes() const {
 
 void ProofSearch::clear() {
     std::memset(static_cast<void*>(entries_), 0, table_bytes());
+    if (dfpn_) std::memset(static_cast<void*>(dfpn_), 0, dfpn_size_);
     stored_ = 0;
     std::fill(history_.begin(), history_.end(), 0);
 }
@@ -328,6 +335,7 @@ bool ProofSearch::search_child(Position c, int ply) {
         return search_opening(c, ply);
     }
     if (options_.algorithm == ProofAlgorithm::Plain) return search_plain(c, ply);
+    if (options_.algorithm == ProofAlgorithm::DfPn) return search_dfpn(c, canonical(c), ply);
     return search(c, canonical(c), ply);
 }
 
@@ -440,6 +448,143 @@ bool ProofSearch::search(Position p, Position key, int ply) {
     }
     store(key, false, nodes_ - before);
     return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// df-pn (Nagai 2002) in negamax form. A position's proof number pn is the least number of leaves
+// to prove that its mover wins, its disproof number dn the least to prove that it loses:
+// pn(p) = min over children c of dn(c), dn(p) = sum over children of pn(c). mid() searches the
+// child of least dn until p's numbers reach the thresholds, giving that child the thresholds
+// (th_dn - dn(p) + pn(c), min(th_pn, dn2 * (1 + epsilon) + 1)), dn2 being the second-least dn:
+// the child is searched until it is no longer the best by a margin (Pawlewicz and Lew 2007),
+// which saves re-expanding the same two children in turn.
+
+/// An entry of df-pn's table: a canonical occupancy and the side to move, and its numbers.
+struct ProofSearch::DfpnEntry {
+    std::uint64_t occ;
+    std::uint32_t pn_side;  ///< bit 31: White to move; bits 0..30: pn (0: unused entry)
+    std::uint32_t dn;
+};
+
+namespace {
+constexpr std::uint32_t kInf = (1u << 31) - 1;  // "infinite" proof or disproof number
+constexpr std::uint32_t kSide = 1u << 31;
+
+std::uint32_t sat_add(std::uint32_t a, std::uint32_t b) {
+    const std::uint64_t s = std::uint64_t{a} + b;
+    return s >= kInf ? kInf : static_cast<std::uint32_t>(s);
+}
+}  // namespace
+
+void ProofSearch::init_dfpn(std::size_t bytes) {
+    dfpn_size_ = bytes;
+    void* mem =
+        ::mmap(nullptr, dfpn_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    ::madvise(mem, dfpn_size_, MADV_HUGEPAGE);
+#endif
+    dfpn_ = static_cast<DfpnEntry*>(mem);
+    dfpn_mask_ = dfpn_size_ / 64 - 1;
+}
+
+ProofSearch::ProofNumbers ProofSearch::numbers(Position c, Position key) {
+    if (const auto v = known(c, key)) return *v ? ProofNumbers{0, kInf} : ProofNumbers{kInf, 0};
+    const DfpnEntry* e = dfpn_ + (hash_of(key) & dfpn_mask_) * kBucket;
+    const std::uint32_t side = key.to_move == Color::White ? kSide : 0;
+    for (int i = 0; i < kBucket; ++i, ++e) {
+        if (e->occ == key.occ && e->pn_side != 0 && (e->pn_side & kSide) == side) {
+            return {e->pn_side & ~kSide, e->dn};
+        }
+    }
+    const int replies = count_jumps(board_, c);
+    if (replies == 0) return {kInf, 0};  // the mover has no jump: lost
+    return {1, static_cast<std::uint32_t>(replies)};
+}
+
+void ProofSearch::store_numbers(Position key, ProofNumbers n) {
+    DfpnEntry* b = dfpn_ + (hash_of(key) & dfpn_mask_) * kBucket;
+    const std::uint32_t side = key.to_move == Color::White ? kSide : 0;
+    DfpnEntry* victim = b;
+    std::uint64_t least = ~std::uint64_t{0};
+    for (int i = 0; i < kBucket; ++i) {
+        DfpnEntry* e = b + i;
+        if (e->pn_side == 0 || (e->occ == key.occ && (e->pn_side & kSide) == side)) {
+            victim = e;
+            break;
+        }
+        const std::uint64_t w = std::uint64_t{e->pn_side & ~kSide} + e->dn;
+        if (w < least) {
+            least = w;
+            victim = e;
+        }
+    }
+    victim->occ = key.occ;
+    victim->pn_side = (n.pn == 0 ? 1 : n.pn) | side;  // pn 0 is proven: kept in the other table
+    victim->dn = n.dn;
+}
+
+void ProofSearch::mid(Position p, Position key, std::uint32_t th_pn, std::uint32_t th_dn, int ply) {
+    count_node();
+    Frame& f = frames_[static_cast<std::size_t>(ply)];
+    int n = 0;
+    for_each_jump(board_, p, [&](Move m, Position c) { f.moves[n++] = {m, c}; });
+    const std::uint64_t before = nodes_;
+    if (n == 0) {
+        store(key, false, 1);
+        return;
+    }
+    for (int i = 0; i < n; ++i) {
+        if (count_jumps(board_, f.moves[i].child) == 0) {  // the opponent has no reply
+            store(key, true, 1);
+            return;
+        }
+        f.keys[i] = canonical(f.moves[i].child);
+    }
+    FrameGuard guard{f.count};
+    f.count = n;
+    for (;;) {
+        std::uint32_t pn = kInf, dn = 0, dn2 = kInf;
+        int best = -1;
+        for (int i = 0; i < n; ++i) {
+            const ProofNumbers c = numbers(f.moves[i].child, f.keys[i]);
+            dn = sat_add(dn, c.pn);
+            if (c.dn < pn || best < 0) {
+                dn2 = pn;
+                pn = c.dn;
+                best = i;
+            } else if (c.dn < dn2) {
+                dn2 = c.dn;
+            }
+        }
+        if (pn == 0) {
+            store(key, true, nodes_ - before + 1);
+            return;
+        }
+        if (dn == 0) {
+            store(key, false, nodes_ - before + 1);
+            return;
+        }
+        if (pn >= th_pn || dn >= th_dn) {
+            store_numbers(key, {pn, dn});
+            return;
+        }
+        const ProofNumbers cb = numbers(f.moves[best].child, f.keys[best]);
+        const std::uint32_t child_th_pn = sat_add(th_dn - dn, cb.pn);
+        const std::uint32_t eps = dn2 >= kInf ? kInf : sat_add(sat_add(dn2, dn2 / 4), 1);
+        const std::uint32_t child_th_dn = std::min(th_pn, eps);
+        f.index = best;
+        f.current = f.moves[best].move;
+        mid(f.moves[best].child, f.keys[best], child_th_pn, child_th_dn, ply + 1);
+    }
+}
+
+bool ProofSearch::search_dfpn(Position p, Position key, int ply) {
+    if (const auto v = known(p, key)) return *v;
+    mid(p, key, kInf, kInf, ply);
+    const auto v = known(p, key);
+    if (!v) throw std::logic_error("df-pn: the root's value was not stored");
+    return *v;
 }
 
 namespace {

@@ -31,6 +31,13 @@ enum class ProofAlgorithm : std::uint8_t {
     /// The baseline: boolean alpha-beta with the same transposition table, moves in generation
     /// order, no other enhancement (for measuring the enhancements: `--plain`).
     Plain,
+    /// Depth-first proof-number search (df-pn: Nagai 2002) with the 1+epsilon trick of
+    /// Pawlewicz and Lew 2007 (epsilon = 1/4), leaves initialised to proof number 1 and disproof
+    /// number the mover's jump count (df-pn+ style), `--dfpn`. Half of the memory holds the
+    /// proof and disproof numbers of unproven positions (16-byte entries, buckets of four, the
+    /// entry with the smallest pn + dn replaced); proven values go to the transposition table
+    /// shared with the other algorithms (so certificates are built the same way).
+    DfPn,
 };
 
 /// Options of a ProofSearch.
@@ -144,6 +151,20 @@ class ProofSearch {
 
     bool search(Position p, Position key, int ply);
     bool search_plain(Position p, int ply);
+    struct DfpnEntry;
+    struct ProofNumbers {
+        std::uint32_t pn, dn;
+    };
+    /// df-pn's multiple iterative deepening at p (canonical form key): searches until p's proof
+    /// number reaches th_pn or its disproof number th_dn, or p is proven (probe/dfpn.cpp).
+    void mid(Position p, Position key, std::uint32_t th_pn, std::uint32_t th_dn, int ply);
+    /// Whether the side to move in p wins, by df-pn from p (thresholds infinite).
+    bool search_dfpn(Position p, Position key, int ply);
+    /// The proof and disproof numbers of c for its side to move: proven values from the
+    /// transposition table, else df-pn's table, else the leaf's initial numbers.
+    ProofNumbers numbers(Position c, Position key);
+    void store_numbers(Position key, ProofNumbers n);
+    void init_dfpn(std::size_t bytes);
     bool search_opening(Position p, int ply);
     /// Whether the side to move in c (a child searched at `ply`) wins: search_opening() in the
     /// opening stage (never with jumps_only), else search_plain() or search() by the algorithm.
@@ -171,6 +192,9 @@ class ProofSearch {
     std::uint64_t nodes_ = 0, limit_ = 0, table_hits_ = 0, next_check_ = 0;
     std::function<void(const ProofProgress&)> progress_;
     double interval_ = 0.25;
+    DfpnEntry* dfpn_ = nullptr;  ///< df-pn's table (DfPn only)
+    std::size_t dfpn_size_ = 0;  ///< its bytes
+    std::size_t dfpn_mask_ = 0;  ///< its bucket mask
     std::function<void()> checkpoint_;
     double checkpoint_interval_ = 0;
     std::chrono::steady_clock::time_point last_checkpoint_;

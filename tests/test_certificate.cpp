@@ -31,8 +31,10 @@ using namespace konane;
 using namespace konane::test;
 namespace fs = std::filesystem;
 
-ProofOptions options(Ruleset r, bool jumps_only = false) {
+ProofOptions options(Ruleset r, bool jumps_only = false,
+                     ProofAlgorithm a = ProofAlgorithm::Enhanced) {
     ProofOptions o;
+    o.algorithm = a;
     o.rules = r;
     o.jumps_only = jumps_only;
     o.memory_bytes = std::size_t{1} << 20;  // small: the builder must search again what it lost
@@ -40,8 +42,9 @@ ProofOptions options(Ruleset r, bool jumps_only = false) {
 }
 
 /// The certificate of every opening of a board, by proof search.
-Certificate openings_certificate(const Board& b, Ruleset r) {
-    ProofSearch s(b, options(r));
+Certificate openings_certificate(const Board& b, Ruleset r,
+                                 ProofAlgorithm a = ProofAlgorithm::Enhanced) {
+    ProofSearch s(b, options(r, false, a));
     const SearchedOpenings o = search_openings(s);
     const std::vector<Position> starts = start_positions(b, Opening(r));
     REQUIRE(starts.size() == o.lines.size());
@@ -81,6 +84,12 @@ TEST_CASE("certificate: every opening's winner up to 5x5 is proven as the table 
         const Board& b = tb.board();
         INFO(b.name() << " " << ruleset_name(r));
         const Openings want = compute_openings(tb);
+        for (const ProofAlgorithm a : {ProofAlgorithm::DfPn, ProofAlgorithm::Plain}) {
+            INFO("algorithm " << static_cast<int>(a));
+            const CertificateCheck other = check_certificate(openings_certificate(b, r, a));
+            REQUIRE(other.board_winner.has_value());
+            CHECK(*other.board_winner == want.winner);
+        }
         const Certificate c = openings_certificate(b, r);
         const CertificateCheck got = check_certificate(c);
         REQUIRE(got.winners.size() == want.lines.size());

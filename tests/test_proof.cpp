@@ -67,7 +67,8 @@ void check_openings_against_table(int rows, int cols, Ruleset r) {
     const Board& b = tb.board();
     INFO(b.name() << " " << ruleset_name(r));
     const Openings want = compute_openings(tb);
-    for (const ProofAlgorithm alg : {ProofAlgorithm::Enhanced, ProofAlgorithm::Plain}) {
+    for (const ProofAlgorithm alg :
+         {ProofAlgorithm::Enhanced, ProofAlgorithm::Plain, ProofAlgorithm::DfPn}) {
         ProofSearch s(b, small_options(r, alg));
         const SearchedOpenings got = search_openings(s);
         REQUIRE(got.lines.size() == want.lines.size());
@@ -193,6 +194,7 @@ TEST_CASE("proof: random positions equal the table, with and without the table",
         INFO(b.name() << " " << ruleset_name(spec.r));
         ProofSearch plain(b, small_options(spec.r, ProofAlgorithm::Plain));
         ProofSearch enhanced(b, small_options(spec.r));
+        ProofSearch dfpn(b, small_options(spec.r, ProofAlgorithm::DfPn));
         ProofSearch with_table(b, small_options(spec.r), tb);
         ProofOptions endgame = small_options(spec.r);
         endgame.table_max_pieces = 6;  // the table as an endgame table of at most 6 pieces
@@ -204,7 +206,7 @@ TEST_CASE("proof: random positions equal the table, with and without the table",
             const auto want = tb.value(p);
             REQUIRE(want.has_value());
             INFO(format_position(b, p));
-            for (ProofSearch* s : {&plain, &enhanced, &with_table, &with_endgame}) {
+            for (ProofSearch* s : {&plain, &enhanced, &dfpn, &with_table, &with_endgame}) {
                 const ProofResult got = s->solve(p);
                 REQUIRE(got.win.has_value());
                 CHECK(*got.win == want->win);
