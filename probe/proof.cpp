@@ -486,6 +486,9 @@ void ProofSearch::init_dfpn(std::size_t bytes) {
 #endif
     dfpn_ = static_cast<DfpnEntry*>(mem);
     dfpn_mask_ = dfpn_size_ / 64 - 1;
+    auto* page = static_cast<volatile unsigned char*>(mem);  // faulted in now, as the other
+    for (std::size_t i = 0; i < dfpn_size_; i += 4096)
+        page[i] = 0;
 }
 
 ProofSearch::ProofNumbers ProofSearch::numbers(Position c, Position key) {
@@ -617,6 +620,23 @@ ProofResult ProofSearch::solve(Position p) {
         Frame& f = frames_[0];
         f.count = static_cast<int>(moves.size());
         bool win = false;
+        if (options_.algorithm == ProofAlgorithm::DfPn && !opening && !moves.empty()) {
+            // df-pn from the root itself (a transposition of an earlier root is then answered at
+            // once); the winning move is then a child the proof left proven lost.
+            const Position key = canonical(p);
+            if (search_dfpn(p, key, 0)) {
+                for (std::size_t i = 0; i < moves.size() && !r.winning_move; ++i) {
+                    const auto v = known(moves[i].child, canonical(moves[i].child));
+                    if ((v && !*v) || count_jumps(board_, moves[i].child) == 0) {
+                        r.winning_move = moves[i];
+                    }
+                }
+                for (std::size_t i = 0; i < moves.size() && !r.winning_move; ++i)
+                    if (!search_child(moves[i].child, 1)) r.winning_move = moves[i];
+                win = true;
+            }
+            moves.clear();  // decided: the loop below has nothing left to search
+        }
         for (std::size_t i = 0; i < moves.size() && !win; ++i) {
             f.index = static_cast<int>(i);
             f.current = moves[i].move;
