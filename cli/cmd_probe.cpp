@@ -20,6 +20,7 @@
 #include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
+#include "probe/analysis.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
 #include "solver/solve.hpp"
@@ -203,10 +204,6 @@ struct AnalyseArgs {
     bool json = false;
 };
 
-const char* winner_name(Position p, const Value& v) {
-    return color_name(v.win ? p.to_move : other(p.to_move));
-}
-
 int run_analyse(const AnalyseArgs& a) {
     const Tablebase tb = Tablebase::open(a.file);
     const Board& b = tb.board();
@@ -226,83 +223,19 @@ int run_analyse(const AnalyseArgs& a) {
         game.positions.erase(game.positions.begin(), game.positions.begin() + 2);
         game.moves.erase(game.moves.begin(), game.moves.begin() + 2);
     }
-    struct Ply {
-        Position before;
-        MoveValue played;  // value for the mover
-        Value value_before, value_after;
-        MoveValue best;
-        bool mistake = false, inaccurate = false;
-    };
-    std::vector<Ply> plies;
-    std::vector<Value> values;
+    GameAnalysis an;
     try {
-        for (std::size_t i = 0; i < game.positions.size(); ++i) {
-            const auto v = tb.value(game.positions[i]);
-            if (!v) {
-                return not_stored(
-                    "analyse",
-                    fmt::format("position {} (after move {}) is not stored in {}",
-                                format_position(b, game.positions[i]), i, printable(a.file)),
-                    b, game.positions[i]);
-            }
-            values.push_back(*v);
-        }
-        for (std::size_t i = 0; i < game.moves.size(); ++i) {
-            Ply ply;
-            ply.before = game.positions[i];
-            ply.value_before = values[i];
-            ply.value_after = values[i + 1];
-            ply.played = {game.moves[i].move, game.moves[i].child, move_value(values[i + 1])};
-            ply.best = *tb.best_move(ply.before);
-            ply.mistake = ply.value_before.win && ply.value_after.win;
-            ply.inaccurate = !ply.mistake && !(ply.played.value == ply.best.value);
-            plies.push_back(ply);
-        }
-    } catch (const NotStored& e) {
-        return not_stored("analyse", e.what(), b, game.positions.back());
+        an = analyse_game(tb, game);
+    } catch (const GameNotStored& e) {
+        return not_stored("analyse", e.what(), b, game.positions[e.index]);
     }
+    const auto& plies = an.plies;
+    const auto& values = an.values;
     const Position end = game.positions.back();
     const Value end_value = values.back();
-    const bool over = legal_moves(b, tb.rules(), end).empty();
+    const bool over = an.over;
     if (a.json) {
-        json j;
-        j["board"] = b.name();
-        j["rules"] = ruleset_name(tb.rules());
-        j["start"] = format_position(b, game.positions.front());
-        j["start_value"] = value_json(values.front());
-        j["winner_at_start"] = winner_name(game.positions.front(), values.front());
-        j["moves"] = json::array();
-        json mistakes = json::array(), turning = json::array();
-        for (std::size_t i = 0; i < plies.size(); ++i) {
-            const Ply& p = plies[i];
-            j["moves"].push_back({{"ply", i + 1},
-                                  {"mover", color_name(p.before.to_move)},
-                                  {"move", format_move(b, p.played.move)},
-                                  {"position", format_position(b, p.before)},
-                                  {"before", value_json(p.value_before)},
-                                  {"after", value_json(p.value_after)},
-                                  {"move_value", value_json(p.played.value)},
-                                  {"best", format_move(b, p.best.move)},
-                                  {"best_value", value_json(p.best.value)},
-                                  {"mistake", p.mistake},
-                                  {"inaccurate", p.inaccurate}});
-            if (p.mistake) {
-                mistakes.push_back(i + 1);
-                turning.push_back({{"ply", i + 1},
-                                   {"move", format_move(b, p.played.move)},
-                                   {"winner_before", winner_name(p.before, p.value_before)},
-                                   {"winner_after", winner_name(p.played.child, p.value_after)}});
-            }
-        }
-        j["mistakes"] = mistakes;
-        j["turning_points"] = turning;
-        j["final"] = {{"position", format_position(b, end)},
-                      {"to_move", color_name(end.to_move)},
-                      {"value", value_word(end_value)},
-                      {"depth", end_value.depth},
-                      {"game_over", over},
-                      {"winner", winner_name(end, end_value)}};
-        std::printf("%s\n", dump(j).c_str());
+        std::printf("%s\n", dump(analysis_json(b, tb.rules(), game, an)).c_str());
         return kOk;
     }
     std::printf(
@@ -315,7 +248,7 @@ int run_analyse(const AnalyseArgs& a) {
     std::printf("%4s %-6s %-8s %-16s %-16s %-8s %s\n", "ply", "mover", "move", "before", "after",
                 "perfect", "");
     for (std::size_t i = 0; i < plies.size(); ++i) {
-        const Ply& p = plies[i];
+        const PlyAnalysis& p = plies[i];
         std::string note;
         if (p.mistake) {
             note = fmt::format("MISTAKE: threw the win away ({} was {})",
@@ -332,7 +265,7 @@ int run_analyse(const AnalyseArgs& a) {
     std::printf("turning points:");
     bool any = false;
     for (std::size_t i = 0; i < plies.size(); ++i) {
-        const Ply& p = plies[i];
+        const PlyAnalysis& p = plies[i];
         if (!p.mistake) continue;
         any = true;
         std::printf("\n  ply %zu, %s %s: %s now wins (%s won before)", i + 1,

@@ -85,6 +85,53 @@ json solve_json(const Board& b, const Answer& a, const Searcher& s,
     return j;
 }
 
+const char* winner_name(Position p, const Value& v) {
+    return color_name(v.win ? p.to_move : other(p.to_move));
+}
+
+json analysis_json(const Board& b, Ruleset rules, const Game& game, const GameAnalysis& an) {
+    json j;
+    j["board"] = b.name();
+    j["rules"] = ruleset_name(rules);
+    j["start"] = format_position(b, game.positions.front());
+    j["start_value"] = value_json(an.values.front());
+    j["winner_at_start"] = winner_name(game.positions.front(), an.values.front());
+    j["moves"] = json::array();
+    json mistakes = json::array(), turning = json::array();
+    for (std::size_t i = 0; i < an.plies.size(); ++i) {
+        const PlyAnalysis& p = an.plies[i];
+        j["moves"].push_back({{"ply", i + 1},
+                              {"mover", color_name(p.before.to_move)},
+                              {"move", format_move(b, p.played.move)},
+                              {"position", format_position(b, p.before)},
+                              {"before", value_json(p.value_before)},
+                              {"after", value_json(p.value_after)},
+                              {"move_value", value_json(p.played.value)},
+                              {"best", format_move(b, p.best.move)},
+                              {"best_value", value_json(p.best.value)},
+                              {"mistake", p.mistake},
+                              {"inaccurate", p.inaccurate}});
+        if (p.mistake) {
+            mistakes.push_back(i + 1);
+            turning.push_back({{"ply", i + 1},
+                               {"move", format_move(b, p.played.move)},
+                               {"winner_before", winner_name(p.before, p.value_before)},
+                               {"winner_after", winner_name(p.played.child, p.value_after)}});
+        }
+    }
+    j["mistakes"] = mistakes;
+    j["turning_points"] = turning;
+    const Position end = game.positions.back();
+    const Value end_value = an.values.back();
+    j["final"] = {{"position", format_position(b, end)},
+                  {"to_move", color_name(end.to_move)},
+                  {"value", value_word(end_value)},
+                  {"depth", end_value.depth},
+                  {"game_over", an.over},
+                  {"winner", winner_name(end, end_value)}};
+    return j;
+}
+
 json openings_json(const Board& b, Ruleset rules, const Openings& o) {
     json j;
     j["board"] = b.name();

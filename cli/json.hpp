@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/board.hpp"
+#include "core/notation.hpp"
+#include "probe/analysis.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
@@ -63,6 +65,17 @@ json solve_json(const Board& b, const Answer& a, const Searcher& s,
 /// as given), "error"} when the line is no position of tb's board. A '\r' ending the line is
 /// ignored. Never throws for any input line (format::FormatError on a damaged table).
 std::string batch_line(const Tablebase& tb, std::string_view line);
+
+/// The name of the colour that wins p (value v for the side to move) with perfect play.
+const char* winner_name(Position p, const Value& v);
+
+/// What `konane analyse --json` prints and /api/analyse answers for `game` on b under `rules`
+/// judged as `an` (analyse_game()): {"board", "rules", "start", "start_value", "winner_at_start",
+/// "moves": [{"ply", "mover", "move", "position" (before the move), "before", "after",
+/// "move_value", "best", "best_value", "mistake", "inaccurate"}], "mistakes": [plies],
+/// "turning_points": [{"ply", "move", "winner_before", "winner_after"}], "final": {"position",
+/// "to_move", "value", "depth", "game_over", "winner"}}; values as value_json().
+json analysis_json(const Board& b, Ruleset rules, const Game& game, const GameAnalysis& an);
 
 /// What `konane openings --json` prints: {"board", "rules", "winner", "best" (when Black has a
 /// removal), "openings": [{"black", "white", "winner", "depth"}], "best_replies": [...]};
