@@ -62,7 +62,8 @@ json answer_json(const Board& b, const Answer& a) {
     for (const auto& mv : a.moves) {
         j["moves"].push_back({{"move", format_move(b, mv.move)},
                               {"value", value_word(mv.value)},
-                              {"depth", mv.value.depth}});
+                              {"depth", mv.value.depth},
+                              {"child", format_position(b, mv.child)}});
     }
     j["line"] = json::array();
     for (const auto& mv : a.line)

@@ -51,7 +51,8 @@ std::optional<Answer> table_answer(const Tablebase& tb, Position p);
 Answer search_answer(Searcher& s, Position p);
 
 /// What `konane probe --json` prints: {"position", "to_move", "value", "depth", "best" (a move
-/// or null), "moves": [{"move", "value", "depth"}], "line": [moves]}; moves in notation on b.
+/// or null), "moves": [{"move", "value", "depth", "child" (the position after the move)}],
+/// "line": [moves]}; moves and positions in notation on b.
 json answer_json(const Board& b, const Answer& a);
 
 /// What `konane solve --json` prints: answer_json(), then with `both` (the values with Black and

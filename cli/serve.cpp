@@ -22,6 +22,7 @@
 #include "cli/web_assets.hpp"
 #include "core/notation.hpp"
 #include "format/table.hpp"
+#include "probe/analysis.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
@@ -202,6 +203,67 @@ struct ApiServer::Impl {
         }
     }
 
+    /// The rules of a game on board b: the `rules` parameter, else the first table of b's, else
+    /// brainking.
+    Ruleset game_rules(const httplib::Request& req, const Board& b) {
+        if (const auto r = rules_param(req)) return *r;
+        if (Served* t = find(b, std::nullopt)) return t->tb.rules();
+        return Ruleset::Brainking;
+    }
+
+    /// The game of `game=RECORD` on `board=RxC` under rules r, from `start=POSITION` when given
+    /// (a position of that board), else from the full board.
+    static Game game_param(const httplib::Request& req, const Board& b, Ruleset r) {
+        std::optional<Position> start;
+        if (req.has_param("start")) {
+            try {
+                start = parse_position(param(req, "start"), &b).position;
+            } catch (const std::invalid_argument& e) {
+                throw HttpError(400, fmt::format("start: {}", e.what()));
+            }
+        }
+        try {
+            return parse_game(b, r, param(req, "game"), start);
+        } catch (const std::invalid_argument& e) {
+            throw HttpError(400, fmt::format("game: {}", e.what()));
+        }
+    }
+
+    /// /api/game: the positions of a game record (the rules only; no table needed) and the
+    /// legal moves at its end.
+    json game(const httplib::Request& req) {
+        const Board b = board_param(req);
+        const Ruleset r = game_rules(req, b);
+        const Game g = game_param(req, b, r);
+        json j;
+        j["board"] = b.name();
+        j["rules"] = ruleset_name(r);
+        j["start"] = format_position(b, g.positions.front());
+        j["plies"] = json::array();
+        for (std::size_t i = 0; i < g.moves.size(); ++i) {
+            j["plies"].push_back({{"move", format_move(b, g.moves[i].move)},
+                                  {"position", format_position(b, g.positions[i + 1])}});
+        }
+        j["legal"] = json::array();
+        for (const auto& mc : legal_moves(b, r, g.positions.back())) {
+            j["legal"].push_back(
+                {{"move", format_move(b, mc.move)}, {"child", format_position(b, mc.child)}});
+        }
+        return j;
+    }
+
+    /// /api/analyse: analysis_json() of a game, as `konane analyse --json`.
+    json analyse(const httplib::Request& req) {
+        const Board b = board_param(req);
+        Served& t = require(b, rules_param(req));
+        const Game g = game_param(req, b, t.tb.rules());
+        try {
+            return analysis_json(b, t.tb.rules(), g, analyse_game(t.tb, g));
+        } catch (const NotStored& e) {
+            throw HttpError(404, e.what());
+        }
+    }
+
     std::string openings(const httplib::Request& req) {
         const Board b = board_param(req);
         Served& t = require(b, rules_param(req));
@@ -249,6 +311,8 @@ struct ApiServer::Impl {
         server.Get("/api/probe", api([this](const httplib::Request& r) { return probe(r); }));
         server.Get("/api/solve", api([this](const httplib::Request& r) { return solve(r); }));
         server.Get("/api/openings", api([this](const httplib::Request& r) { return openings(r); }));
+        server.Get("/api/game", api([this](const httplib::Request& r) { return game(r); }));
+        server.Get("/api/analyse", api([this](const httplib::Request& r) { return analyse(r); }));
         auto other_method = [](const httplib::Request& req, httplib::Response& res) {
             send_error(res, 405,
                        fmt::format("method {} not allowed: the API answers GET only", req.method));

@@ -39,6 +39,13 @@ struct ServeOptions {
 ///   ServeOptions::search_limit positions, using the table of the board when one is loaded
 ///   (solve_json(), as `konane solve --json`).
 /// - `/api/openings?board=RxC[&rules=R]`: openings_json(), as `konane openings --json`.
+/// - `/api/game?board=RxC&game=RECORD[&rules=R][&start=POSITION]`: the positions of a game
+///   record from the full board (or from START), by the rules alone (any board, no table
+///   needed; the ruleset R, else the first table's of the board, else brainking):
+///   {"board", "rules", "start", "plies": [{"move", "position" (after it)}], "legal": [{"move",
+///   "child"}] (the legal moves at the end)}.
+/// - `/api/analyse?board=RxC&game=RECORD[&rules=R][&start=POSITION]`: analysis_json() of the
+///   game with the table's values, as `konane analyse --json`.
 /// - `/`, `/app.js`, `/style.css`: the page, compiled into the binary.
 ///
 /// Errors are JSON objects {"error": MESSAGE, "status": CODE}: 400 malformed position, record,

@@ -21,6 +21,7 @@
 #include "cli/serve.hpp"
 #include "core/notation.hpp"
 #include "format/table.hpp"
+#include "probe/analysis.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "solver/solve.hpp"
@@ -166,6 +167,72 @@ TEST_CASE("serve: the API answers as the probe library and the --json objects", 
               cli::openings_json(t44any.board(), Ruleset::Any, compute_openings(t44any)).dump());
         const auto j = json::parse(res->body);
         CHECK(j["rules"] == "any");
+    }
+    SECTION("probe: each move comes with the position after it") {
+        const Board b = t44.board();
+        const Position p = parse_game(b, Ruleset::Brainking, "d1 c1").positions.back();
+        auto res = c.Get("/api/probe?position=" + encode(format_position(b, p)));
+        REQUIRE(res);
+        const auto j = json::parse(res->body);
+        REQUIRE(j["moves"].size() > 0);
+        for (const auto& m : j["moves"]) {
+            const MoveChild mc = parse_move(b, Ruleset::Brainking, p, m["move"].get<std::string>());
+            CHECK(m["child"] == format_position(b, mc.child));
+        }
+    }
+    SECTION("game: the positions of a record by the rules, on any board") {
+        const Board b = t44.board();
+        const Game g = parse_game(b, Ruleset::Brainking, "d1 c1 d3-d1");
+        auto res = c.Get("/api/game?board=4x4&game=" + encode("d1 c1 d3-d1"));
+        REQUIRE(res);
+        REQUIRE(res->status == 200);
+        auto j = json::parse(res->body);
+        CHECK(j["rules"] == "brainking");
+        CHECK(j["start"] == format_position(b, b.start()));
+        REQUIRE(j["plies"].size() == 3);
+        for (std::size_t i = 0; i < 3; ++i) {
+            CHECK(j["plies"][i]["move"] == format_move(b, g.moves[i].move));
+            CHECK(j["plies"][i]["position"] == format_position(b, g.positions[i + 1]));
+        }
+        const auto legal = legal_moves(b, Ruleset::Brainking, g.positions.back());
+        REQUIRE(j["legal"].size() == legal.size());
+        CHECK(j["legal"][0]["child"] == format_position(b, legal[0].child));
+        // A board no table holds, from a start position, under a ruleset given.
+        res = c.Get("/api/game?board=3x3&rules=any&start=" + encode("xox/o.o/xox w") + "&game=b3");
+        REQUIRE(res);
+        REQUIRE(res->status == 200);
+        j = json::parse(res->body);
+        CHECK(j["rules"] == "any");
+        CHECK(j["plies"][0]["position"] == "x.x/o.o/xox b");
+        res = c.Get("/api/game?board=4x4&game=" + encode("d1 c1 a1-a9"));
+        REQUIRE(res);
+        CHECK(res->status == 400);
+        CHECK_THAT(json::parse(res->body)["error"].get<std::string>(),
+                   Catch::Contains("game: move 3"));
+        res = c.Get("/api/game?board=4x4&start=" + encode("xox/oxo/xox b") + "&game=");
+        REQUIRE(res);
+        CHECK(res->status == 400);
+    }
+    SECTION("analyse: the judgement of `konane analyse`, a thrown win marked") {
+        // 4x4: White wins; White's b2-d2 at ply 4 hands the win to Black (c3-c1 keeps it).
+        const Board b = t44.board();
+        const std::string rec = "d1 c1 d3-d1 b2-d2";
+        auto res = c.Get("/api/analyse?board=4x4&game=" + encode(rec));
+        REQUIRE(res);
+        REQUIRE(res->status == 200);
+        const Game g = parse_game(b, Ruleset::Brainking, rec);
+        CHECK(res->body ==
+              cli::dump(cli::analysis_json(b, Ruleset::Brainking, g, analyse_game(t44, g))));
+        const auto j = json::parse(res->body);
+        CHECK(j["mistakes"] == json::array({4}));
+        CHECK(j["moves"][3]["mistake"] == true);
+        CHECK(j["moves"][3]["best"] == "c3-c1");
+        CHECK(j["moves"][1]["mistake"] == false);
+        CHECK(j["moves"][1]["inaccurate"] == false);
+        CHECK(j["final"]["winner"] == "black");
+        auto none = c.Get("/api/analyse?board=3x3&game=a3");
+        REQUIRE(none);
+        CHECK(none->status == 404);
     }
     SECTION("solve: a board no table holds, and a table's board") {
         auto res = c.Get("/api/solve?position=" + encode(".oxox. b"));
