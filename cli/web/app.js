@@ -1,48 +1,48 @@
-// The page of `konane serve`: a board, every legal move coloured by its value, the perfect line,
-// undo and redo, the position in the URL, the openings, a paste box, search for positions no
-// table holds, and play against the table. It talks only to the JSON API of the same server.
+// The page of `konane serve`: a board with every legal move coloured by its value, the perfect
+// line, a game with undo and redo held in the URL, the openings, a paste box, search for
+// positions no table holds, practice with hidden answers and hints, play against the table and
+// a review of the game. It talks only to the JSON API of the same server and applies no rule
+// itself: the positions after each move, the legal moves, the values and the review all come
+// from the server (/api/probe, /api/solve, /api/game, /api/analyse, /api/openings).
 'use strict';
 
 const S = {
-  tables: [],        // /api/tables
+  tables: [],         // /api/tables
   searchLimit: 0,
+  board: null,        // {rows, cols, name} of the current game
   rules: 'brainking', // ruleset of the current game
-  history: [],       // [{pos: text, move: text or null (the move that led here)}]
-  index: 0,          // current entry of history
-  answer: null,      // /api/probe or /api/solve answer for the current position
-  selected: null,    // square name of the piece picked up
-  request: 0,        // number of the latest request (older answers are dropped)
+  start: '',          // the position the game starts from
+  full: '',           // the full board (the start of a game from the beginning)
+  history: [],        // [{pos: text, move: text or null (the move that led here)}]
+  index: 0,           // current entry of history
+  answer: null,       // /api/probe or /api/solve answer for the current position
+  legal: [],          // [{move, child}] of the current position
+  source: '',
+  selected: null,     // square name of the piece picked up
+  request: 0,         // number of the latest request (older answers are dropped)
   busy: false,
+  hint: 0,            // practice: hint steps taken at this position (0 to 3)
+  revealed: false,    // practice: every answer shown at this position
+  openingsShown: false,
+  anim: null,         // {index, t0}: the move into history[index] is being animated
+  review: null,       // /api/analyse answer for the game up to reviewIndex
+  reviewIndex: -1,
 };
 
 const $ = (id) => document.getElementById(id);
-const CELL = 60, MARGIN = 26;
+const CELL = 60, MARGIN = 26, ANIM_MS = 450, REPLY_MS = 600;
+const RULESETS = ['brainking', 'center', 'any'];
 
 // ---------------------------------------------------------------------------------------------
-// Positions in the notation of the command line: rows from the top rank down, '/' between,
-// then ' b' or ' w' for the side to move. Black's squares: (file + R - rank) even.
+// Reading positions and square names (the notation of the command line), to draw them.
 
 function parsePos(text) {
-  const m = /^\s*([xo.\/]+)\s+([bw])\s*$/i.exec(text);
+  const m = /^\s*([xo.\/]+)\s+([bw])\s*$/i.exec(text || '');
   if (!m) return null;
   const grid = m[1].toLowerCase().split('/').map((r) => r.split(''));
   const cols = grid[0].length;
   if (grid.some((r) => r.length !== cols)) return null;
   return { rows: grid.length, cols, grid, side: m[2].toLowerCase() };
-}
-
-function posText(p) {
-  return p.grid.map((r) => r.join('')).join('/') + ' ' + p.side;
-}
-
-function startText(rows, cols) {
-  const out = [];
-  for (let i = 0; i < rows; i++) {
-    let r = '';
-    for (let f = 0; f < cols; f++) r += (f + i) % 2 === 0 ? 'x' : 'o';
-    out.push(r);
-  }
-  return out.join('/') + ' b';
 }
 
 // Files a..z, then aa, ab, ... as in a spreadsheet (bijective base 26); ranks in decimal.
@@ -61,72 +61,78 @@ function sqParse(name) {
   return { f: f - 1, r: parseInt(m[2], 10) };
 }
 function at(p, f, r) { return p.grid[p.rows - r][f]; }
-function put(p, f, r, c) { p.grid[p.rows - r][f] = c; }
-
-// The position after a legal move ("c3": a removal; "c5-c3": a jump, possibly several in one
-// straight line, every other square on the way being a captured piece).
-function applyMove(text, move) {
-  const p = parsePos(text);
-  const parts = move.split('-');
-  if (parts.length === 1) {
-    const s = sqParse(parts[0]);
-    put(p, s.f, s.r, '.');
-  } else {
-    const a = sqParse(parts[0]), b = sqParse(parts[1]);
-    const df = Math.sign(b.f - a.f), dr = Math.sign(b.r - a.r);
-    const n = Math.max(Math.abs(b.f - a.f), Math.abs(b.r - a.r));
-    const piece = at(p, a.f, a.r);
-    put(p, a.f, a.r, '.');
-    for (let k = 1; k < n; k += 2) put(p, a.f + k * df, a.r + k * dr, '.');
-    put(p, b.f, b.r, piece);
-  }
-  p.side = p.side === 'b' ? 'w' : 'b';
-  return posText(p);
-}
+function sideName(c) { return c === 'b' || c === 'black' ? 'Black' : 'White'; }
+function boardName(rows, cols) { return rows + 'x' + cols; }
 
 // ---------------------------------------------------------------------------------------------
 // The API
 
 async function getJson(path) {
-  const res = await fetch(path, { cache: 'no-store' });
+  let res;
+  try {
+    res = await fetch(path, { cache: 'no-store' });
+  } catch (e) {
+    return { status: 0, body: { error: 'the server does not answer: ' + e.message } };
+  }
   let body = null;
   try { body = await res.json(); } catch (e) { body = { error: 'answer is not JSON (HTTP ' + res.status + ')' }; }
   return { status: res.status, body };
 }
 
 function query(params) {
-  return Object.entries(params).map(([k, v]) => k + '=' + encodeURIComponent(v)).join('&');
+  return new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== null))
+    .toString();
 }
 
-function tableFor(p) {
-  if (!p) return null;
-  return S.tables.find((t) => t.rows === p.rows && t.cols === p.cols && t.rules === S.rules) ||
-    null;
+function tablesOf(name) { return S.tables.filter((t) => t.board === name); }
+function currentTable() {
+  return S.board && S.tables.find((t) => t.board === S.board.name && t.rules === S.rules) || null;
 }
 
 // The answer for a position: the table's (/api/probe), else a search (/api/solve).
 async function answerFor(text) {
-  const r = await getJson('/api/probe?' + query({ position: text, rules: S.rules }));
-  if (r.status === 200) return { answer: r.body, source: 'table' };
-  if (r.status !== 404) return { error: r.body.error };
+  if (currentTable()) {
+    const r = await getJson('/api/probe?' + query({ position: text, rules: S.rules }));
+    if (r.status === 200) return { answer: r.body, source: 'table' };
+    if (r.status !== 404) return { error: r.body.error };
+  }
   const s = await getJson('/api/solve?' + query({ position: text, rules: S.rules }));
-  if (s.status === 200) return { answer: s.body, source: 'search', note: r.body.error };
-  return { error: r.body.error + '. Search: ' + s.body.error };
+  if (s.status === 200) return { answer: s.body, source: 'search' };
+  return { error: 'search: ' + s.body.error };
+}
+
+// The positions of a game (/api/game): {start, plies: [{move, position}], legal} or {error}.
+async function gameFor(board, rules, start, record) {
+  const r = await getJson('/api/game?' + query({ board, rules, start: start || undefined, game: record }));
+  return r.status === 200 ? r.body : { error: r.body.error };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Navigation
+// The game
 
 function current() { return S.history[S.index].pos; }
+function record(upto) {
+  return S.history.slice(1, (upto === undefined ? S.history.length - 1 : upto) + 1)
+    .map((h) => h.move).join(' ');
+}
+function sideAt(i) { return parsePos(S.history[i].pos).side === 'b' ? 'black' : 'white'; }
+function practising() { return $('practice').checked; }
+function shownAll() { return !practising() || S.revealed; }
 
 function setMessage(text, info) {
   $('message').textContent = text || '';
   $('message').className = info ? 'info' : '';
 }
 
+// The URL holds the board, the ruleset, the start when it is not the full board, the whole
+// game record, the ply shown and the mode: a shared link reopens the game where it was.
 function updateUrl() {
-  const params = { position: current(), rules: S.rules };
+  const params = { board: S.board.name, rules: S.rules };
+  if (S.start !== S.full) params.start = S.start;
+  if (S.history.length > 1) params.game = record();
+  if (S.index !== S.history.length - 1) params.at = String(S.index);
   if ($('play').value) params.play = $('play').value;
+  if (practising()) params.practice = '1';
   history.replaceState(null, '', '?' + query(params));
 }
 
@@ -134,6 +140,9 @@ async function show() {
   const id = ++S.request;
   S.selected = null;
   S.answer = null;
+  S.legal = [];
+  S.hint = 0;
+  S.revealed = false;
   S.busy = true;
   document.body.dataset.state = 'loading';
   updateUrl();
@@ -141,51 +150,105 @@ async function show() {
   const text = current();
   const r = await answerFor(text);
   if (id !== S.request) return;  // a newer position was asked for meanwhile
-  S.busy = false;
   if (r.error) {
+    // No value: the legal moves still come from the rules, so that the game can go on.
+    const g = await gameFor(S.board.name, S.rules, text, '');
+    if (id !== S.request) return;
+    S.legal = g.error ? [] : g.legal;
     setMessage(r.error);
   } else {
     S.answer = r.answer;
+    S.legal = r.answer.moves.map((m) => ({ move: m.move, child: m.child }));
     S.source = r.source;
     setMessage(r.source === 'search'
-      ? 'No table holds this position: answered by search (limit ' +
+      ? 'No table of ' + S.board.name + ' ' + S.rules + ' holds this position: answered by search (limit ' +
         S.searchLimit.toLocaleString('en') + ' positions).' : '', true);
   }
+  S.busy = false;
   render();
   document.body.dataset.state = 'ready';
-  maybeReply();
+  if (!maybeReply() && S.legal.length === 0 && S.index > 0) showReview();
 }
 
+// Plays a legal move of the current position (its child comes from the server's answer).
 function play(move) {
+  const m = S.legal.find((l) => l.move === move);
+  if (!m) return false;
   S.history = S.history.slice(0, S.index + 1);
-  S.history.push({ pos: applyMove(current(), move), move });
+  S.history.push({ pos: m.child, move });
   S.index++;
+  S.anim = { index: S.index, t0: performance.now() };
+  show();
+  return true;
+}
+
+function goTo(i, animate) {
+  if (i < 0 || i >= S.history.length || i === S.index) return;
+  S.anim = animate && i === S.index + 1 ? { index: i, t0: performance.now() } : null;
+  S.index = i;
   show();
 }
 
-function reset(text) {
-  S.history = [{ pos: text, move: null }];
-  S.index = 0;
+function newGame(board, rules, start, moves, index) {
+  S.board = board;
+  S.rules = rules;
+  S.full = fullBoard(board);
+  S.start = start || S.full;
+  S.history = [{ pos: S.start, move: null }, ...(moves || []).map((p) => ({ pos: p.position, move: p.move }))];
+  S.index = index === undefined ? S.history.length - 1 : Math.max(0, Math.min(index, S.history.length - 1));
+  S.anim = null;
+  S.review = null;
+  S.reviewIndex = -1;
+  S.openingsShown = false;
+  renderPickers();
+  showOpenings();
   show();
 }
 
-function sideName(c) { return c === 'b' ? 'black' : 'white'; }
+// The full board as the server writes it (fetched once per board by /api/game).
+const fullBoards = {};
+function fullBoard(board) { return fullBoards[board.name]; }
+async function loadFullBoard(name, rules) {
+  if (fullBoards[name]) return fullBoards[name];
+  const g = await gameFor(name, rules, null, '');
+  if (g.error) return null;
+  fullBoards[name] = g.start;
+  return g.start;
+}
 
-// In play mode, the table answers each of the player's moves with the perfect move.
+// In play mode, the table answers the player's moves with the perfect move, when the position
+// shown is the end of the game and the table is to move (never after an undo: the player's
+// turn is then shown). Returns whether a reply is coming.
 function maybeReply() {
-  const mode = $('play').value;
+  const side = $('play').value;
   const a = S.answer;
-  if (!mode || !a || !a.best) return;
-  if (a.to_move === mode) return;
+  if (!side || !a || !a.best || a.to_move === side || S.index !== S.history.length - 1) return false;
   const id = S.request;
   document.body.dataset.state = 'replying';
   setTimeout(() => {
     if (id === S.request && S.answer === a) play(a.best);
-  }, 350);
+  }, REPLY_MS);
+  return true;
 }
 
-function undo() { if (S.index > 0) { S.index--; show(); } }
-function redo() { if (S.index + 1 < S.history.length) { S.index++; show(); } }
+// Undo and redo: one ply, or against the table, to the player's previous (next) turn, so that
+// an undo takes back the player's move and the table's reply together.
+function undoTarget() {
+  const side = $('play').value;
+  if (!side) return S.index - 1;
+  for (let i = S.index - 1; i >= 0; i--) if (sideAt(i) === side) return i;
+  return -1;
+}
+function redoTarget() {
+  const side = $('play').value;
+  const last = S.history.length - 1;
+  if (S.index >= last) return -1;
+  if (!side) return S.index + 1;
+  for (let i = S.index + 1; i < last; i++) if (sideAt(i) === side) return i;
+  return last;
+}
+function undo() { const i = undoTarget(); if (i >= 0) goTo(i); }
+function redo() { const i = redoTarget(); if (i >= 0) goTo(i, true); }
 
 // ---------------------------------------------------------------------------------------------
 // Drawing
@@ -199,9 +262,28 @@ function el(name, attrs, parent, text) {
   return e;
 }
 
+// The board is turned to the player's side: playing White, rank 1 is at the top and file a at
+// the right.
+function flipped() { return $('play').value === 'white'; }
+function cellXY(p, f, r) {
+  const col = flipped() ? p.cols - 1 - f : f;
+  const row = flipped() ? r - 1 : p.rows - r;
+  return { x: MARGIN + col * CELL, y: row * CELL };
+}
 function centre(p, name) {
   const s = sqParse(name);
-  return { x: MARGIN + s.f * CELL + CELL / 2, y: (p.rows - s.r) * CELL + CELL / 2 };
+  const c = cellXY(p, s.f, s.r);
+  return { x: c.x + CELL / 2, y: c.y + CELL / 2 };
+}
+
+// The moves whose value may be shown now: all of them, or in practice the perfect one after
+// the third hint.
+function visibleMoves() {
+  const a = S.answer;
+  if (!a) return [];
+  if (shownAll()) return a.moves;
+  if (S.hint >= 3) return a.moves.filter((m) => m.move === a.best);
+  return [];
 }
 
 function renderBoard(p) {
@@ -209,30 +291,45 @@ function renderBoard(p) {
   svg.innerHTML = '';
   const w = MARGIN + p.cols * CELL + 6, h = p.rows * CELL + MARGIN;
   svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  svg.dataset.flipped = flipped() ? '1' : '0';
   const defs = el('defs', {}, svg);
   for (const kind of ['win', 'loss']) {
     const m = el('marker', { id: 'head-' + kind, viewBox: '0 0 10 10', refX: 6, refY: 5,
       markerWidth: 4, markerHeight: 4, orient: 'auto-start-reverse' }, defs);
     el('path', { d: 'M0,0 L10,5 L0,10 z', class: kind }, m);
   }
-  const legal = (S.answer && S.answer.moves) || [];
   const targets = new Set(S.selected
-    ? legal.filter((m) => m.move.startsWith(S.selected + '-')).map((m) => m.move.split('-')[1])
+    ? S.legal.filter((m) => m.move.startsWith(S.selected + '-')).map((m) => m.move.split('-')[1])
     : []);
+  // The last move: its squares outlined, the pieces it took shown fading, the piece sliding.
+  const last = S.index > 0 ? S.history[S.index] : null;
+  const before = last ? parsePos(S.history[S.index - 1].pos) : null;
+  const lastSquares = new Set(last ? last.move.split('-') : []);
+  const animating = S.anim && S.anim.index === S.index && performance.now() - S.anim.t0 < ANIM_MS;
+  const pieces = {};
   for (let r = p.rows; r >= 1; r--) {
-    const y = (p.rows - r) * CELL;
-    el('text', { x: 4, y: y + CELL / 2 + 4, class: 'coord' }, svg, String(r));
     for (let f = 0; f < p.cols; f++) {
       const name = sqName(f, r);
-      const x = MARGIN + f * CELL;
+      const { x, y } = cellXY(p, f, r);
       const blackSquare = (f + p.rows - r) % 2 === 0;
       const g = el('g', { class: 'sq', 'data-square': name }, svg);
       el('rect', { x, y, width: CELL, height: CELL, class: blackSquare ? 'dark' : 'light' }, g);
+      if (lastSquares.has(name)) {
+        el('rect', { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, class: 'last' }, g);
+      }
       const c = at(p, f, r);
       if (c !== '.') {
-        el('circle', { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.36,
+        pieces[name] = el('circle', { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.36,
           class: 'piece ' + (c === 'x' ? 'black' : 'white') +
             (S.selected === name ? ' selected' : '') }, g);
+      } else if (before && at(before, f, r) !== '.' && !lastSquares.has(name)) {
+        // A piece the last move took: a faint mark where it stood.
+        el('circle', { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.12, class: 'taken' }, g);
+        if (animating) {
+          const ghost = el('circle', { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.36,
+            class: 'ghost ' + (at(before, f, r) === 'x' ? 'black' : 'white') }, g);
+          animate(ghost, [{ opacity: 1 }, { opacity: 0 }], 'forwards');
+        }
       }
       if (targets.has(name)) {
         el('circle', { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.16, class: 'target' }, g);
@@ -240,35 +337,69 @@ function renderBoard(p) {
       g.addEventListener('click', () => clickSquare(name));
     }
   }
-  for (let f = 0; f < p.cols; f++) {
-    el('text', { x: MARGIN + f * CELL + CELL / 2 - 4, y: p.rows * CELL + 18, class: 'coord' }, svg,
-      fileName(f));
-  }
-  if (!$('hints').checked || !S.answer) return;
-  const best = S.answer.best;
-  for (const m of legal) {
-    const kind = m.value;
-    const cls = kind + (m.move === best ? ' best' : '');
-    const parts = m.move.split('-');
-    if (parts.length === 1) {
-      const c = centre(p, parts[0]);
-      el('circle', { cx: c.x, cy: c.y, r: CELL * 0.42, class: 'removal ' + cls }, svg);
-      el('text', { x: c.x - 8, y: c.y - CELL * 0.22, class: 'mlabel ' + kind }, svg,
-        String(m.depth));
-    } else {
+  if (last && animating) {
+    const parts = last.move.split('-');
+    if (parts.length === 2 && pieces[parts[1]]) {
       const a = centre(p, parts[0]), b = centre(p, parts[1]);
-      const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy);
-      const sx = a.x + dx / len * CELL * 0.2, sy = a.y + dy / len * CELL * 0.2;
-      const ex = b.x - dx / len * CELL * 0.22, ey = b.y - dy / len * CELL * 0.22;
-      el('line', { x1: sx, y1: sy, x2: ex, y2: ey, class: 'arrow ' + cls,
-        'marker-end': `url(#head-${kind})` }, svg);
-      // The depth just past the moving piece, beside the arrow: labels of different moves do
-      // not meet where arrows cross or share a landing square.
-      const ux = dx / len, uy = dy / len;
-      const lx = a.x + ux * CELL * 0.62 - uy * 11 - 7, ly = a.y + uy * CELL * 0.62 + ux * 11 + 5;
-      el('text', { x: lx, y: ly, class: 'mlabel ' + kind }, svg, String(m.depth));
+      animate(pieces[parts[1]], [{ transform: `translate(${a.x - b.x}px, ${a.y - b.y}px)` },
+        { transform: 'translate(0px, 0px)' }]);
+    } else if (parts.length === 1) {
+      const s = sqParse(parts[0]);
+      const c = centre(p, parts[0]);
+      const ghost = el('circle', { cx: c.x, cy: c.y, r: CELL * 0.36,
+        class: 'ghost ' + (at(before, s.f, s.r) === 'x' ? 'black' : 'white') }, svg);
+      animate(ghost, [{ opacity: 1 }, { opacity: 0 }], 'forwards');
     }
   }
+  for (let r = p.rows; r >= 1; r--) {
+    const { y } = cellXY(p, 0, r);
+    el('text', { x: 4, y: y + CELL / 2 + 4, class: 'coord' }, svg, String(r));
+  }
+  for (let f = 0; f < p.cols; f++) {
+    const { x } = cellXY(p, f, 1);
+    el('text', { x: x + CELL / 2 - 4, y: p.rows * CELL + 18, class: 'coord' }, svg, fileName(f));
+  }
+  const a = S.answer;
+  if (a && practising() && !S.revealed && S.hint === 2 && a.best) {
+    const c = centre(p, a.best.split('-')[0]);
+    el('circle', { cx: c.x, cy: c.y, r: CELL * 0.44, class: 'hintfrom' }, svg);
+  }
+  if (!$('values').checked && shownAll()) return;
+  for (const m of visibleMoves()) drawMove(p, m, a.best);
+}
+
+// Animates an element from the start of the last move, continuing where an earlier drawing of
+// the same move left off (the board is redrawn when the answer comes).
+function animate(e, frames, fill) {
+  const anim = e.animate(frames, { duration: ANIM_MS, easing: 'ease-out', fill: fill || 'none' });
+  anim.currentTime = Math.min(ANIM_MS, performance.now() - S.anim.t0);
+}
+
+// A move's arrow (a ring for a removal) coloured by its value, with its depth written where no
+// piece stands: in the landing square (always empty) beside the arrow's head, or in the corner
+// of a removal's square.
+function drawMove(p, m, best) {
+  const svg = $('board');
+  const kind = m.value;
+  const cls = kind + (m.move === best ? ' best' : '');
+  const parts = m.move.split('-');
+  if (parts.length === 1) {
+    const c = centre(p, parts[0]);
+    el('circle', { cx: c.x, cy: c.y, r: CELL * 0.42, class: 'removal ' + cls }, svg);
+    el('text', { x: c.x - CELL / 2 + 1, y: c.y - CELL / 2 + 1, class: 'mlabel corner ' + kind,
+      'data-move': m.move }, svg, String(m.depth));
+    return;
+  }
+  const a = centre(p, parts[0]), b = centre(p, parts[1]);
+  const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy);
+  const ux = dx / len, uy = dy / len;
+  el('line', { x1: a.x + ux * CELL * 0.2, y1: a.y + uy * CELL * 0.2,
+    x2: b.x - ux * CELL * 0.22, y2: b.y - uy * CELL * 0.22, class: 'arrow ' + cls,
+    'marker-end': `url(#head-${kind})` }, svg);
+  // Each of the (at most four) moves into one square comes from its own side: the labels sit
+  // in different quarters of the landing square.
+  el('text', { x: b.x - ux * CELL * 0.25 - uy * CELL * 0.22, y: b.y - uy * CELL * 0.25 + ux * CELL * 0.22,
+    class: 'mlabel ' + kind, 'data-move': m.move }, svg, String(m.depth));
 }
 
 function describe(value, depth) {
@@ -280,76 +411,253 @@ function render() {
   const text = current();
   const p = parsePos(text);
   renderBoard(p);
-  $('position').textContent = text;
-  $('tomove').textContent = sideName(p.side);
   const a = S.answer;
-  const t = tableFor(p);
-  $('value').textContent = a ? describe(a.value, a.depth) + ' for ' + a.to_move
-    : (S.busy ? '…' : '—');
-  $('value').className = a ? a.value : '';
-  $('best').textContent = a ? (a.best || 'none: ' + a.to_move + ' has no move and loses') : '—';
-  $('source').textContent = !a ? '—' : a.search
+  const all = shownAll();
+  $('position').textContent = text;
+  const side = $('play').value;
+  $('tomove').textContent = sideName(p.side) +
+    (side ? (side === (p.side === 'b' ? 'black' : 'white') ? ' (you)' : ' (the table)') : '');
+  const hidden = 'hidden (practice)';
+  $('value').textContent = !a ? (S.busy ? '…' : '—')
+    : all ? describe(a.value, a.depth) + ' for ' + a.to_move
+      : S.hint >= 1 ? `${a.value === 'win' ? 'won' : 'lost'} for ${a.to_move}` : hidden;
+  $('value').className = a && (all || S.hint >= 1) ? a.value : '';
+  $('best').textContent = !a ? '—'
+    : !a.best ? 'none: ' + a.to_move + ' has no move and loses'
+      : all || S.hint >= 3 ? a.best
+        : S.hint === 2 ? 'starts from ' + a.best.split('-')[0] : hidden;
+  $('source').textContent = !a ? (S.busy ? '…' : 'none') : a.search
     ? `search (limit ${S.searchLimit.toLocaleString('en')} positions; searched ${a.search.positions.toLocaleString('en')})`
-    : `table ${t ? t.file.split('/').pop() : ''} (${p.rows}x${p.cols} ${S.rules})`;
+    : `table ${currentTable().file.split('/').pop()} (${S.board.name} ${S.rules})`;
   const ol = $('moves');
   ol.innerHTML = '';
-  for (const m of (a ? a.moves : [])) {
+  for (const m of (a ? a.moves : S.legal)) {
     const li = document.createElement('li');
     li.dataset.move = m.move;
-    li.dataset.value = m.value;
-    li.dataset.depth = m.depth;
-    li.className = m.value + (m.move === a.best ? ' best' : '');
-    li.textContent = `${m.move}  ${m.value} ${m.depth}${m.move === a.best ? '  ★ perfect' : ''}`;
-    li.addEventListener('click', () => play(m.move));
+    const show = a && (all || (S.hint >= 3 && m.move === a.best));
+    if (show) {
+      li.dataset.value = m.value;
+      li.dataset.depth = m.depth;
+      li.className = m.value + (m.move === a.best ? ' best' : '');
+      li.textContent = `${m.move}  ${m.value} ${m.depth}${m.move === a.best ? '  ★ perfect' : ''}`;
+    } else {
+      li.textContent = m.move;
+    }
+    li.addEventListener('click', () => userMove(m.move));
     ol.appendChild(li);
   }
-  $('line').textContent = a ? (a.line.length ? a.line.join(' ') : '(none: the side to move has no move)') : '';
-  const moves = S.history.slice(1, S.index + 1).map((h) => h.move);
-  $('game').textContent = moves.length ? moves.join(' ') : '(no move yet)';
-  $('undo').disabled = S.index === 0;
-  $('redo').disabled = S.index + 1 >= S.history.length;
-  const sel = $('table');
-  sel.value = t ? String(S.tables.indexOf(t)) : '';
+  $('line').textContent = !a ? '' : !all ? hidden
+    : a.line.length ? a.line.join(' ') : '(none: the side to move has no move)';
+  renderGame();
+  renderResult(p);
+  $('undo').disabled = undoTarget() < 0;
+  $('redo').disabled = redoTarget() < 0;
+  $('hint').disabled = !practising() || !a || !a.best || S.revealed || S.hint >= 3;
+  $('reveal').disabled = !practising() || !a || S.revealed;
+  $('hint').hidden = $('reveal').hidden = !practising();
+  renderHintText(a);
+  renderReview();
+}
+
+function renderHintText(a) {
+  let t = '';
+  if (practising() && a && !S.revealed) {
+    const who = a.to_move === 'black' ? 'Black' : 'White';
+    if (S.hint >= 1) t = `Hint 1: ${who}, to move, ${a.value === 'win' ? 'wins' : 'loses'} with perfect play.`;
+    if (S.hint >= 2) t += ` Hint 2: the perfect move starts from ${a.best.split('-')[0]}.`;
+    if (S.hint >= 3) t += ` Hint 3: ${a.best}.`;
+  }
+  $('hinttext').textContent = t;
+}
+
+// The record with move numbers (a number for each Black move, "1…" when White starts); the
+// moves after the one shown (to redo) are greyed.
+function renderGame() {
+  const g = $('game');
+  g.innerHTML = '';
+  if (S.history.length === 1) { g.textContent = '(no move yet)'; return; }
+  const blackFirst = parsePos(S.history[0].pos).side === 'b';
+  const start = document.createElement('span');
+  start.className = 'ply' + (S.index === 0 ? ' current' : '');
+  start.textContent = 'start';
+  start.dataset.ply = '0';
+  start.addEventListener('click', () => goTo(0));
+  g.appendChild(start);
+  for (let i = 1; i < S.history.length; i++) {
+    const blackMoves = blackFirst ? i % 2 === 1 : i % 2 === 0;
+    const number = Math.floor((i + (blackFirst ? 1 : 2)) / 2);
+    if (blackMoves || i === 1) {
+      const n = document.createElement('span');
+      n.className = 'num';
+      n.textContent = ' ' + number + (blackMoves ? '.' : '…');
+      g.appendChild(n);
+    }
+    const s = document.createElement('span');
+    s.className = 'ply' + (i === S.index ? ' current' : '') + (i > S.index ? ' future' : '');
+    s.dataset.ply = String(i);
+    s.dataset.move = S.history[i].move;
+    s.textContent = S.history[i].move;
+    s.addEventListener('click', () => goTo(i));
+    g.appendChild(document.createTextNode(' '));
+    g.appendChild(s);
+  }
+}
+
+function renderResult(p) {
+  const r = $('result');
+  if (S.busy || S.legal.length || !(S.answer || S.index > 0)) { r.textContent = ''; return; }
+  const loser = sideName(p.side), winner = sideName(p.side === 'b' ? 'w' : 'b');
+  const plies = S.index;
+  const from = S.start === S.full ? '' : ' from the start position';
+  r.textContent = `Game over: ${winner} wins after ${plies} pl${plies === 1 ? 'y' : 'ies'}${from}; ` +
+    `${loser}, to move, has no jump.`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moves by click and by typing
+
+function myTurn() {
+  const side = $('play').value;
+  return !side || (S.answer ? S.answer.to_move : sideAt(S.index)) === side;
+}
+
+function userMove(move) {
+  if (S.busy) return;
+  if (!myTurn()) { setMessage("It is the table's turn."); return; }
+  play(move);
 }
 
 function clickSquare(name) {
-  const a = S.answer;
-  if (!a || S.busy) return;
-  const mode = $('play').value;
-  if (mode && a.to_move !== mode) return;  // the table's turn
-  const legal = a.moves.map((m) => m.move);
+  if (S.busy || !myTurn()) return;
+  const legal = S.legal.map((m) => m.move);
   if (legal.includes(name)) return play(name);  // a removal
   if (S.selected && legal.includes(S.selected + '-' + name)) return play(S.selected + '-' + name);
   S.selected = legal.some((m) => m.startsWith(name + '-')) && S.selected !== name ? name : null;
   render();
 }
 
+// A typed move: "c5-c3", "c5 c3", "C5c3" or a removal "c3", matched against the legal moves.
+function typedMove(text) {
+  const t = text.trim().toLowerCase().replace(/\s*[-x\s]\s*/g, '-');
+  const m = /^([a-z]+\d+)-?([a-z]+\d+)?$/.exec(t);
+  if (!m) { setMessage(`"${text}": write a move as c5-c3, or a square to remove (c3)`); return; }
+  const move = m[2] ? m[1] + '-' + m[2] : m[1];
+  if (S.busy) return;
+  if (!myTurn()) { setMessage("It is the table's turn."); return; }
+  if (!S.legal.some((l) => l.move === move)) {
+    setMessage(`${move} is not a legal move here; the legal moves: ` +
+      (S.legal.map((l) => l.move).join(' ') || 'none'));
+    return;
+  }
+  $('moveinput').value = '';
+  play(move);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Review: every move of the game up to the position shown, judged by the table (/api/analyse,
+// the facts of `konane analyse`).
+
+async function showReview() {
+  const t = currentTable();
+  $('reviewbox').hidden = false;
+  if (!t) {
+    S.review = { error: `the review needs a table of ${S.board.name} ${S.rules}; none is served` };
+    renderReview();
+    return;
+  }
+  const index = S.index;
+  const r = await getJson('/api/analyse?' + query({ board: S.board.name, rules: S.rules,
+    start: S.start !== S.full ? S.start : undefined, game: record(index) }));
+  S.review = r.status === 200 ? r.body : { error: r.body.error };
+  S.reviewIndex = index;
+  renderReview();
+  $('reviewbox').dataset.ready = '1';
+}
+
+function verdict(m) {
+  if (m.mistake) return ['mistake', `mistake: the win went to ${m.mover === 'black' ? 'White' : 'Black'}`];
+  if (!m.inaccurate) return ['perfect', 'perfect'];
+  return m.before.value === 'win' ? ['slower', 'winning but slower'] : ['faster', 'losing faster'];
+}
+
+function renderReview() {
+  const box = $('reviewbox');
+  const rv = S.review;
+  if (!rv) { box.hidden = true; return; }
+  box.hidden = false;
+  const table = $('review');
+  table.innerHTML = '';
+  if (rv.error) { $('reviewsummary').textContent = rv.error; $('reviewnote').textContent = ''; return; }
+  const side = $('play').value;
+  $('reviewnote').textContent = side ? `(your moves as ${sideName(side)})` : '(every move)';
+  const mine = rv.moves.filter((m) => !side || m.mover === side);
+  const count = (k) => mine.filter((m) => verdict(m)[0] === k).length;
+  $('reviewsummary').textContent = `${mine.length} move${mine.length === 1 ? '' : 's'}: ` +
+    `${count('perfect')} perfect, ${count('slower') + count('faster')} slower to win or faster to lose, ` +
+    `${count('mistake')} mistake${count('mistake') === 1 ? '' : 's'}. At the start ${rv.winner_at_start} wins; ` +
+    (rv.final.game_over ? `at the end ${rv.final.winner} has won.` : `now ${rv.final.winner} wins with perfect play.`);
+  const head = table.insertRow();
+  for (const h of ['Ply', 'Mover', 'Played', 'Verdict', 'Perfect move']) {
+    const th = document.createElement('th');
+    th.textContent = h;
+    head.appendChild(th);
+  }
+  for (const m of rv.moves) {
+    const row = table.insertRow();
+    row.dataset.ply = m.ply;
+    const judged = !side || m.mover === side;
+    const [kind, words] = verdict(m);
+    if (judged) row.dataset.verdict = kind;
+    row.className = judged ? kind : 'other';
+    const played = `${m.move} (${describe(m.move_value.value, m.move_value.depth)})`;
+    const best = kind === 'perfect' ? '' : `${m.best} (${describe(m.best_value.value, m.best_value.depth)})`;
+    for (const v of [m.ply, m.mover, played, judged ? words : 'the table', judged ? best : '']) {
+      row.insertCell().textContent = String(v);
+    }
+    row.addEventListener('click', () => goTo(m.ply - 1));
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Openings
 
 async function showOpenings() {
-  const p = parsePos(current());
-  const t = tableFor(p);
+  const t = currentTable();
   const table = $('openings');
   table.innerHTML = '';
   $('verdict').textContent = '';
+  $('showopenings').hidden = true;
   if (!t) {
-    $('openingsnote').textContent = '(no table for this board and ruleset)';
+    $('openingsnote').textContent = `(no table of ${S.board.name} ${S.rules} is served)`;
     return;
   }
-  $('openingsnote').textContent = `(${t.board} ${t.rules}; depth in plies from Black's first jump)`;
+  $('openingsnote').textContent = `(${t.board} ${t.rules}; depth in plies from the full board)`;
   const r = await getJson('/api/openings?' + query({ board: t.board, rules: t.rules }));
+  if (currentTable() !== t) return;
   if (r.status !== 200) { $('verdict').textContent = r.body.error; return; }
-  const o = r.body;
+  S.openings = r.body;
+  renderOpenings();
+}
+
+function renderOpenings() {
+  const o = S.openings;
+  const t = currentTable();
+  const table = $('openings');
+  table.innerHTML = '';
+  if (!o || !t || o.board !== t.board || o.rules !== t.rules) return;
+  const shown = !practising() || S.openingsShown;
+  $('showopenings').hidden = shown;
   const winning = new Set(o.best_replies.filter((c) => c.winner === 'black').map((c) => c.black));
   const bestReply = new Set(o.best_replies.map((c) => c.black + ' ' + c.white));
-  $('verdict').textContent = o.best
-    ? `${o.winner} wins with perfect play: Black removes ${o.best.black}` +
-      (o.best.white ? `, White's best reply ${o.best.white}` : '') +
-      `, ${o.best.depth} plies from Black's first jump. Bold: Black's winning removals.`
-    : 'Black has no removal and loses.';
+  // The table counts from Black's first jump; the page from the full board (two removals more).
+  $('verdict').textContent = !shown ? "The winners are hidden (practice)."
+    : o.best
+      ? `${sideName(o.winner)} wins with perfect play: Black removes ${o.best.black}` +
+        (o.best.white ? `, White's best reply ${o.best.white}` : '') +
+        `, ${o.best.depth + 2} plies from the full board. Bold: Black's winning removals.`
+      : 'Black has no removal and loses.';
   const head = table.insertRow();
-  for (const h of ['Black removes', 'White replies', 'Winner', 'Depth', '']) {
+  for (const h of shown ? ['Black removes', 'White replies', 'Winner', 'Depth', ''] : ['Black removes', 'White replies']) {
     const th = document.createElement('th');
     th.textContent = h;
     head.appendChild(th);
@@ -358,33 +666,66 @@ async function showOpenings() {
     const row = table.insertRow();
     row.dataset.black = l.black;
     row.dataset.white = l.white;
-    if (winning.has(l.black)) row.className = 'winning';
-    const notes = [];
-    if (bestReply.has(l.black + ' ' + l.white)) notes.push("White's best reply");
-    if (o.best && o.best.black === l.black && o.best.white === l.white) notes.push('★ perfect opening');
-    for (const v of [l.black, l.white, l.winner, l.depth, notes.join(', ')]) {
-      row.insertCell().textContent = String(v);
+    const cells = [l.black, l.white];
+    if (shown) {
+      if (winning.has(l.black)) row.className = 'winning';
+      const notes = [];
+      if (bestReply.has(l.black + ' ' + l.white)) notes.push("White's best reply");
+      if (o.best && o.best.black === l.black && o.best.white === l.white) notes.push('★ perfect opening');
+      cells.push(l.winner, l.depth + 2, notes.join(', '));
     }
-    row.addEventListener('click', () => {
-      const start = startText(p.rows, p.cols);
-      const afterBlack = applyMove(start, l.black);
-      S.history = [{ pos: start, move: null }, { pos: afterBlack, move: l.black },
-        { pos: applyMove(afterBlack, l.white), move: l.white }];
-      S.index = 2;
-      show();
-    });
+    for (const v of cells) row.insertCell().textContent = String(v);
+    row.addEventListener('click', () => loadRecord(t.board, t.rules, null, l.black + ' ' + l.white));
   }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Controls
+// Board, ruleset, paste box
 
-function chooseTable(i) {
-  const t = S.tables[i];
-  if (!t) return;
-  S.rules = t.rules;
-  reset(startText(t.rows, t.cols));
-  showOpenings();
+function renderPickers() {
+  const bs = $('boardsel'), rs = $('rulessel');
+  const boards = [...new Set(S.tables.map((t) => t.board))];
+  if (S.board && !boards.includes(S.board.name)) boards.push(S.board.name);
+  bs.innerHTML = '';
+  for (const b of boards) {
+    const o = document.createElement('option');
+    o.value = b;
+    o.textContent = tablesOf(b).length ? b : b + ' (no table: search)';
+    bs.appendChild(o);
+  }
+  bs.value = S.board.name;
+  const served = tablesOf(S.board.name).map((t) => t.rules);
+  const rules = served.length ? served : RULESETS;
+  if (!rules.includes(S.rules)) rules.push(S.rules);
+  rs.innerHTML = '';
+  for (const r of rules) {
+    const o = document.createElement('option');
+    o.value = r;
+    o.textContent = served.length && !served.includes(r) ? r + ' (no table: search)' : r;
+    rs.appendChild(o);
+  }
+  rs.value = S.rules;
+}
+
+// Loads a game from its record (moves from `start`, or the full board) on a board and ruleset.
+async function loadRecord(boardName, rules, start, moves, index) {
+  const g = await gameFor(boardName, rules, start, moves || '');
+  if (g.error) { setMessage(g.error); return false; }
+  const [rows, cols] = boardName.split('x').map(Number);
+  if (!start) fullBoards[boardName] = g.start;
+  const full = await loadFullBoard(boardName, rules);
+  if (!full) { setMessage('no full board for ' + boardName); return false; }
+  setMessage('');
+  newGame({ rows, cols, name: boardName }, g.rules, g.start, g.plies, index);
+  return true;
+}
+
+// The ruleset for a board: the current one when a table of the board has it, else the first
+// table's of the board, else the current one (the board is then answered by search).
+function rulesFor(boardName) {
+  const ts = tablesOf(boardName);
+  if (!ts.length || ts.some((t) => t.rules === S.rules)) return S.rules;
+  return ts[0].rules;
 }
 
 async function loadPasted(text) {
@@ -393,74 +734,77 @@ async function loadPasted(text) {
   if (/^[xo.\/]+\s+[bw]$/i.test(text)) {
     const p = parsePos(text);
     if (!p) { setMessage('position: every row must have the same length'); return; }
-    const before = tableFor(parsePos(current()));
-    reset(posText(p));
-    if (tableFor(p) !== before) showOpenings();
+    const name = boardName(p.rows, p.cols);
+    await loadRecord(name, rulesFor(name), text, '');
     return;
   }
-  // A game record from the full board of the current table.
-  const p = parsePos(current());
-  const t = tableFor(p) || S.tables[0];
-  const r = await getJson('/api/probe?' + query({ game: text, board: t.board, rules: t.rules }));
-  if (r.status === 400 || (r.status === 404 && /no table/.test(r.body.error))) {
-    setMessage(r.body.error);
-    return;
-  }
-  S.rules = t.rules;
-  let pos = startText(t.rows, t.cols);
-  S.history = [{ pos, move: null }];
-  for (const m of text.split(/\s+/)) {
-    pos = applyMove(pos, m);
-    S.history.push({ pos, move: m });
-  }
-  S.index = S.history.length - 1;
-  show();
-  showOpenings();
+  // A game record from the full board: of the current board, or of the board named first
+  // ("4x6 a1 b1 ..."). A board no table holds is answered by search, never another table.
+  let name = S.board.name;
+  const m = /^(\d+)\s*x\s*(\d+)[:\s]\s*(.*)$/i.exec(text);
+  if (m) { name = boardName(+m[1], +m[2]); text = m[3]; }
+  await loadRecord(name, rulesFor(name), null, text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start
+
+function hintStep() {
+  if (!S.answer || !S.answer.best || S.hint >= 3) return;
+  S.hint++;
+  render();
 }
 
 async function init() {
   const r = await getJson('/api/tables');
-  S.tables = r.body.tables;
+  S.tables = r.body.tables || [];
   S.searchLimit = r.body.search_limit;
-  const sel = $('table');
-  S.tables.forEach((t, i) => {
-    const o = document.createElement('option');
-    o.value = String(i);
-    o.textContent = `${t.board} ${t.rules}`;
-    sel.appendChild(o);
+  $('boardsel').addEventListener('change', async () => {
+    const name = $('boardsel').value;
+    await loadRecord(name, rulesFor(name), null, '');
   });
-  const none = document.createElement('option');
-  none.value = '';
-  none.textContent = '(no table: search)';
-  none.disabled = true;
-  sel.appendChild(none);
-  sel.addEventListener('change', () => chooseTable(parseInt(sel.value, 10)));
-  $('new').addEventListener('click', () => {
-    const p = parsePos(current());
-    reset(startText(p.rows, p.cols));
-  });
+  $('rulessel').addEventListener('change', () => loadRecord(S.board.name, $('rulessel').value, null, ''));
+  $('new').addEventListener('click', () => loadRecord(S.board.name, S.rules, null, ''));
   $('undo').addEventListener('click', undo);
   $('redo').addEventListener('click', redo);
-  $('play').addEventListener('change', () => { updateUrl(); maybeReply(); });
-  $('hints').addEventListener('change', render);
+  $('hint').addEventListener('click', hintStep);
+  $('reveal').addEventListener('click', () => { S.revealed = true; render(); });
+  $('reviewbtn').addEventListener('click', showReview);
+  $('showopenings').addEventListener('click', () => { S.openingsShown = true; renderOpenings(); });
+  $('play').addEventListener('change', () => { updateUrl(); render(); maybeReply(); });
+  $('practice').addEventListener('change', () => { updateUrl(); render(); renderOpenings(); });
+  $('values').addEventListener('change', render);
+  $('moveform').addEventListener('submit', (e) => { e.preventDefault(); typedMove($('moveinput').value); });
   $('pasteform').addEventListener('submit', (e) => { e.preventDefault(); loadPasted($('paste').value); });
   document.addEventListener('keydown', (e) => {
-    if (e.target.tagName === 'INPUT') return;
+    if (e.target.tagName === 'INPUT' || e.target.tagName === 'SELECT' || e.altKey || e.ctrlKey || e.metaKey) return;
     if (e.key === 'ArrowLeft') undo();
-    if (e.key === 'ArrowRight') redo();
+    else if (e.key === 'ArrowRight') redo();
+    else if (e.key === 'Home') goTo(0);
+    else if (e.key === 'End') goTo(S.history.length - 1);
+    else return;
+    e.preventDefault();
   });
   const url = new URLSearchParams(location.search);
   if (url.get('play') === 'black' || url.get('play') === 'white') $('play').value = url.get('play');
-  if (url.get('rules')) S.rules = url.get('rules');
-  const given = url.get('position') && parsePos(url.get('position'));
-  if (url.get('position') && !given) setMessage('position in the URL: not a position: ' + url.get('position'));
-  if (given) {
-    reset(posText(given));
-  } else if (S.tables.length) {
-    S.rules = S.tables[0].rules;
-    reset(startText(S.tables[0].rows, S.tables[0].cols));
+  $('practice').checked = url.get('practice') === '1';
+  // The start: start= (or position=, the links of earlier versions), else the full board.
+  const start = url.get('start') || url.get('position');
+  const given = start && parsePos(start);
+  let name = url.get('board') || (given ? boardName(given.rows, given.cols) : null) ||
+    (S.tables.length ? S.tables[0].board : '5x5');
+  if (given && boardName(given.rows, given.cols) !== name) {
+    setMessage(`the start position in the URL is not a ${name} position`);
+    name = boardName(given.rows, given.cols);
   }
-  showOpenings();
+  const rules = url.get('rules') || rulesFor(name);
+  const at = url.has('at') ? parseInt(url.get('at'), 10) : undefined;
+  if (!(await loadRecord(name, rules, start, url.get('game') || '', at))) {
+    const msg = $('message').textContent;
+    const first = S.tables[0];
+    await loadRecord(first ? first.board : name, first ? first.rules : rules, null, '');
+    setMessage('the game in the URL: ' + msg);
+  }
 }
 
 init();
