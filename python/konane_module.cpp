@@ -1,6 +1,7 @@
 // The Python module `konane` (pybind11): positions and legal moves (core/), tables
-// (probe/probe.hpp, probe/openings.hpp), the search for positions no table holds
-// (probe/search.hpp) and the generator (solver/solve.hpp: generate()).
+// (probe/probe.hpp, probe/openings.hpp), the searches for positions no table holds
+// (probe/search.hpp: values with depth; probe/proof.hpp: win/loss by proof search) and the
+// generator (solver/solve.hpp: generate()). docs/python.md is its reference.
 //
 // Values follow docs/rules.md ("Values"): WIN or LOSS for the side to move and the depth
 // to the end in plies (the winner hurries, the loser delays). Moves and positions are strings in
@@ -8,23 +9,33 @@
 // konane.FormatError (a damaged, foreign or missing table; konane.IoError, also an OSError, for
 // a failed write), konane.SearchLimit (a RuntimeError), ValueError for bad input (malformed
 // notation, a board out of range, an illegal move, a position of another board), each with the
-// C++ library's message. Probes, searches and generation run with the GIL released.
+// C++ library's message (file names in it decoded as Python decodes them, surrogateescape).
+// Probes, searches and generation run with the GIL released. No call may crash or hang the
+// interpreter: objects made by __new__ alone are valid (Position) or report that they were
+// never opened (Tablebase), pickling a Tablebase is a TypeError, generate() refuses to run
+// inside a progress callback.
 #include <pybind11/eval.h>
 #include <pybind11/functional.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -33,10 +44,13 @@
 #include "core/gap.hpp"
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
+#include "core/symmetry.hpp"
 #include "format/table.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
+#include "probe/proof.hpp"
 #include "probe/search.hpp"
+#include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
 
 namespace py = pybind11;
@@ -54,19 +68,56 @@ using konane::Ruleset;
 /// attributes are reassigned.
 struct Types {
     py::handle value, move_value, opening_line, opening_choice, openings, solution, layer_report,
-        generate_report;
+        generate_report, outcome, layer, proof_solution, searched_opening, searched_choice,
+        searched_openings;
 };
 Types g_types;
 /// konane.IoError (a FormatError and an OSError), created at import and never released.
 PyObject* g_io_error = nullptr;
 
+/// Text from the C++ library (a file name, or a message naming one) as a Python str, decoded as
+/// Python decodes file names (os.fsdecode: UTF-8, undecodable bytes as surrogates), so that a
+/// name that is not UTF-8 survives and os.fsencode() gives its bytes back.
+py::str fs_str(const std::string& text) {
+    PyObject* o =
+        PyUnicode_DecodeFSDefaultAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+    if (o == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::str>(o);
+}
+
+/// Sets the Python error `type` with `message` decoded by fs_str() (never an empty message
+/// because of bytes that are not UTF-8).
+void set_error(PyObject* type, const char* message) {
+    PyObject* text = PyUnicode_DecodeFSDefault(message);
+    if (text == nullptr) {
+        PyErr_Clear();
+        PyErr_SetString(type, "(message not decodable)");
+        return;
+    }
+    PyErr_SetObject(type, text);
+    Py_DECREF(text);
+}
+
 /// A position together with its board and opening ruleset: what Python's konane.Position holds.
 /// The ruleset decides the opening-stage moves (Black's removals on the full board).
+///
+/// Its storage is made by operator new below, which leaves a valid object there (an empty 1x1
+/// board, Black to move, a lost position): pybind11 hands that storage to methods called on an
+/// object made by Position.__new__(Position) without __init__, which thus see a valid position.
+/// The type is trivially destructible, so constructing over it is allowed ([basic.life]).
 struct PyPosition {
     Board board;
     Ruleset rules = Ruleset::Brainking;
     Position pos;
+
+    static void* operator new(std::size_t size) {
+        void* p = ::operator new(size);
+        ::new (p) PyPosition{Board::make(1, 1), Ruleset::Brainking, Position{0, Color::Black}};
+        return p;
+    }
+    static void operator delete(void* p) { ::operator delete(p); }
 };
+static_assert(std::is_trivially_destructible_v<PyPosition>);
 
 const char* stage_name(konane::Stage s) {
     switch (s) {
@@ -140,11 +191,18 @@ py::list make_line(PyPosition at, const std::vector<konane::MoveValue>& line) {
 /// konane.Tablebase: a table opened for probing; close() (or leaving a `with` block) releases the
 /// mapping. Every probe copies the handle (a shared pointer) while holding the GIL and releases
 /// the GIL for the look-up, so a close() in another thread never pulls the table from under it.
+///
+/// As for PyPosition, operator new leaves a valid object in the storage (never opened, not
+/// closed): an object made by Tablebase.__new__(Tablebase) without __init__ then raises
+/// ValueError "never opened" from every method instead of reading uninitialised memory.
+/// Constructing over it is allowed: nothing depends on the skipped destructor (an empty
+/// string and an empty optional own nothing).
 class PyTablebase {
   public:
+    PyTablebase() = default;
     PyTablebase(const std::filesystem::path& path, const std::optional<BoardArg>& board,
                 const std::optional<std::string>& rules)
-        : path_(path.string()) {
+        : path_(path.string()), opened_(true) {
         konane::format::Expect expect;
         if (board) {
             const Board b = board_arg(*board);
@@ -156,22 +214,50 @@ class PyTablebase {
         tb_ = konane::Tablebase::open(path, expect);
     }
 
+    static void* operator new(std::size_t size) {
+        void* p = ::operator new(size);
+        ::new (p) PyTablebase();
+        return p;
+    }
+    static void operator delete(void* p) { ::operator delete(p); }
+
     konane::Tablebase handle() const {
+        if (!opened_) throw py::value_error(kNeverOpened);
         if (!tb_) throw py::value_error("the tablebase " + path_ + " is closed");
         return *tb_;
     }
-    void close() { tb_.reset(); }
-    bool closed() const { return !tb_.has_value(); }
-    const std::string& path() const { return path_; }
+    void close() {
+        if (!opened_) throw py::value_error(kNeverOpened);
+        tb_.reset();
+        layers_ = py::object();
+    }
+    bool closed() const {
+        if (!opened_) throw py::value_error(kNeverOpened);
+        return !tb_.has_value();
+    }
+    /// The file name as given (bytes; fs_str() makes it a Python str).
+    const std::string& path() const {
+        if (!opened_) throw py::value_error(kNeverOpened);
+        return path_;
+    }
+    bool opened() const { return opened_; }
+    /// The list of konane.Layer objects, made once (their win/loss counts are cached in them).
+    py::object& layers_cache() { return layers_; }
 
     PyPosition arg(const PositionArg& a) const {
         const konane::Tablebase tb = handle();
         return position_arg(a, tb.board(), tb.rules(), "the table " + path_);
     }
 
+    static constexpr const char* kNeverOpened =
+        "this konane.Tablebase was never opened (made by Tablebase.__new__ without __init__): "
+        "open a table with konane.Tablebase(path)";
+
   private:
     std::string path_;
+    bool opened_ = false;
     std::optional<konane::Tablebase> tb_;
+    py::object layers_;  // null until tb.layers is first read
 };
 
 [[noreturn]] void throw_not_stored(const PyTablebase& t, const konane::Tablebase& tb,
@@ -182,20 +268,172 @@ class PyTablebase {
                             konane::opening_text(tb.board(), tb.opening()) + ")");
 }
 
+/// The symmetry group of board b, made once per board size (under the GIL) and kept.
+const konane::SymmetryGroup& group_of(const Board& b) {
+    static std::map<std::pair<int, int>, std::unique_ptr<konane::SymmetryGroup>> groups;
+    auto& g = groups[{b.rows, b.cols}];
+    if (!g) g = std::make_unique<konane::SymmetryGroup>(b);
+    return *g;
+}
+
+/// The squares of p's pieces of colour c (a piece's colour is its square's: rules.md "Board
+/// and colours"), in square order a1, b1, ..., as names.
+std::vector<std::string> squares_of(const PyPosition& p, Color c) {
+    std::vector<std::string> out;
+    for (int s = 0; s < p.board.squares(); ++s) {
+        if ((p.pos.occ >> s) & 1 && p.board.color_of(s) == c)
+            out.push_back(konane::square_name(p.board, s));
+    }
+    return out;
+}
+
+/// Position.from_squares(): the squares named in `black` and `white`, each on its colour's
+/// square. @throws ValueError naming a malformed or doubled square, or a piece on a square of
+/// the other colour.
+PyPosition from_squares(const BoardArg& board, const std::vector<std::string>& black,
+                        const std::vector<std::string>& white, const std::string& to_move,
+                        const std::string& rules) {
+    const Board b = board_arg(board);
+    Color mover = Color::Black;
+    if (to_move == "white" || to_move == "w") {
+        mover = Color::White;
+    } else if (to_move != "black" && to_move != "b") {
+        throw py::value_error("to_move: expected 'black' or 'white' ('b' or 'w'), got '" + to_move +
+                              "'");
+    }
+    std::uint64_t occ = 0;
+    for (const auto* list : {&black, &white}) {
+        const Color c = list == &black ? Color::Black : Color::White;
+        for (const auto& name : *list) {
+            const int s = konane::parse_square(b, name);
+            if (b.color_of(s) != c) {
+                throw py::value_error(std::string(c == Color::Black ? "black" : "white") + ": " +
+                                      name + " is a " + konane::color_name(other(c)) +
+                                      " square (rules.md \"Board and colours\": a piece stands "
+                                      "on its own colour's squares)");
+            }
+            if ((occ >> s) & 1) throw py::value_error(name + " is given twice");
+            occ |= std::uint64_t{1} << s;
+        }
+    }
+    return PyPosition{b, konane::parse_ruleset(rules), Position{occ, mover}};
+}
+
+/// An SVG drawing of p: the board's squares, Black's pieces dark, White's light, files and
+/// ranks named, the side to move under the board.
+std::string svg_of(const PyPosition& p) {
+    const int cell = 36, margin = 20, w = p.board.cols * cell + 2 * margin,
+              h = p.board.rows * cell + 2 * margin + 16;
+    std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(w) +
+                      "\" height=\"" + std::to_string(h) + "\" viewBox=\"0 0 " + std::to_string(w) +
+                      " " + std::to_string(h) + "\" font-family=\"sans-serif\" font-size=\"12\">";
+    out += "<title>" + konane::format_position(p.board, p.pos) + "</title>";
+    for (int s = 0; s < p.board.squares(); ++s) {
+        const int f = p.board.file_of(s), row = p.board.rows - p.board.rank_of(s);
+        const int x = margin + f * cell, y = margin + row * cell;
+        out += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" +
+               std::to_string(cell) + "\" height=\"" + std::to_string(cell) + "\" fill=\"" +
+               (p.board.color_of(s) == Color::Black ? "#b58863" : "#f0d9b5") + "\"/>";
+        if ((p.pos.occ >> s) & 1) {
+            const bool black = p.board.color_of(s) == Color::Black;
+            out += "<circle cx=\"" + std::to_string(x + cell / 2) + "\" cy=\"" +
+                   std::to_string(y + cell / 2) + "\" r=\"" + std::to_string(cell * 2 / 5) +
+                   "\" fill=\"" + (black ? "#111" : "#fafafa") + "\" stroke=\"#333\"/>";
+        }
+    }
+    for (int f = 0; f < p.board.cols; ++f) {
+        out += "<text x=\"" + std::to_string(margin + f * cell + cell / 2) + "\" y=\"" +
+               std::to_string(margin + p.board.rows * cell + 14) + "\" text-anchor=\"middle\">" +
+               konane::file_name(f) + "</text>";
+    }
+    for (int r = 0; r < p.board.rows; ++r) {
+        out += "<text x=\"" + std::to_string(margin / 2) + "\" y=\"" +
+               std::to_string(margin + r * cell + cell / 2 + 4) + "\" text-anchor=\"middle\">" +
+               std::to_string(p.board.rows - r) + "</text>";
+    }
+    out += "<text x=\"" + std::to_string(margin) + "\" y=\"" + std::to_string(h - 4) + "\">" +
+           konane::color_name(p.pos.to_move) + " to move</text></svg>";
+    return out;
+}
+
+/// Memory for the proof search: a number of bytes, or a size such as "512M" (K, M, G or T:
+/// powers of 1024). @throws ValueError for anything else, or under 64 bytes or over 1 TiB.
+using MemoryArg = std::variant<std::uint64_t, std::string>;
+std::size_t memory_arg(const MemoryArg& m) {
+    std::uint64_t bytes = 0;
+    if (const auto* n = std::get_if<std::uint64_t>(&m)) {
+        bytes = *n;
+    } else {
+        const std::string& t = std::get<std::string>(m);
+        std::size_t i = 0;
+        while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i < 15)
+            bytes = bytes * 10 + static_cast<std::uint64_t>(t[i++] - '0');
+        std::uint64_t unit = 1;
+        if (i < t.size()) {
+            const char u = static_cast<char>(t[i] | 0x20);
+            unit = u == 'k'   ? 1ULL << 10
+                   : u == 'm' ? 1ULL << 20
+                   : u == 'g' ? 1ULL << 30
+                   : u == 't' ? 1ULL << 40
+                              : 0;
+            ++i;
+        }
+        if (i == 0 || unit == 0 || i != t.size()) {
+            throw py::value_error(
+                "memory: expected bytes (an int) or a size such as '512M' or "
+                "'2G', got '" +
+                t + "'");
+        }
+        bytes *= unit;
+    }
+    if (bytes < 64 || bytes > (1ULL << 40)) {
+        throw py::value_error("memory: expected 64 bytes to 1 TiB, got " + std::to_string(bytes));
+    }
+    return static_cast<std::size_t>(bytes);
+}
+
+/// Thrown out of a search's or a generation's progress report to stop it when a Python
+/// callback raised or a signal (Ctrl-C) is pending; the caller then raises the Python error.
+struct Interrupted : std::exception {
+    const char* what() const noexcept override { return "interrupted"; }
+};
+
+/// Checks for a pending signal (Ctrl-C) from a proof search's progress report: takes the GIL,
+/// keeps the Python error and stops the search by throwing Interrupted.
+struct ProofSignals {
+    std::optional<py::error_already_set> error;
+    void attach(konane::ProofSearch& s) {
+        s.on_progress(
+            [this](const konane::ProofProgress&) {
+                py::gil_scoped_acquire gil;
+                if (PyErr_CheckSignals() != 0) {
+                    error.emplace();
+                    throw Interrupted();
+                }
+            },
+            0.1);
+    }
+    /// Raises the kept Python error (with the GIL held).
+    [[noreturn]] void raise() {
+        error->restore();
+        error.reset();
+        throw py::error_already_set();
+    }
+};
+
 // ----------------------------------------------------------------------------------------------
 // generate
-
-/// Thrown out of a progress report to stop a generation when the Python callback raised or a
-/// signal (Ctrl-C) is pending; generate() then unwinds, removing its temporary files.
-struct Interrupted : std::exception {
-    const char* what() const noexcept override { return "generation interrupted"; }
-};
 
 /// The progress function given to generate(): calls the Python callback (if any) under the GIL,
 /// from whichever thread reports, and checks for pending signals on the calling thread. A
 /// Python error is kept, and raised by throwing Interrupted at the next report made on the
 /// calling thread outside any parallel region, active or not (omp_get_level() == 0: an
 /// exception must not cross an OpenMP region, even one that runs on one thread).
+///
+/// While the callback runs, its thread is marked (in_progress_callback): generate() called from
+/// there is refused, since the generation that called back cannot go on until it returns.
+thread_local bool in_progress_callback = false;
+
 struct ProgressBridge {
     py::object callback;  // None or a callable (phase, pieces, done, total)
     std::thread::id caller = std::this_thread::get_id();
@@ -207,7 +445,16 @@ struct ProgressBridge {
             py::gil_scoped_acquire gil;
             if (!error) {
                 try {
-                    if (!callback.is_none()) callback(phase, pieces, done, total);
+                    if (!callback.is_none()) {
+                        in_progress_callback = true;
+                        try {
+                            callback(phase, pieces, done, total);
+                        } catch (...) {
+                            in_progress_callback = false;
+                            throw;
+                        }
+                        in_progress_callback = false;
+                    }
                     if (can_throw && PyErr_CheckSignals() != 0) throw py::error_already_set();
                 } catch (py::error_already_set& e) {
                     error = std::move(e);
@@ -221,6 +468,11 @@ struct ProgressBridge {
 py::object generate(const BoardArg& board, const std::string& rules, int threads,
                     const std::optional<std::filesystem::path>& output, const py::object& progress,
                     const std::optional<std::string>& gap) {
+    if (in_progress_callback) {
+        throw std::runtime_error(
+            "generate() called from a progress callback of another generate(): refused (that "
+            "generation waits for the callback to return); start the next one after it");
+    }
     if (!progress.is_none() && !PyCallable_Check(progress.ptr())) {
         throw py::type_error("progress: expected a callable (phase, pieces, done, total) or None");
     }
@@ -257,6 +509,13 @@ py::object generate(const BoardArg& board, const std::string& rules, int threads
     } catch (const Interrupted&) {
         bridge->error->restore();
         throw py::error_already_set();
+    } catch (const konane::solver::KeyFileError& e) {
+        throw konane::format::IoError(e.what());  // a work file that cannot be written or read
+    } catch (const std::runtime_error& e) {
+        // The solver's plain runtime_errors name a work directory or file that failed (removed
+        // during the run, say): file-system failures, IoError as the documentation says.
+        if (typeid(e) != typeid(std::runtime_error)) throw;
+        throw konane::format::IoError(e.what());
     }
     if (bridge->error) {  // raised in a worker thread's report, after the last check
         bridge->error->restore();
@@ -267,7 +526,7 @@ py::object generate(const BoardArg& board, const std::string& rules, int threads
         layers.append(g_types.layer_report(l.pieces, l.classes, l.raw, l.max_depth));
     }
     // rules: the ruleset's name, or the gap's tag ("gap-c3-c4") as the table's header has it.
-    return g_types.generate_report(o.output.string(), o.board.name(),
+    return g_types.generate_report(fs_str(o.output.string()), o.board.name(),
                                    konane::opening_tag(o.board, konane::solver::opening_of(o)),
                                    rep.classes, rep.raw, layers, rep.total_seconds,
                                    rep.peak_rss_bytes, rep.file_bytes, rep.threads);
@@ -323,16 +582,21 @@ struct SolveResult {
 };
 
 /// Defines the search function `name` (solve(), outcome()): the arguments position, and
-/// keyword-only rules, table, jumps_only and max_positions, read by search_setup(); then
-/// work(searcher, position) on a Searcher of that setup without the GIL, and finish(position,
-/// work's result) with it, whose result is returned.
-template <class Work, class Finish>
-void def_search(py::module_& m, const char* name, Work work, Finish finish, const char* doc) {
+/// keyword-only rules, table, jumps_only, max_positions, wdl, memory and max_nodes, read by
+/// search_setup(). Without wdl: work(searcher, position) on a Searcher of that setup without
+/// the GIL, and finish(position, work's result) with it, whose result is returned. With wdl:
+/// proof(setup, memory bytes, max_nodes), which releases the GIL itself.
+template <class Work, class Finish, class Proof>
+void def_search(py::module_& m, const char* name, Work work, Finish finish, Proof proof,
+                const char* doc) {
     m.def(
         name,
-        [work, finish](const PositionArg& position, const std::optional<std::string>& rules,
-                       const PyTablebase* table, bool jumps_only, std::size_t max_positions) {
+        [work, finish, proof](const PositionArg& position, const std::optional<std::string>& rules,
+                              const PyTablebase* table, bool jumps_only, std::size_t max_positions,
+                              bool wdl, const MemoryArg& memory,
+                              std::uint64_t max_nodes) -> py::object {
             SearchSetup s = search_setup(position, rules, table, jumps_only, max_positions);
+            if (wdl) return proof(s, memory_arg(memory), max_nodes);
             std::optional<std::invoke_result_t<Work, konane::Searcher&, Position>> r;
             {
                 py::gil_scoped_release release;
@@ -342,7 +606,221 @@ void def_search(py::module_& m, const char* name, Work work, Finish finish, cons
             return finish(s.at, *r);
         },
         "position"_a, py::kw_only(), "rules"_a = py::none(), "table"_a = py::none(),
-        "jumps_only"_a = false, "max_positions"_a = 50'000'000, doc);
+        "jumps_only"_a = false, "max_positions"_a = 50'000'000, "wdl"_a = false,
+        "memory"_a = "256M", "max_nodes"_a = 0, doc);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Proof search (probe/proof.hpp): win or loss without depth
+
+/// The message of a proof search stopped at its node limit.
+std::string undecided(std::uint64_t max_nodes) {
+    return "not decided within max_nodes=" + std::to_string(max_nodes) +
+           " nodes (raise max_nodes, or memory)";
+}
+
+/// outcome(wdl=True): the outcome class by two proof searches (Black to move, White to move)
+/// sharing one transposition table. Raises SearchLimit when either is undecided.
+py::object outcome_wdl(const SearchSetup& s, std::size_t memory, std::uint64_t max_nodes) {
+    konane::ProofOptions o;
+    o.rules = s.at.rules;
+    o.jumps_only = s.options.jumps_only;
+    o.memory_bytes = memory;
+    o.max_nodes = max_nodes;
+    ProofSignals signals;
+    std::optional<bool> black, white;
+    try {
+        py::gil_scoped_release release;
+        konane::ProofSearch search(s.at.board, o, s.table);
+        signals.attach(search);
+        black = search.solve(Position{s.at.pos.occ, Color::Black}).win;
+        if (black) white = search.solve(Position{s.at.pos.occ, Color::White}).win;
+    } catch (const Interrupted&) {
+        signals.raise();
+    }
+    if (!black || !white) throw konane::SearchLimit(undecided(max_nodes));
+    return g_types.outcome(konane::outcome_name(
+        konane::outcome_of(konane::Value{*black, 0}, konane::Value{*white, 0})));
+}
+
+/// solve(wdl=True): win or loss of s.at by proof search. Raises SearchLimit when undecided
+/// within max_nodes.
+py::object solve_wdl(const SearchSetup& s, std::size_t memory, std::uint64_t max_nodes) {
+    konane::ProofOptions o;
+    o.rules = s.at.rules;
+    o.jumps_only = s.options.jumps_only;
+    o.memory_bytes = memory;
+    o.max_nodes = max_nodes;
+    ProofSignals signals;
+    std::optional<konane::ProofResult> r;
+    try {
+        py::gil_scoped_release release;
+        konane::ProofSearch search(s.at.board, o, s.table);
+        signals.attach(search);
+        r = search.solve(s.at.pos);
+    } catch (const Interrupted&) {
+        signals.raise();
+    }
+    if (!r->win) throw konane::SearchLimit(undecided(max_nodes));
+    py::object move = py::none();
+    if (r->winning_move) move = py::str(konane::format_move(s.at.board, r->winning_move->move));
+    return g_types.proof_solution(*r->win, move, r->nodes, r->seconds, r->cpu_seconds,
+                                  r->table_hits);
+}
+
+/// openings(board, search=True): every opening of the board decided by proof search.
+py::object openings_search(const BoardArg& board, bool search,
+                           const std::optional<std::string>& rules, const PyTablebase* table,
+                           const MemoryArg& memory, std::uint64_t max_nodes) {
+    if (!search) {
+        throw py::value_error(
+            "openings(search=False): the openings of a table, with depths, "
+            "are Tablebase.openings(); konane.openings() is the proof search");
+    }
+    const Board b = board_arg(board);
+    konane::ProofOptions o;
+    o.rules = konane::parse_ruleset(
+        rules ? *rules
+              : (table ? std::string(konane::ruleset_name(table->handle().rules()))
+                       : std::string("brainking")));
+    o.memory_bytes = memory_arg(memory);
+    o.max_nodes = max_nodes;
+    std::optional<konane::Tablebase> tb;
+    if (table) {
+        tb = table->handle();
+        if (!(tb->board() == b)) {
+            throw py::value_error("the board is " + b.name() + ", the table " + table->path() +
+                                  " is for a " + tb->board().name() + " board");
+        }
+        if (tb->rules() != o.rules) {
+            throw py::value_error("rules='" + *rules + "' differs from the table's ruleset " +
+                                  konane::ruleset_name(tb->rules()));
+        }
+    }
+    ProofSignals signals;
+    std::optional<konane::SearchedOpenings> r;
+    try {
+        py::gil_scoped_release release;
+        konane::ProofSearch search(b, o, tb);
+        signals.attach(search);
+        r = konane::search_openings(search);
+    } catch (const Interrupted&) {
+        signals.raise();
+    }
+    auto winner = [](const std::optional<Color>& c) -> py::object {
+        return c ? py::object(py::str(konane::color_name(*c))) : py::object(py::none());
+    };
+    py::list lines, choices;
+    for (const auto& l : r->lines) {
+        lines.append(g_types.searched_opening(konane::format_move(b, l.black),
+                                              konane::format_move(b, l.white), winner(l.winner),
+                                              l.nodes, l.seconds));
+    }
+    for (const auto& c : r->choices) {
+        choices.append(g_types.searched_choice(
+            konane::format_move(b, c.black), winner(c.winner),
+            c.white_wins_by ? py::object(py::str(konane::format_move(b, *c.white_wins_by)))
+                            : py::object(py::none())));
+    }
+    return g_types.searched_openings(lines, choices, winner(r->winner), r->nodes, r->seconds);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Whole tables: layers, their positions and values
+
+/// The index into the table's layers of the layer of `pieces` pieces. @throws ValueError naming
+/// the piece counts the table has.
+std::size_t layer_of(const konane::Tablebase& tb, int pieces) {
+    const int i = pieces < 0 ? -1 : tb.table().layer_index(static_cast<std::uint32_t>(pieces));
+    if (i < 0) {
+        std::string have;
+        for (const auto& l : tb.table().layers())
+            have += (have.empty() ? "" : ", ") + std::to_string(l.pieces);
+        throw py::value_error("pieces=" + std::to_string(pieces) + ": the table has no layer of " +
+                              std::to_string(pieces) + " pieces (its layers: " + have + ")");
+    }
+    return static_cast<std::size_t>(i);
+}
+
+/// The positions of the table's layers in file order (ascending canonical key: the side to
+/// move, then the occupied squares), each with its value: what Tablebase.positions() returns.
+/// Decodes one layer at a time without the GIL (its keys and values: 9 bytes per class).
+/// Storage made by operator new holds an exhausted iterator (see PyPosition).
+class LayerIterator {
+  public:
+    LayerIterator() = default;
+    LayerIterator(konane::Tablebase tb, std::vector<std::size_t> layers)
+        : tb_(std::move(tb)), layers_(std::move(layers)) {}
+
+    static void* operator new(std::size_t size) {
+        void* p = ::operator new(size);
+        ::new (p) LayerIterator();
+        return p;
+    }
+    static void operator delete(void* p) { ::operator delete(p); }
+
+    py::object next() {
+        while (at_ == keys_.size()) {
+            if (next_layer_ == layers_.size()) throw py::stop_iteration();
+            const std::size_t layer = layers_[next_layer_++];
+            py::gil_scoped_release release;
+            tb_->table().read_keys(layer, keys_);
+            tb_->table().read_values(layer, values_);
+            at_ = 0;
+        }
+        const std::size_t i = at_++;
+        return py::make_tuple(
+            PyPosition{tb_->board(), tb_->rules(), konane::position_of_key(keys_[i])},
+            make_value(konane::Value::from_depth(values_[i])));
+    }
+
+  private:
+    std::optional<konane::Tablebase> tb_;
+    std::vector<std::size_t> layers_;
+    std::size_t next_layer_ = 0, at_ = 0;
+    std::vector<std::uint64_t> keys_;
+    std::vector<std::uint8_t> values_;
+};
+
+/// Wins and losses (for the side to move) among a layer's classes, read from its values
+/// without the GIL.
+std::pair<std::uint64_t, std::uint64_t> layer_counts(const konane::Tablebase& tb,
+                                                     std::size_t layer) {
+    py::gil_scoped_release release;
+    std::vector<std::uint8_t> values;
+    tb.table().read_values(layer, values);
+    const auto wins = static_cast<std::uint64_t>(
+        std::count_if(values.begin(), values.end(), [](std::uint8_t d) { return d & 1; }));
+    return {wins, values.size() - wins};
+}
+
+/// Tablebase.layer_arrays(): a layer's keys (uint64) and depths (uint8) as NumPy arrays.
+py::tuple layer_arrays(const konane::Tablebase& tb, int pieces) {
+    const std::size_t layer = layer_of(tb, pieces);
+    try {
+        py::module_::import("numpy");
+    } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_ImportError)) throw;
+        PyErr_SetString(PyExc_ImportError,
+                        "Tablebase.layer_arrays() needs NumPy (Debian: python3-numpy; pip: "
+                        "numpy); Tablebase.positions() needs nothing");
+        throw py::error_already_set();
+    }
+    const auto n = static_cast<py::ssize_t>(tb.table().layers()[layer].classes);
+    py::array_t<std::uint64_t> keys(n);
+    py::array_t<std::uint8_t> depths(n);
+    std::uint64_t* key_data = keys.mutable_data();
+    std::uint8_t* depth_data = depths.mutable_data();
+    {
+        py::gil_scoped_release release;
+        std::vector<std::uint64_t> k;
+        std::vector<std::uint8_t> v;
+        tb.table().read_keys(layer, k);
+        tb.table().read_values(layer, v);
+        std::copy(k.begin(), k.end(), key_data);
+        std::copy(v.begin(), v.end(), depth_data);
+    }
+    return py::make_tuple(keys, depths);
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -460,6 +938,105 @@ class GenerateReport(_typing.NamedTuple):
     file_bytes: int
     threads: int
 
+class Outcome(str):
+    """An outcome class (combinatorial game theory): a str, one of "black" (Black wins whoever
+    starts), "white" (White wins whoever starts), "first" (the player to move wins) or "second"
+    (the player to move loses), compared and hashed as that word.
+
+    letter: CGT's letter for it, Black being Left and White Right: "L", "R", "N" or "P".
+    """
+    __slots__ = ()
+    LETTERS = {"black": "L", "white": "R", "first": "N", "second": "P"}
+
+    @property
+    def letter(self):
+        """CGT's letter: L (Left = Black wins), R (Right = White wins), N (next player, the
+        one to move, wins), P (previous player wins: the one to move loses)."""
+        return Outcome.LETTERS[str(self)]
+
+class Layer:
+    """One layer of a table (Tablebase.layers): the stored positions with `pieces` pieces.
+
+    pieces: pieces on the board; classes: positions stored (up to symmetry); raw: the positions
+        they stand for (rules.md "Equivalent positions");
+    wins, losses: classes that are a WIN / a LOSS for the side to move (wins + losses ==
+        classes), counted when first read by decoding the layer's values, then kept.
+    """
+    __slots__ = ("pieces", "classes", "raw", "_count", "_counts")
+
+    def __init__(self, pieces, classes, raw, count):
+        self.pieces, self.classes, self.raw = pieces, classes, raw
+        self._count, self._counts = count, None
+
+    def _get(self):
+        if self._counts is None:
+            self._counts = tuple(self._count())
+        return self._counts
+
+    @property
+    def wins(self):
+        """Classes won by the side to move."""
+        return self._get()[0]
+
+    @property
+    def losses(self):
+        """Classes lost by the side to move."""
+        return self._get()[1]
+
+    def __repr__(self):
+        counts = "" if self._counts is None else ", wins=%d, losses=%d" % self._counts
+        return "Layer(pieces=%d, classes=%d, raw=%d%s)" % (self.pieces, self.classes,
+                                                            self.raw, counts)
+
+class ProofSolution(_typing.NamedTuple):
+    """What konane.solve(..., wdl=True) found by proof search (win or loss, no depth).
+
+    win: True when the side to move wins; winning_move: a winning move ("c5-c3"), None when it
+    loses or has no move; nodes: positions visited; seconds: wall time; cpu_seconds: CPU
+    time of the search's thread; table_hits: values taken from the table given.
+    """
+    win: bool
+    winning_move: _typing.Optional[str]
+    nodes: int
+    seconds: float
+    cpu_seconds: float
+    table_hits: int
+
+class SearchedOpening(_typing.NamedTuple):
+    """One opening decided by proof search (konane.openings()).
+
+    black, white: Black's removal and White's reply; winner: "black" or "white" with perfect
+    play from there, None when not decided within max_nodes; nodes, seconds: its search.
+    """
+    black: str
+    white: str
+    winner: _typing.Optional[str]
+    nodes: int
+    seconds: float
+
+class SearchedChoice(_typing.NamedTuple):
+    """Black's removal against White's best reply (konane.openings()).
+
+    black: the removal; winner: "white" when some reply wins for White, "black" when every
+    reply loses for White, None when undecided; white_wins_by: White's first winning reply.
+    """
+    black: str
+    winner: _typing.Optional[str]
+    white_wins_by: _typing.Optional[str]
+
+class SearchedOpenings(_typing.NamedTuple):
+    """Every opening of a board decided by proof search (konane.openings()).
+
+    lines: a SearchedOpening per (removal, reply), by Black's removal then White's reply;
+    choices: a SearchedChoice per Black removal; winner: "black" or "white" from the full board
+    with perfect play, None when undecided lines leave it open; nodes, seconds: all lines.
+    """
+    lines: _typing.List[SearchedOpening]
+    choices: _typing.List[SearchedChoice]
+    winner: _typing.Optional[str]
+    nodes: int
+    seconds: float
+
 del _typing
 )PY";
 
@@ -504,23 +1081,45 @@ board). Rules: docs/rules.md of the project.)";
         io_bases.ptr(), nullptr);
     if (g_io_error == nullptr) throw py::error_already_set();
     m.attr("IoError") = py::handle(g_io_error);
+    auto& search_limit =
+        py::register_exception<konane::SearchLimit>(m, "SearchLimit", PyExc_RuntimeError);
+    search_limit.attr("__doc__") =
+        "A search would keep more positions than its max_positions allows, or a proof search "
+        "(wdl=True) did not decide within max_nodes (a RuntimeError).";
+    // Registered last, so tried first: every error of the library with its message decoded as
+    // file names are (a message naming a file that is not UTF-8 keeps its text), IoError before
+    // the FormatError it derives from, and a file-system error (a work directory removed during
+    // generate(), say) as IoError.
+    static PyObject* const not_stored_type = not_stored.ptr();
+    static PyObject* const format_error_type = format_error.ptr();
+    static PyObject* const search_limit_type = search_limit.ptr();
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
         } catch (const konane::format::IoError& e) {
-            PyErr_SetString(g_io_error, e.what());
+            set_error(g_io_error, e.what());
+        } catch (const konane::format::FormatError& e) {
+            set_error(format_error_type, e.what());
+        } catch (const std::filesystem::filesystem_error& e) {
+            set_error(g_io_error, e.what());
+        } catch (const konane::NotStored& e) {
+            set_error(not_stored_type, e.what());
+        } catch (const konane::SearchLimit& e) {
+            set_error(search_limit_type, e.what());
+        } catch (const py::value_error& e) {
+            set_error(PyExc_ValueError, e.what());
+        } catch (const std::invalid_argument& e) {
+            set_error(PyExc_ValueError, e.what());
         }
     });
-    auto& search_limit =
-        py::register_exception<konane::SearchLimit>(m, "SearchLimit", PyExc_RuntimeError);
-    search_limit.attr("__doc__") =
-        "A search would keep more positions than its max_positions allows (a RuntimeError).";
 
     py::exec(kTypes, m.attr("__dict__"));
     auto keep = [&](const char* name) { return py::object(m.attr(name)).release(); };
-    g_types =
-        Types{keep("Value"),    keep("MoveValue"), keep("OpeningLine"), keep("OpeningChoice"),
-              keep("Openings"), keep("Solution"),  keep("LayerReport"), keep("GenerateReport")};
+    g_types = Types{keep("Value"),          keep("MoveValue"),       keep("OpeningLine"),
+                    keep("OpeningChoice"),  keep("Openings"),        keep("Solution"),
+                    keep("LayerReport"),    keep("GenerateReport"),  keep("Outcome"),
+                    keep("Layer"),          keep("ProofSolution"),   keep("SearchedOpening"),
+                    keep("SearchedChoice"), keep("SearchedOpenings")};
 
     // ------------------------------------------------------------------------------------------
     py::class_<PyPosition>(m, "Position", R"(A Konane position: the occupied squares, the side to
@@ -575,16 +1174,71 @@ file and character of a malformed text, or an unknown ruleset.)")
                                                 static_cast<int>(p.rules), p.pos.occ,
                                                 static_cast<int>(p.pos.to_move)));
              })
-        .def(py::pickle(
+        .def(
+            "__reduce__",
             [](const PyPosition& p) {
-                return py::make_tuple(konane::format_position(p.board, p.pos),
-                                      konane::ruleset_name(p.rules));
+                // konane.Position(text, rules): works at every pickle protocol (0 to 5).
+                return py::make_tuple(py::module_::import("konane").attr("Position"),
+                                      py::make_tuple(konane::format_position(p.board, p.pos),
+                                                     konane::ruleset_name(p.rules)));
             },
-            [](const py::tuple& t) {
-                const auto parsed = konane::parse_position(t[0].cast<std::string>());
-                return PyPosition{parsed.board, konane::parse_ruleset(t[1].cast<std::string>()),
-                                  parsed.position};
-            }))
+            "Pickles as konane.Position(text, rules) (any protocol).")
+        .def_static(
+            "from_squares", &from_squares, "board"_a, py::kw_only(),
+            "black"_a = std::vector<std::string>{}, "white"_a = std::vector<std::string>{},
+            "to_move"_a = "black", "rules"_a = "brainking",
+            R"(The position with Black's pieces on the squares `black` and White's on `white`
+(square names such as 'c3'; every other square empty) and `to_move` ('black' or 'white') to
+move. board: 'RxC' or (rows, cols). A piece must stand on its own colour's square (rules.md
+"Board and colours": Black's squares are those of the colour of a{R}). Raises ValueError for a
+malformed square, one off the board, one given twice or on the other colour's square.)")
+        .def_property_readonly(
+            "black", [](const PyPosition& p) { return squares_of(p, Color::Black); },
+            "The squares of Black's pieces ('x'), in square order a1, b1, ..., a2, ...")
+        .def_property_readonly(
+            "white", [](const PyPosition& p) { return squares_of(p, Color::White); },
+            "The squares of White's pieces ('o'), in square order.")
+        .def(
+            "swap_colors",
+            [](const PyPosition& p) {
+                const auto& g = group_of(p.board);
+                for (int i = 0; i < g.size(); ++i) {
+                    if (g.swaps_colour(i))
+                        return PyPosition{p.board, p.rules,
+                                          Position{g.apply(i, p.pos.occ), p.pos.to_move}};
+                }
+                throw py::value_error(
+                    "swap_colors: no symmetry of the " + p.board.name() +
+                    " board exchanges the square colours (both sides odd), so Black's and "
+                    "White's pieces cannot trade places on it");
+            },
+            R"(The position with Black's and White's pieces exchanged and the same colour to move:
+combinatorial game theory's negative -G (Black's wins become White's). A piece's colour is its
+square's, so the exchange is made by a mirror that maps Black's squares onto White's (left-right
+when the board has an even number of files, else top-bottom). Raises ValueError on a board with
+both sides odd (5x5, 3x7), where no mirror does.)")
+        .def(
+            "canonical",
+            [](const PyPosition& p) {
+                return PyPosition{p.board, p.rules, group_of(p.board).canonical(p.pos)};
+            },
+            R"(The representative of the position's class: the least image under the board's
+symmetries (rules.md "Equivalent positions"; a symmetry that exchanges the square colours also
+exchanges the side to move). Equivalent positions have equal canonical() forms; the table
+stores positions in this form (Tablebase.positions()).)")
+        .def(
+            "equivalent",
+            [](const PyPosition& a, const PyPosition& b) {
+                return a.board == b.board && a.rules == b.rules &&
+                       group_of(a.board).canonical(a.pos) == group_of(b.board).canonical(b.pos);
+            },
+            "other"_a,
+            R"(True when `other` is the same game up to a symmetry of the board (equality up to
+symmetry; == compares squares exactly): same board and ruleset, and a rotation or mirror maps
+one onto the other with the mover's pieces on the mover's pieces.)")
+        .def("_repr_svg_", &svg_of,
+             "An SVG drawing of the board (shown by Jupyter notebooks): Black's pieces dark, "
+             "White's light, files and ranks named, the side to move below.")
         .def_property_readonly(
             "board", [](const PyPosition& p) { return p.board.name(); },
             "The board size, 'RxC' (rows x columns).")
@@ -651,6 +1305,11 @@ illegal (the message lists the legal moves).)")
             R"(The number of move sequences of `depth` plies from this position (removals count as
 plies); perft(0) is 1. Runs without the GIL.)");
 
+    py::class_<LayerIterator>(
+        m, "_LayerIterator", "The iterator Tablebase.positions() returns: (Position, Value) pairs.")
+        .def("__iter__", [](py::object self) { return self; })
+        .def("__next__", &LayerIterator::next);
+
     // ------------------------------------------------------------------------------------------
     py::class_<PyTablebase>(m, "Tablebase", R"(A table file opened for probing (memory-mapped,
 validated). Every method is thread-safe and runs without the GIL; positions may be given as
@@ -679,7 +1338,10 @@ mismatch.)")
         .def("close", &PyTablebase::close,
              "Releases the table's mapping; later calls raise ValueError. Idempotent.")
         .def_property_readonly("closed", &PyTablebase::closed, "True after close().")
-        .def_property_readonly("path", &PyTablebase::path, "The file name given to open it.")
+        .def_property_readonly(
+            "path", [](const PyTablebase& t) { return fs_str(t.path()); },
+            "The file name given to open it, as a str (a name that is not UTF-8 is decoded as "
+            "os.fsdecode() does: os.fsencode(tb.path) gives its bytes back).")
         .def_property_readonly(
             "board", [](const PyTablebase& t) { return t.handle().board().name(); },
             "The table's board size, 'RxC'.")
@@ -705,12 +1367,82 @@ mismatch.)")
             "The full board of the table's size and ruleset, Black to move (a gap's table: the "
             "gap's start position).")
         .def("__repr__",
-             [](const PyTablebase& t) {
-                 if (t.closed()) return "<konane.Tablebase " + t.path() + " (closed)>";
+             [](const PyTablebase& t) -> py::str {
+                 if (!t.opened()) return py::str("<konane.Tablebase (never opened)>");
+                 const py::str path = py::repr(fs_str(t.path()));
+                 if (t.closed()) return py::str("<konane.Tablebase {} (closed)>").format(path);
                  const auto tb = t.handle();
-                 return "<konane.Tablebase " + t.path() + ": " + tb.board().name() + " " +
-                        konane::opening_tag(tb.board(), tb.opening()) + ">";
+                 return py::str("<konane.Tablebase {}: {} {}>")
+                     .format(path, tb.board().name(),
+                             konane::opening_tag(tb.board(), tb.opening()));
              })
+        .def(
+            "__reduce_ex__",
+            [](const PyTablebase&, const py::object&) -> py::object {
+                throw py::type_error(
+                    "cannot pickle a konane.Tablebase (an open file mapping): pickle its path "
+                    "and open it again with konane.Tablebase(path)");
+            },
+            "protocol"_a, "Refuses: a Tablebase cannot be pickled or copied (TypeError).")
+        .def(
+            "__len__",
+            [](const PyTablebase& t) {
+                std::uint64_t n = 0;
+                for (const auto& l : t.handle().table().layers())
+                    n += l.classes;
+                return n;
+            },
+            "The number of positions stored (classes: positions up to symmetry).")
+        .def_property_readonly(
+            "layers",
+            [](PyTablebase& t) -> py::object {
+                const auto tb = t.handle();
+                if (!t.layers_cache()) {
+                    py::list out;
+                    const auto& layers = tb.table().layers();
+                    for (std::size_t i = 0; i < layers.size(); ++i) {
+                        py::cpp_function count([tb, i] {
+                            const auto [wins, losses] = layer_counts(tb, i);
+                            return py::make_tuple(wins, losses);
+                        });
+                        out.append(g_types.layer(layers[i].pieces, layers[i].classes, layers[i].raw,
+                                                 count));
+                    }
+                    t.layers_cache() = out;
+                }
+                return t.layers_cache();
+            },
+            R"(The table's layers, by ascending piece count: a list of konane.Layer(pieces, classes,
+raw, wins, losses). wins and losses (classes won or lost by the side to move) are counted when
+first read, by decoding the layer's values (a fraction of a second per million classes).)")
+        .def(
+            "positions",
+            [](const PyTablebase& t, std::optional<int> pieces) {
+                const auto tb = t.handle();
+                std::vector<std::size_t> layers;
+                if (pieces) {
+                    layers.push_back(layer_of(tb, *pieces));
+                } else {
+                    for (std::size_t i = 0; i < tb.table().layers().size(); ++i)
+                        layers.push_back(i);
+                }
+                return LayerIterator(tb, std::move(layers));
+            },
+            "pieces"_a = py::none(),
+            R"(An iterator over the stored positions and their values: (Position, Value) pairs, the
+layer of `pieces` pieces (None: every layer, ascending) in file order (ascending canonical key:
+side to move, then occupied squares). Each position is its class's canonical() form, once per
+class. Decodes one layer at a time (9 bytes per class of the layer). Raises ValueError for a
+piece count the table has no layer of.)")
+        .def(
+            "layer_arrays",
+            [](const PyTablebase& t, int pieces) { return layer_arrays(t.handle(), pieces); },
+            "pieces"_a,
+            R"(The layer of `pieces` pieces as two NumPy arrays in file order: keys (uint64: bit s
+set when square s = (rank - 1) * cols + file is occupied, bit 63 set when White is to move;
+canonical forms) and depths (uint8: the depth to the end in plies, odd for a WIN of the side to
+move, even for a LOSS). Needs NumPy (ImportError naming it otherwise). Raises ValueError for a
+piece count the table has no layer of.)")
         .def(
             "__contains__",
             [](const PyTablebase& t, const PositionArg& position) {
@@ -856,17 +1588,24 @@ arguments, FormatError / IoError when the file cannot be written.)");
                 make_value(r.value), best ? make_move_value(at, *best) : py::object(py::none()),
                 make_move_values(at, r.moves), make_line(at, r.line), r.visited);
         },
+        &solve_wdl,
         R"(The value, every move's value, the perfect move and the perfect line of any position on
 a board of up to 64 squares (1x64 .. 8x8 .. 64x1), by memoised negamax (for positions no table
-holds: single rows, positions from combinatorial game theory, boards too large for a table). Returns a Solution.
+holds: single rows, positions from combinatorial game theory, boards too large for a table).
+Returns a Solution. With wdl=True: win or loss only (no depth, no line), by proof search
+(probe/proof.hpp: alpha-beta with a bounded transposition table), which decides positions the
+negamax cannot hold, such as the 6x6 openings, in seconds; returns a ProofSolution.
 
 position: a konane.Position or a string (parsed on table's board when a table is given).
 rules: the opening ruleset (default: the position's, or the table's). table: a
 konane.Tablebase of the same board whose stored values the search uses once checked against
 their children. jumps_only: treat the full board and one-hole boards as jump positions, as in
-combinatorial game theory. max_positions: most positions the search may remember (0: no
-limit). Same values and tie-breaks as Tablebase. Runs without the GIL. Raises SearchLimit
-when over max_positions, ValueError for bad input.)");
+combinatorial game theory (the default False follows the opening: see outcome()).
+max_positions: most positions the negamax may remember (0: no limit). wdl: proof search.
+memory: with wdl, bytes of its transposition table (an int, or a size such as '512M').
+max_nodes: with wdl, most nodes it may visit (0: no limit). Same values and tie-breaks as
+Tablebase. Runs without the GIL; Ctrl-C stops a proof search. Raises SearchLimit when over
+max_positions or, with wdl, not decided within max_nodes; ValueError for bad input.)");
 
     def_search(
         m, "outcome",
@@ -875,11 +1614,35 @@ when over max_positions, ValueError for bad input.)");
             const auto white = searcher.value(Position{p.occ, Color::White});
             return konane::outcome_of(black, white);
         },
-        [](const PyPosition&, konane::Outcome o) { return std::string(konane::outcome_name(o)); },
+        [](const PyPosition&, konane::Outcome o) -> py::object {
+            return g_types.outcome(konane::outcome_name(o));
+        },
+        &outcome_wdl,
         R"(The outcome class of the position's pieces (combinatorial game theory), by search with
-Black to move and with White to move: 'black' (Black wins whoever starts), 'white', 'first'
-(the player to move wins) or 'second' (the player to move loses). The side to move of
-`position` is ignored. Arguments and errors as solve().)");
+Black to move and with White to move: a konane.Outcome, a str 'black' (Black wins whoever
+starts), 'white', 'first' (the player to move wins) or 'second' (the player to move loses),
+whose .letter is CGT's L, R, N or P (Black is Left, White is Right). The side to move of
+`position` is ignored.
+
+Note for game theorists: by default (jumps_only=False) a full board or a one-hole board is
+played as the opening (removals first), as in a real game; CGT's outcome of such a position as
+a jumps-only game needs jumps_only=True. Other positions are jump positions either way.
+Arguments (wdl, memory, max_nodes included) and errors as solve().)");
+
+    m.def("openings", &openings_search, "board"_a, py::kw_only(), "search"_a = true,
+          "rules"_a = py::none(), "table"_a = py::none(), "memory"_a = "256M", "max_nodes"_a = 0,
+          R"(Every opening of a board (Black's removal, White's reply) decided by proof search:
+win or loss, no depth (Tablebase.openings() gives depths from a table). Returns
+SearchedOpenings(lines, choices, winner, nodes, seconds). Every line is searched, one after
+another with one transposition table, even once the board's verdict is known.
+
+board: 'RxC' or (rows, cols), up to 64 squares. search: must be True (the proof search; a
+table's own openings are Tablebase.openings()). rules: the opening ruleset. table: a
+konane.Tablebase of the board and ruleset whose stored values the search uses. memory: bytes of
+the transposition table (an int or a size such as '512M'). rules: default the table's, or
+'brainking'. max_nodes: most nodes per line (0:
+no limit); a line not decided within it has winner None. Runs without the GIL; Ctrl-C stops it.
+Raises ValueError for bad input.)");
 
     m.attr("__version__") = "0.1.0";
 }

@@ -32,3 +32,8 @@ def tb5(tables):
     """The 5x5 brainking table, opened."""
     with konane.Tablebase(tables("5x5")[0]) as tb:
         yield tb
+
+
+def pytest_configure(config):
+    """The marker of the tests CTest runs apart, as python_pytest_slow (label "slow")."""
+    config.addinivalue_line("markers", "slow: a test of tens of seconds (6x6 proof searches)")
