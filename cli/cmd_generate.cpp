@@ -18,6 +18,7 @@
 
 #include "cli/common.hpp"
 #include "cli/gap_arg.hpp"
+#include "cli/help.hpp"
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
@@ -149,7 +150,8 @@ void check_threads(int threads) {
 }
 
 struct GenerateArgs {
-    std::string board;
+    std::string board;         ///< BOARD
+    std::string board_option;  ///< --board, the same
     std::string rules = "brainking";
     bool rules_given = false;
     std::string gap;  ///< --gap SQ,SQ (empty: the ruleset's removals)
@@ -162,9 +164,11 @@ struct GenerateArgs {
     bool quiet = false;
 };
 
-int run_generate(const GenerateArgs& a) {
+int run_generate(GenerateArgs a) {
+    merge_board(a.board, a.board_option);
+    if (a.board_option.empty()) throw UsageError("give the board: konane generate 5x5");
     solver::GenerateOptions o;
-    o.board = Board::parse(a.board);
+    o.board = Board::parse(a.board_option);
     o.rules = parse_ruleset(a.rules);
     if (!a.gap.empty()) o.gap = gap_arg(o.board, a.gap, a.rules_given, a.rules);
     const Opening opening = solver::opening_of(o);
@@ -587,8 +591,10 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     auto g = std::make_shared<GenerateArgs>();
     auto* gen = app.add_subcommand(
         "generate", "Enumerate, hash and solve every position of a board; write the table");
-    gen->add_option("BOARD", g->board, "Board size RxC, at most 36 squares (e.g. 5x5)")
-        ->required()
+    gen->add_option("BOARD", g->board,
+                    "Board size RxC, at most 36 squares (e.g. 5x5; or --board RxC)")
+        ->check(non_empty());
+    gen->add_option("--board", g->board_option, "Board size RxC (the same as BOARD)")
         ->check(non_empty());
     auto* gen_rules =
         gen->add_option("--rules", g->rules, "Opening ruleset: brainking, center or any")
@@ -617,6 +623,12 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                   "the table from it without solving again)");
     gen->add_flag("--json", g->json, "JSON summary on stdout");
     gen->add_flag("-q,--quiet", g->quiet, "No progress line on stderr");
+    help_footer(gen,
+                {"konane generate 5x5                  writes konane-5x5-brainking.kbt",
+                 "konane generate --board 5x5 -j 2     the same with 2 compute threads",
+                 "konane generate 4x5 --rules any -o t.kbt --json",
+                 "konane generate 6x6 --gap c3,c4 --memory 8G"},
+                false);
     out.push_back({gen, [g, gen_rules] {
                        g->rules_given = gen_rules->count() > 0;
                        return run_generate(*g);
@@ -627,6 +639,7 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         app.add_subcommand("info", "Board, ruleset, counts per layer and section sizes of a table");
     info->add_option("FILE", i->file, "Table file")->required()->check(non_empty());
     info->add_flag("--json", i->json, "JSON output");
+    help_footer(info, {"konane info konane-5x5-brainking.kbt", "konane info t.kbt --json"}, false);
     out.push_back({info, [i] { return run_info(*i); }});
 
     auto op = std::make_shared<OpeningsArgs>();
@@ -634,7 +647,10 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         "openings",
         "Every opening removal pair with its winner and depth, and the verdict (from a table, "
         "or win/loss by proof search with --search)");
-    openings->add_option("FILE", op->file, "Table file (with --search: a table to look up)")
+    openings
+        ->add_option("FILE", op->file,
+                     "Table file (with --search: a table to look up); or, with --search, a "
+                     "board RxC")
         ->check(non_empty());
     openings->add_flag("--json", op->json, "JSON output");
     openings
@@ -646,7 +662,7 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     openings->add_flag("--search", op->search,
                        "Decide every opening by proof search (win/loss only) instead of reading "
                        "a table");
-    openings->add_option("--board", op->board, "With --search: board size RxC");
+    openings->add_option("--board", op->board, "With --search: board size RxC (also as FILE)");
     auto* op_rules = openings->add_option("--rules", op->rules, "With --search: opening ruleset")
                          ->capture_default_str();
     openings
@@ -681,8 +697,23 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                      "With --search and a table FILE: look up only positions of at most this "
                      "many pieces (endgame tables' effect; 0: all)")
         ->check(CLI::Range(0, 64));
+    help_footer(openings,
+                {"konane openings konane-5x5-brainking.kbt         from a table, with depths",
+                 "konane openings 6x6 --search                     by proof search, win/loss",
+                 "konane openings --board 6x6 --search --json      the same as JSON",
+                 "konane openings t.kbt --gap c3,c4                one gap's verdict"});
     out.push_back({openings, [op, op_rules] {
                        op->rules_given = op_rules->count() > 0;
+                       // `openings 6x6 --search`: a board in FILE's place (unless such a file
+                       // exists).
+                       if (is_board_text(op->file) && !std::filesystem::exists(op->file)) {
+                           merge_board(op->file, op->board);
+                           if (!op->search) {
+                               throw UsageError("a board (" + op->board +
+                                                ") goes with --search: konane openings " +
+                                                op->board + " --search");
+                           }
+                       }
                        if (op->search) return run_openings_search(*op);
                        if (op->file.empty()) throw UsageError("give a table FILE, or --search");
                        if (!op->board.empty() || op->rules_given || !op->memory.empty() ||
@@ -717,6 +748,9 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         ->check(non_empty());
     verify->add_flag("--json", v->json, "JSON output");
     verify->add_flag("-q,--quiet", v->quiet, "No progress line on stderr");
+    help_footer(verify,
+                {"konane verify konane-5x5-brainking.kbt", "konane verify t.kbt -j 2 --json"},
+                false);
     out.push_back({verify, [v] { return run_verify(*v); }});
 
     auto up = std::make_shared<UpgradeArgs>();
@@ -733,6 +767,10 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     upgrade->add_flag("-q,--quiet", up->quiet, "No progress line on stderr");
     upgrade->add_option("-j,--threads", up->threads, "Threads, 1..1024 (default 0: all cores)")
         ->check(decimal(0, 1024));
+    help_footer(upgrade,
+                {"konane upgrade old.kbt               rewrites it in place",
+                 "konane upgrade old.kbt -o new.kbt --json"},
+                false);
     out.push_back({upgrade, [up] { return run_upgrade(*up); }});
 }
 

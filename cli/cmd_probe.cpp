@@ -15,6 +15,7 @@
 
 #include "cli/common.hpp"
 #include "cli/gap_arg.hpp"
+#include "cli/help.hpp"
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
@@ -288,6 +289,7 @@ int run_analyse(const AnalyseArgs& a) {
 // solve
 
 int run_solve(SolveArgs a) {
+    if (is_board_text(a.position)) merge_board(a.position, a.board);  // `solve 6x6`
     if (!a.gap.empty()) {
         // The gap's start position (Black to move) is the position solved.
         if (!a.position.empty()) throw UsageError("give a POSITION or --gap, not both");
@@ -302,8 +304,13 @@ int run_solve(SolveArgs a) {
         const Gap g = gap_arg(*board, a.gap, a.rules_given, a.rules);
         a.position = format_position(*board, gap_start(*board, g));
         a.board = board->name();
+    } else if (a.position.empty() && !a.board.empty()) {
+        const Board b = Board::parse(a.board);  // a board alone: its full board, Black to move
+        a.position = format_position(b, b.start());
     } else if (a.position.empty()) {
-        throw UsageError("give a POSITION, or --gap SQUARE,SQUARE with --board RxC");
+        throw UsageError(
+            "give a POSITION, a board RxC (its full board), or --gap SQUARE,SQUARE with --board "
+            "RxC");
     }
     if (a.wdl) {
         return run_solve_wdl(a);
@@ -410,6 +417,10 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     probe->add_flag("--batch", p->batch,
                     "Positions from standard input, one per line; one JSON object per line "
                     "(position, stored, value, depth; error for a malformed line)");
+    help_footer(probe, {"konane probe konane-4x4-brainking.kbt '..xo/oxox/xoxo/oxox b'",
+                        "konane probe konane-4x4-brainking.kbt            the full board",
+                        "konane probe konane-4x4-brainking.kbt --game 'a4 b4 a2-a4' --json",
+                        "printf '..xo/oxox/xoxo/oxox b\n' | konane probe t.kbt --batch"});
     out.push_back({probe, [p] { return run_probe(*p); }});
 
     auto an = std::make_shared<AnalyseArgs>();
@@ -422,19 +433,25 @@ void add_probe_commands(CLI::App& app, Commands& out) {
                      "Game record from the full board, e.g. 'a4 b4 a2-a4' on 4x4")
         ->required();
     analyse->add_flag("--json", an->json, "JSON output");
+    help_footer(analyse, {"konane analyse konane-4x4-brainking.kbt 'a4 b4 a2-a4'",
+                          "konane analyse konane-5x5-brainking.kbt 'c3 c2 a3-c3' --json"});
     out.push_back({analyse, [an] { return run_analyse(*an); }});
 
     auto so = std::make_shared<SolveArgs>();
     auto* solve = app.add_subcommand(
         "solve",
         "Value, depth and perfect move of any position on a board of up to 64 squares, by search");
-    solve->add_option("POSITION", so->position, "Position, e.g. '.oxox. b' (a 1x6 board)")
+    solve
+        ->add_option("POSITION", so->position,
+                     "Position, e.g. '.oxox. b' (a 1x6 board); or a board RxC for its full board")
         ->check(non_empty());
     solve
         ->add_option("--gap", so->gap,
                      std::string(kGapHelp) + ": solve that start position (needs --board)")
         ->check(non_empty());
-    solve->add_option("--board", so->board, "Board size RxC the position must have")
+    solve
+        ->add_option("--board", so->board,
+                     "Board size RxC the position must have (alone: its full board)")
         ->check(non_empty());
     solve->add_option("--table", so->table, "Table of the same board whose values the search uses")
         ->check(non_empty());
@@ -483,6 +500,12 @@ void add_probe_commands(CLI::App& app, Commands& out) {
                      "With --wdl: write the proof of the value to this file, for `konane "
                      "check-proof` (docs/certificate.md)")
         ->check(non_empty());
+    help_footer(solve,
+                {"konane solve '.oxox. b'                  a 1x6 row, value and perfect line",
+                 "konane solve '.oxox. b' --both --json    and its outcome class",
+                 "konane solve 6x6 --gap c3,c4 --wdl       win/loss of that gap's start",
+                 "konane solve 5x5 --wdl                   the full board (with its removals)",
+                 "konane solve '..xo/oxox/xoxo/oxox b' --table konane-4x4-brainking.kbt"});
     out.push_back({solve, [so, rules_opt] {
                        so->rules_given = rules_opt->count() > 0;
                        return run_solve(*so);

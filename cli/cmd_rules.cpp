@@ -7,6 +7,7 @@
 
 #include "cli/common.hpp"
 #include "cli/gap_arg.hpp"
+#include "cli/help.hpp"
 #include "cli/json.hpp"
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
@@ -20,11 +21,14 @@ struct MovesOptions {
     std::string rules = "brainking";
     std::string position;
     std::string game;
+    bool game_given = false;
     bool json = false;
 };
 
 struct PerftOptions {
-    std::string board;
+    std::string board;         ///< BOARD
+    std::string board_option;  ///< --board, the same
+    std::string depth_text;    ///< DEPTH, or BOARD's place when the board came as --board
     int depth = 0;
     std::string rules = "brainking";
     bool rules_given = false;
@@ -34,18 +38,25 @@ struct PerftOptions {
 
 int run_moves(const MovesOptions& o) {
     const Ruleset rules = parse_ruleset(o.rules);
+    std::string position = o.position, board_text = o.board;
+    if (is_board_text(position)) merge_board(position, board_text);  // `moves 6x6`
     std::optional<Board> board;
-    if (!o.board.empty()) board = Board::parse(o.board);
-    if (!o.position.empty() && !o.game.empty()) {
+    if (!board_text.empty()) board = Board::parse(board_text);
+    if (!position.empty() && o.game_given) {
         throw UsageError("give either a POSITION or --game, not both");
     }
     Position pos;
-    if (!o.position.empty()) {
-        const auto parsed = parse_position(o.position, board ? &*board : nullptr);
+    if (!position.empty()) {
+        const auto parsed = parse_position(position, board ? &*board : nullptr);
         board = parsed.board;
         pos = parsed.position;
+    } else if (!board) {
+        // No default board: a silent 6x6 answered for a position nobody gave.
+        throw UsageError(
+            "no position: give a POSITION (e.g. konane moves '..xo/oxox/xoxo/oxox b'), or a "
+            "board for its full board (konane moves 6x6), with --game 'a6 b6' for the position "
+            "after those moves");
     } else {
-        if (!board) board = Board::make(6, 6);
         pos = parse_game(*board, rules, o.game).positions.back();
     }
     const auto moves = legal_moves(*board, rules, pos);
@@ -69,8 +80,20 @@ int run_moves(const MovesOptions& o) {
     return kOk;
 }
 
-int run_perft(const PerftOptions& o) {
-    const Board board = Board::parse(o.board);
+int run_perft(PerftOptions o) {
+    // `perft --board 6x6 5`: the depth is the first positional argument, read as BOARD.
+    if (!o.board_option.empty() && o.depth_text.empty() && !o.board.empty()) {
+        std::swap(o.board, o.depth_text);
+    }
+    merge_board(o.board, o.board_option);
+    if (o.board_option.empty()) throw UsageError("give the board: konane perft 6x6 DEPTH");
+    if (o.depth_text.empty()) throw UsageError("give the DEPTH: konane perft 6x6 5");
+    std::string depth = o.depth_text;
+    if (const std::string why = decimal(0, 64)(depth); !why.empty()) {
+        throw UsageError("DEPTH " + o.depth_text + ": " + why);
+    }
+    o.depth = std::stoi(depth);
+    const Board board = Board::parse(o.board_option);
     const Ruleset rules = parse_ruleset(o.rules);
     if (o.depth < 0) throw UsageError("DEPTH must be 0 or more");
     std::optional<Gap> gap;
@@ -98,26 +121,34 @@ void add_rules_commands(CLI::App& app, Commands& out) {
         "moves", "Show a position and its legal moves (removals in the opening, then jumps)");
     moves
         ->add_option("POSITION", mo->position,
-                     "Position, e.g. '..xo/oxox/xoxo/oxox b' (default: the full board)")
+                     "Position, e.g. '..xo/oxox/xoxo/oxox b'; or a board RxC for its full board")
         ->check(non_empty());
-    moves->add_option("--board", mo->board, "Board size RxC (default 6x6, or the position's)")
+    moves->add_option("--board", mo->board, "Board size RxC (also as POSITION)")
         ->check(non_empty());
     moves->add_option("--rules", mo->rules, "Opening ruleset: brainking, center or any")
         ->capture_default_str();
-    moves->add_option("--game", mo->game,
-                      "Game record from the full board, e.g. 'a6 b6 a4-a6' on 6x6");
+    auto* moves_game = moves->add_option(
+        "--game", mo->game, "Game record from the full board, e.g. 'a6 b6 a4-a6' on 6x6");
     moves->add_flag("--json", mo->json, "JSON output");
-    out.push_back({moves, [mo] { return run_moves(*mo); }});
+    help_footer(moves, {"konane moves '..xo/oxox/xoxo/oxox b'",
+                        "konane moves 6x6                     Black's removals on the full board",
+                        "konane moves 6x6 --game 'a6 b6'      the position after a6 and b6",
+                        "konane moves --board 4x4 --rules center --json"});
+    out.push_back({moves, [mo, moves_game] {
+                       mo->game_given = moves_game->count() > 0;
+                       return run_moves(*mo);
+                   }});
 
     auto po = std::make_shared<PerftOptions>();
     auto* perft_cmd = app.add_subcommand(
         "perft",
         "Count the move sequences of DEPTH plies from the full board (removals count), or from "
         "a gap's start (--gap: jumps only)");
-    perft_cmd->add_option("BOARD", po->board, "Board size RxC, e.g. 6x6")
-        ->required()
+    perft_cmd->add_option("BOARD", po->board, "Board size RxC, e.g. 6x6 (or --board RxC)")
         ->check(non_empty());
-    perft_cmd->add_option("DEPTH", po->depth, "Number of plies")->required()->check(decimal(0, 64));
+    perft_cmd->add_option("DEPTH", po->depth_text, "Number of plies, 0..64")->check(non_empty());
+    perft_cmd->add_option("--board", po->board_option, "Board size RxC (the same as BOARD)")
+        ->check(non_empty());
     auto* perft_rules =
         perft_cmd->add_option("--rules", po->rules, "Opening ruleset: brainking, center or any")
             ->capture_default_str();
@@ -126,6 +157,11 @@ void add_rules_commands(CLI::App& app, Commands& out) {
                      std::string(kGapHelp) + "; DEPTH then counts jumps from that start")
         ->check(non_empty());
     perft_cmd->add_flag("--json", po->json, "JSON output");
+    help_footer(
+        perft_cmd,
+        {"konane perft 6x6 5                  sequences of 5 plies from the full board",
+         "konane perft --board 6x6 5          the same", "konane perft 5x5 8 --rules center --json",
+         "konane perft 6x6 4 --gap c3,c4      4 jumps from that gap's start"});
     out.push_back({perft_cmd, [po, perft_rules] {
                        po->rules_given = perft_rules->count() > 0;
                        return run_perft(*po);

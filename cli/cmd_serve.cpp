@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/common.hpp"
+#include "cli/help.hpp"
 #include "cli/serve.hpp"
 
 namespace konane::cli {
@@ -112,6 +113,10 @@ void add_serve_command(CLI::App& app, Commands& out) {
         "Check every checksum of every table before serving: a damaged table is "
         "refused, and probes then hash no block (a little faster first probes of a large "
         "table)");
+    help_footer(serve,
+                {"konane serve konane-5x5-brainking.kbt           http://127.0.0.1:8080/",
+                 "konane serve *.kbt --port 9000 --check"},
+                false);
     out.push_back({serve, [s] { return run_serve(*s); }});
 }
 

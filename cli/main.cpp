@@ -4,8 +4,10 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <string>
 
 #include "cli/common.hpp"
+#include "cli/help.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
 
@@ -20,6 +22,8 @@ int main(int argc, char** argv) {
         "probe them for perfect play, analyse games."};
     app.require_subcommand(1);
     app.set_version_flag("--version", "konane 0.1.0");
+    app.footer(std::string("Run konane COMMAND --help for a command's options and examples.\n\n") +
+               kNotationLegend);
     Commands commands;
     add_rules_commands(app, commands);
     add_generate_commands(app, commands);

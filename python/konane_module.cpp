@@ -1059,7 +1059,7 @@ depth to the end in plies (the winner hurries, the loser delays).
 Errors: NotStored (the table does not hold the position), FormatError (a missing, damaged or
 foreign table file; IoError for a failed write), SearchLimit (a search over its memory limit),
 ValueError (malformed notation, a board out of range, an illegal move, a position of another
-board). Rules: docs/rules.md of the project.)";
+board). Rules and notation: docs/rules.md of the project; the API: docs/python.md.)";
 
     // Exceptions. pybind11 tries translators in reverse order of registration: the derived
     // IoError is registered after FormatError so that it is matched first.

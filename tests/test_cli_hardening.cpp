@@ -287,7 +287,7 @@ TEST_CASE("cli: error messages quote a short escaped excerpt at the right place"
     for (const std::string& args :
          {"probe " + t + " " + quote(huge + " b"),
           "probe " + t + " --game " + quote("a4 b4 " + huge), "solve " + quote("xo/ox " + huge),
-          "moves --game " + quote("c" + huge)}) {
+          "moves 6x6 --game " + quote("c" + huge)}) {
         const Run r = run(args);
         INFO(r.out.substr(0, 300));
         CHECK(r.code == 2);
@@ -413,7 +413,7 @@ TEST_CASE("cli: one exit code per kind of error for every subcommand", "[cli][ha
         {"generate 4x4 -q -o /dev/null", 2},
         {"probe " + good + " 'xo/ox b'", 2},
         {"analyse " + good + " 'a4 zz'", 2},
-        {"moves --game 'a9'", 2},
+        {"moves 6x6 --game 'a9'", 2},
         {"perft 9x9 1", 2},
         // 3: not stored
         {"probe " + good + " 'xoxo/oxox/xoxo/oxo. b'", 3},

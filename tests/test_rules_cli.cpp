@@ -21,8 +21,8 @@ TEST_CASE("CLI: konane moves and text and JSON", "[cli]") {
     CHECK(text.code == 0);
     CHECK(text.out == "position: ..xo/oxox/xoxo/oxox b\nto move:  black\n1 legal jump\na2-a4\n");
 
-    // From a game record: the 6x6 default board after a6, b6.
-    const Run game = run("moves --game 'a6 b6' --json");
+    // From a game record on the 6x6 board, after a6, b6.
+    const Run game = run("moves 6x6 --game 'a6 b6' --json");
     CHECK(game.code == 0);
     CHECK(game.out ==
           "{\"position\":\"..xoxo/oxoxox/xoxoxo/oxoxox/xoxoxo/oxoxox b\",\"to_move\":\"black\","
