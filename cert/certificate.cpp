@@ -208,10 +208,17 @@ Certificate read_certificate(const std::filesystem::path& path) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) rd.fail("cannot read its size: " + ec.message());
-    if (size < kMagic.size() + 8) rd.fail("too short to be a certificate");
+    if (size > (std::uint64_t{1} << 40)) rd.fail("too large to be a certificate");
     std::string bytes(size, '\0');
     f.read(bytes.data(), static_cast<std::streamsize>(size));
     if (!f || static_cast<std::uint64_t>(f.gcount()) != size) rd.fail("read failed");
+    return parse_certificate(std::move(bytes), path.string());
+}
+
+Certificate parse_certificate(std::string bytes, const std::string& name) {
+    Reader rd{name};
+    const std::size_t size = bytes.size();
+    if (size < kMagic.size() + 8) rd.fail("too short to be a certificate");
     if (std::string_view(bytes).substr(0, kMagic.size()) != kMagic) {
         if (bytes.starts_with("konane proof certificate ")) {
             rd.fail("a certificate of another version (this program reads version 1)");
@@ -332,6 +339,11 @@ Certificate read_certificate(const std::filesystem::path& path) {
     // Each entry takes at least two bytes (a varint and a move).
     if (total > raw_size / 2 || raw_size > (std::uint64_t{1} << 40)) {
         rd.fail("header: entry counts and data size disagree");
+    }
+    // zstd expands at most 32,768 times (a 128 KiB block of one repeated byte in 4 bytes): a
+    // larger claim is a forged size, refused before the memory is taken.
+    if (raw_size > packed_size * 32768 + 4096) {
+        rd.fail("the compressed entries claim an impossible size");
     }
     const unsigned long long frame = ZSTD_getFrameContentSize(bytes.data() + pos, packed_size);
     if (frame != raw_size) rd.fail("the compressed entries are damaged (frame size)");

@@ -118,6 +118,9 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c);
 /// CertificateError naming the file and what is wrong.
 Certificate read_certificate(const std::filesystem::path& path);
 
+/// The same over a certificate's bytes in memory; `name` stands for the file in the messages.
+Certificate parse_certificate(std::string bytes, const std::string& name);
+
 /// "openings" or "positions".
 const char* certificate_kind_name(CertificateKind k);
 
