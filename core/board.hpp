@@ -56,7 +56,7 @@ enum Direction : int { Up = 0, Down = 1, Right = 2, Left = 3 };
 /// The most squares a board may have: a position's occupancy is one 64-bit word. Any R x C with
 /// R, C >= 1 and R*C <= 64 is a board (1x64, 3x12, 8x8, 64x1, ...) for the rules, moves,
 /// perft and the searches; tables need keys (key_of, at most kMaxKeySquares squares) and are
-/// generated for smaller boards still (solver/enumerate.hpp kMaxGenerateSquares).
+/// generated for smaller boards still (solver/entry_packing.hpp kMaxGenerateSquares).
 inline constexpr int kMaxSquares = 64;
 
 /// The most squares a board may have for key_of: bit 63 of a key holds the side to move.

@@ -24,27 +24,6 @@ namespace konane::solver {
 
 namespace {
 
-// Enumeration entries pack a canonical key with F flag bits so that numeric order is the order
-// of the keys and equal keys are adjacent: bits 0..F-1 the flags, bits F..F+S-1 the occupancy
-// (S squares), bit F+S the side to move of the key. A ruleset's run has F = 2 (bit 0: the class
-// was reached with Black to move, bit 1: with White); a gap's run has one bit per symmetry g of
-// the board, set when the raw position g(canonical position) was reached (Orientations).
-struct Packing {
-    int squares;
-    int flag_bits = 2;
-    int bits() const { return squares + flag_bits + 1; }
-    std::uint64_t flag_mask() const { return (std::uint64_t{1} << flag_bits) - 1; }
-    std::uint64_t pack(std::uint64_t key, std::uint64_t flags) const {
-        return ((key >> 63) << (squares + flag_bits)) |
-               ((key & ~(std::uint64_t{1} << 63)) << flag_bits) | flags;
-    }
-    std::uint64_t key(std::uint64_t e) const {
-        const std::uint64_t side = e >> (squares + flag_bits);
-        return (side << 63) |
-               ((e & ((std::uint64_t{1} << (squares + flag_bits)) - 1)) >> flag_bits);
-    }
-};
-
 inline std::uint64_t swap_sides(std::uint64_t flags) {
     return ((flags & 1) << 1) | (flags >> 1);
 }
@@ -252,15 +231,16 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
     // A gap's run tracks the symmetries each class was reached through (Orientations).
     std::optional<Orientations> orient;
     if (op.gap) orient.emplace(group);
-    const Packing pk{b.squares(), orient ? orient->bits() : 2};
+    const EntryPacking pk = EntryPacking::of(b, orient ? orient->bits() : 2);
     const std::uint64_t flag_mask = pk.flag_mask();
     const int most_captured = max_capture(b);
 
     // Memory. The children waiting to be sorted share one arena of fixed capacity, each entry
-    // tagged with its layer (bits `bits` and up), so that one radix sort groups them by layer;
+    // tagged with the pieces its jump captured (EntryPacking), so that one radix sort groups
+    // them by layer;
     // the sort's scratch is as large again: 16 bytes per arena slot, 60% of the budget. The
     // rest: the threads' local buffers, the chunk being expanded, the merge's readers.
-    const int bits = pk.bits() + 3;
+    const int bits = pk.sort_bits();
     // (Small boards: after a sort, at most 2^(S+1) keys per layer wait, so no more is needed.)
     const std::size_t capacity = std::clamp<std::size_t>(
         o.memory_bytes / 10 * 6 / 16, std::size_t{1} << 16,
@@ -313,14 +293,13 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
             if (!all && pending.size() <= capacity / 2) return;
             std::size_t at = 0;
             while (at < pending.size()) {
-                const std::uint64_t tag = pending[at] >> pk.bits();
+                const std::uint64_t tag = pk.tag(pending[at]);
                 std::size_t end = at;
-                while (end < pending.size() && (pending[end] >> pk.bits()) == tag)
+                while (end < pending.size() && pk.tag(pending[end]) == tag)
                     ++end;
                 const int cap = static_cast<int>(tag);
-                const std::uint64_t mask = (std::uint64_t{1} << pk.bits()) - 1;
                 for (std::size_t i = at; i < end; ++i)
-                    pending[i] &= mask;
+                    pending[i] = pk.untagged(pending[i]);
                 write_key_file(wd.run(n - cap, n, run_index[cap]++),
                                std::span(pending).subspan(at, end - at), threads);
                 ++runs;
@@ -374,8 +353,8 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
                                     static_cast<std::uint64_t>(n - std::popcount(c.occ));
                                 int h = 0;
                                 const std::uint64_t key = orient->canonical(c, h);
-                                local.push_back((cap << pk.bits()) |
-                                                pk.pack(key, orient->child(flags, h)));
+                                local.push_back(
+                                    pk.tagged(pk.pack(key, orient->child(flags, h)), cap));
                                 ++children;
                             });
                         } else {
@@ -386,8 +365,8 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
                             for_each_jump(b, p, [&](Move, Position c) {
                                 const auto cap =
                                     static_cast<std::uint64_t>(n - std::popcount(c.occ));
-                                local.push_back((cap << pk.bits()) |
-                                                pk.pack(group.canonical_key(c), child_flags));
+                                local.push_back(
+                                    pk.tagged(pk.pack(group.canonical_key(c), child_flags), cap));
                                 ++children;
                             });
                         }

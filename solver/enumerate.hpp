@@ -13,6 +13,7 @@
 #include "core/board.hpp"
 #include "core/gap.hpp"
 #include "core/symmetry.hpp"
+#include "solver/entry_packing.hpp"
 
 namespace konane::solver {
 
@@ -32,17 +33,6 @@ struct EnumeratedLayer {
 /// phase when known (0 otherwise).
 using ProgressFn =
     std::function<void(const char* phase, int pieces, std::uint64_t done, std::uint64_t total)>;
-
-/// The largest board the generator handles, in squares: keys are packed with two flag bits
-/// during enumeration (bits 0..1 flags, 2..61 occupancy, 63 side), and 6x6 is the goal.
-inline constexpr int kMaxGenerateSquares = 36;
-
-/// The most pieces one jump can capture on board b: a piece crosses at most
-/// (max(R, C) - 1) / 2 opponents in one straight move (at least 1). Children of a position with
-/// n pieces have n-1 .. n-max_capture(b) pieces.
-inline int max_capture(const Board& b) {
-    return std::max(1, (std::max(b.rows, b.cols) - 1) / 2);
-}
 
 /// The piece count that a position reached after both removals has: R*C - 2.
 inline int first_layer_pieces(const Board& b) {

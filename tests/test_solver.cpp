@@ -15,6 +15,7 @@
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "reference.hpp"
+#include "solver/entry_packing.hpp"
 #include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/radix_sort.hpp"
@@ -352,6 +353,42 @@ TEST_CASE("generate refuses boards over 36 squares", "[solver]") {
     solver::GenerateOptions o;
     o.board = Board::make(6, 7);
     CHECK_THROWS_AS(solver::generate(o), std::invalid_argument);
+}
+
+TEST_CASE("enumeration entries with the longest jumps' tags sort by the radix path",
+          "[solver][sort]") {
+    // The enumeration tags each child with the pieces its jump captured and radix-sorts the
+    // arena by sort_bits(), which must cover the tag: 1x36 has jumps of up to 17 captures. The
+    // buffers are large enough (2^17 entries) for the parallel pass by the top bits.
+    std::mt19937_64 rng(21);
+    for (const auto& [rows, cols] : {std::pair{1, 36}, {2, 18}, {1, 17}, {6, 6}, {4, 4}}) {
+        const Board b = Board::make(rows, cols);
+        for (const int flag_bits : {2, SymmetryGroup(b).size()}) {
+            const auto pk = solver::EntryPacking::of(b, flag_bits);
+            INFO(b.name() << " flags " << flag_bits << " sort bits " << pk.sort_bits());
+            REQUIRE(pk.sort_bits() <= 64);
+            std::vector<std::uint64_t> v(std::size_t{1} << 17);
+            for (auto& e : v) {
+                const std::uint64_t key = (rng() & b.all) | (rng() & (std::uint64_t{1} << 63));
+                const std::uint64_t flags = rng() & pk.flag_mask();
+                // Mostly the longest captures, so the top bits of the tag are set.
+                const std::uint64_t captured =
+                    rng() % 2 ? solver::max_capture(b) : 1 + rng() % solver::max_capture(b);
+                e = pk.tagged(pk.pack(key, flags), captured);
+                REQUIRE(pk.tag(e) == captured);
+                REQUIRE(pk.key(pk.untagged(e)) == key);
+                REQUIRE((e & pk.flag_mask()) == flags);
+                if (pk.sort_bits() < 64) REQUIRE((e >> pk.sort_bits()) == 0);
+            }
+            std::vector<std::uint64_t> want = v;
+            std::sort(want.begin(), want.end());
+            for (const int threads : {1, 2}) {
+                std::vector<std::uint64_t> got = v, scratch;
+                solver::radix_sort(got, scratch, pk.sort_bits(), threads);
+                REQUIRE(got == want);
+            }
+        }
+    }
 }
 
 TEST_CASE("radix_sort sorts like std::sort for any size, width, skew and thread count",
