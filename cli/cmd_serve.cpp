@@ -87,7 +87,7 @@ void add_serve_command(CLI::App& app, Commands& out) {
     auto* serve = app.add_subcommand(
         "serve",
         "Serve tables over HTTP: a page to explore them in a browser and a JSON API "
-        "(/api/probe, /api/solve, /api/openings, /api/tables)");
+        "(/api/probe, /api/solve, /api/openings, /api/game, /api/analyse, /api/tables)");
     serve->add_option("TABLE", s->files, "Table files (one per board and ruleset)")
         ->required()
         ->check(non_empty())
