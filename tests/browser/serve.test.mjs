@@ -675,6 +675,11 @@ await test('Ctrl-C stops the server cleanly', async () => {
   assert.match(serverErr, /konane serve: stopped/);
 });
 
+// With ONLY the test above may not have run: the server must not outlive the run.
+if (server.exitCode === null && server.signalCode === null) {
+  server.kill('SIGTERM');
+  await serverExit;
+}
 rmSync(WORK, { recursive: true, force: true });
 const failed = results.filter((r) => !r).length;
 console.log(`${results.length - failed}/${results.length} passed`);
