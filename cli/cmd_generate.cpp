@@ -25,6 +25,7 @@
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "format/cleanup.hpp"
+#include "format/stats.hpp"
 #include "format/table.hpp"
 #include "format/upgrade.hpp"
 #include "probe/openings.hpp"
@@ -333,7 +334,34 @@ struct FileArgs {
     bool quiet = false;
     std::string memory;
     std::string work;
+    bool stats = false;  ///< info --stats
 };
+
+/// "0:12 1:40 ..." (depth:count for every depth with a class) for `konane info --stats`.
+std::string depth_histogram_text(const std::vector<std::uint64_t>& counts) {
+    std::string out;
+    for (std::size_t d = 0; d < counts.size(); ++d) {
+        if (counts[d] == 0) continue;
+        out += fmt::format("{}{}:{}", out.empty() ? "" : " ", d, counts[d]);
+    }
+    return out;
+}
+
+/// The sum of the layers' statistics (pieces 0): classes, raw, wins, losses and the histogram.
+format::LayerStats total_stats(const std::vector<format::LayerStats>& layers) {
+    format::LayerStats all;
+    for (const auto& l : layers) {
+        all.classes += l.classes;
+        all.raw += l.raw;
+        all.wins += l.wins;
+        all.losses += l.losses;
+        if (l.depth_counts.size() > all.depth_counts.size())
+            all.depth_counts.resize(l.depth_counts.size(), 0);
+        for (std::size_t d = 0; d < l.depth_counts.size(); ++d)
+            all.depth_counts[d] += l.depth_counts[d];
+    }
+    return all;
+}
 
 int run_info(const FileArgs& a) {
     const auto t = format::Table::open(a.file);
@@ -348,6 +376,9 @@ int run_info(const FileArgs& a) {
     const double per = classes ? 8.0 / static_cast<double>(classes) : 0;
     const double per_bit = classes ? 1.0 / static_cast<double>(classes) : 0;
     const std::string board = fmt::format("{}x{}", m.rows, m.cols);
+    // --stats decodes every value of the table (and so checks every block's check).
+    std::vector<format::LayerStats> stats;
+    if (a.stats) stats = format::table_stats(*t);
     // A table built from one gap names it in its ruleset field ("gap-c3-c4", FORMAT.md §3).
     std::optional<Gap> gap;
     std::optional<Board> geometry;
@@ -378,13 +409,25 @@ int run_info(const FileArgs& a) {
         for (std::size_t i = 0; i < t->layers().size(); ++i) {
             const auto& l = t->layers()[i];
             const auto s = t->section_sizes(i);
-            j["layers"].push_back({{"pieces", l.pieces},
-                                   {"classes", l.classes},
-                                   {"raw", l.raw},
-                                   {"bytes",
-                                    {{"index", s.index() / 8},
-                                     {"values", s.values() / 8},
-                                     {"checks", s.checks / 8}}}});
+            json layer = {
+                {"pieces", l.pieces},
+                {"classes", l.classes},
+                {"raw", l.raw},
+                {"bytes",
+                 {{"index", s.index() / 8}, {"values", s.values() / 8}, {"checks", s.checks / 8}}}};
+            if (a.stats) {
+                layer["wins"] = stats[i].wins;
+                layer["losses"] = stats[i].losses;
+                layer["depths"] = stats[i].depth_counts;
+            }
+            j["layers"].push_back(std::move(layer));
+        }
+        if (a.stats) {
+            const format::LayerStats all = total_stats(stats);
+            j["totals"] = {{"classes", all.classes},
+                           {"wins", all.wins},
+                           {"losses", all.losses},
+                           {"depths", all.depth_counts}};
         }
         std::printf("%s\n", dump(j).c_str());
         return kOk;
@@ -416,6 +459,26 @@ int run_info(const FileArgs& a) {
                     static_cast<unsigned long long>(l.raw),
                     static_cast<unsigned long long>(s.index() / 8),
                     static_cast<unsigned long long>(s.values() / 8));
+    }
+    if (a.stats) {
+        std::printf(
+            "\nwins and losses for the side to move, and classes per depth to end (plies; odd: "
+            "win, even: loss):\n");
+        std::printf("%6s %12s %12s %12s  %s\n", "pieces", "classes", "wins", "losses",
+                    "depth:classes");
+        for (std::size_t i = stats.size(); i-- > 0;) {
+            const auto& l = stats[i];
+            std::printf("%6u %12llu %12llu %12llu  %s\n", l.pieces,
+                        static_cast<unsigned long long>(l.classes),
+                        static_cast<unsigned long long>(l.wins),
+                        static_cast<unsigned long long>(l.losses),
+                        depth_histogram_text(l.depth_counts).c_str());
+        }
+        const format::LayerStats all = total_stats(stats);
+        std::printf(
+            "%6s %12llu %12llu %12llu  %s\n", "all", static_cast<unsigned long long>(all.classes),
+            static_cast<unsigned long long>(all.wins), static_cast<unsigned long long>(all.losses),
+            depth_histogram_text(all.depth_counts).c_str());
     }
     return kOk;
 }
@@ -639,7 +702,13 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         app.add_subcommand("info", "Board, ruleset, counts per layer and section sizes of a table");
     info->add_option("FILE", i->file, "Table file")->required()->check(non_empty());
     info->add_flag("--json", i->json, "JSON output");
-    help_footer(info, {"konane info konane-5x5-brainking.kbt", "konane info t.kbt --json"}, false);
+    info->add_flag("--stats", i->stats,
+                   "Also per layer: classes won and lost by the side to move and the number of "
+                   "classes at each depth to end (decodes every value, checking every block)");
+    help_footer(info,
+                {"konane info konane-5x5-brainking.kbt", "konane info t.kbt --json",
+                 "konane info t.kbt --stats"},
+                false);
     out.push_back({info, [i] { return run_info(*i); }});
 
     auto op = std::make_shared<OpeningsArgs>();
