@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Writes docs/solved.md (markdown, on stdout) from the JSON that scripts/build-tables saved:
-per board the `konane generate --json` summary, `konane openings --json` and `konane info --json`.
+per board the `konane generate --json` summary, `konane openings --json`, `konane info --stats
+--json` and, where it ran, `konane openings --search --rules any --json` (every gap's winner); and
+the sha256 of each table from docs/tables.sha256.
 
-Usage: solved_md.py --dir DIR --rules R --commit C BOARD...
+Usage: solved_md.py --dir DIR --rules R --commit C [--sums FILE] BOARD...
 """
 import argparse
 import json
@@ -44,12 +46,33 @@ def duration(s):
     return f"{s:.2f} s"
 
 
+def board_key(b):
+    r, c = (int(x) for x in b.split("x"))
+    return r * c, r, c
+
+
+def histogram(depths):
+    """ "0: 12, 1: 40, ..." for every depth with a class."""
+    return ", ".join(f"{d}: {n:,}" for d, n in enumerate(depths) if n)
+
+
+def total_depths(info):
+    if "totals" in info:
+        return info["totals"]["depths"]
+    return None
+
+
+def gap_name(o):
+    return f"{o['black']},{o['white']}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True)
     ap.add_argument("--rules", required=True)
     ap.add_argument("--commit", required=True)
     ap.add_argument("--note", default="")
+    ap.add_argument("--sums", default="docs/tables.sha256")
     ap.add_argument("boards", nargs="+")
     a = ap.parse_args()
 
@@ -62,7 +85,17 @@ def main():
             op = json.load(f)
         with open(base + ".info.json") as f:
             info = json.load(f)
-        data.append((b, gen, op, info))
+        anyj = None
+        if os.path.exists(base + ".any.json"):
+            with open(base + ".any.json") as f:
+                anyj = json.load(f)
+        data.append((b, gen, op, info, anyj))
+    sums = {}
+    if os.path.exists(a.sums):
+        with open(a.sums) as f:
+            for line in f:
+                h, name = line.split()
+                sums[name] = h
 
     out = []
     w = out.append
@@ -73,6 +106,66 @@ def main():
     w("`konane openings`. Depths are in plies from Black's first jump, with perfect play: the winner")
     w("hurries, the loser delays ([rules.md](rules.md) \"Values\").")
     w("")
+    w("Contents: [results at a glance](#results-at-a-glance) · [checking a table](#checking-a-table) ·")
+    w("[every board](#every-board) · then one section per board (openings, every gap, per-layer wins,")
+    w("losses and depth histogram, sha256).")
+    w("")
+    w("## Results at a glance")
+    w("")
+    black_boards = [b for b, gen, op, info, anyj in data if op["winner"] == "black"]
+    w("- **Who wins.** With perfect play from the two opening removals (ruleset "
+      f"`{a.rules}`), White wins every board listed here except "
+      + (", ".join(black_boards) if black_boards else "none") + ", which "
+      + ("Black wins." if len(black_boards) != 1 else "Black wins.")
+      + " The table below gives each board's verdict, Black's best removal with White's best reply,")
+    w("  and the length of that game in plies from Black's first jump (the winner hurries, the loser")
+    w("  delays).")
+    any_black = [b for b, gen, op, info, anyj in data if anyj and anyj["winner"] == "black"]
+    any_done = [b for b, gen, op, info, anyj in data if anyj]
+    if any_done:
+        w(f"- **Any removal** (ruleset `any`: Black may remove any of its pieces, White any piece next")
+        w(f"  to it; proof search, win/loss only; boards of up to {max(board_key(b)[0] for b in any_done)} squares):"
+          " Black wins the `any` game (it has a removal after which every White reply loses) on "
+          + (", ".join(any_black) if any_black else "none of them")
+          + "; White wins it on every other board searched. Each board's section lists the winner")
+        w("  of every gap, the game from those two empty squares with Black to move"
+          " ([gap.md](gap.md)).")
+    longest = max(data, key=lambda d: (d[2].get("best") or {}).get("depth", 0))
+    lb = longest[2].get("best") or {}
+    w(f"- **Longest perfect game** among the openings' best lines: {longest[0]}, {lb.get('depth', 0)} plies"
+      f" ({lb.get('black', '-')} then {lb.get('white') or '-'}).")
+    w("- **Checking a table**: every published table's sha256 is in `docs/tables.sha256`;")
+    w("  `scripts/check-tables DIR` compares the tables in DIR against it (below).")
+    w("")
+    w("| board | winner | best opening | depth | ruleset `any`: winner (gaps Black wins) |")
+    w("|---|---|---|---:|---|")
+    for b, gen, op, info, anyj in data:
+        best = op.get("best") or {}
+        opening = f"{best.get('black', '-')} {best.get('white') or ''}".strip()
+        if anyj:
+            wins = [o for o in anyj["openings"] if o["winner"] == "black"]
+            gaps = f"{anyj['winner']} ({len(wins)} of {len(anyj['openings'])})"
+        else:
+            gaps = "not searched"
+        w(f"| {b} | {op['winner']} | {opening} | {best.get('depth', 0)} | {gaps} |")
+    w("")
+    w("## Checking a table")
+    w("")
+    w("Generation is deterministic: the same board and ruleset give the same file byte for byte,")
+    w("whatever the thread count or memory budget. `docs/tables.sha256` holds the sha256 of every")
+    w("table listed here (in `sha256sum -c` format); a board whose table was not rebuilt by the run")
+    w("that wrote this page has no line there yet, and its section says so. To check rebuilt tables:")
+    w("")
+    w("```")
+    w("scripts/build-tables --dir tables          # or: konane generate 5x5 -o tables/konane-5x5-brainking.kbt")
+    w("scripts/check-tables tables                # sha256sum -c of every table present in tables/")
+    w("```")
+    w("")
+    w("The test `published sha256` (`tests/test_published_tables.cpp`) builds every table of up to 25")
+    w("squares and compares it with `docs/tables.sha256`.")
+    w("")
+    w("## Every board")
+    w("")
     w(f"Produced by `scripts/build-tables` at commit `{a.commit}` on {machine()}. Each board's time")
     w("and peak memory are those of the run that built its table (`generate --json`); a resumed run")
     w("counts the time of every layer, whichever run did it.")
@@ -82,7 +175,7 @@ def main():
         w("")
     w("| board | winner | Black's best removal | White's best reply | depth | classes | raw positions | file | generation | peak memory |")
     w("|---|---|---|---|---:|---:|---:|---:|---:|---:|")
-    for b, gen, op, info in data:
+    for b, gen, op, info, anyj in data:
         best = op.get("best") or {}
         t = gen["seconds"]["total"]
         if gen.get("resumed"):
@@ -92,7 +185,7 @@ def main():
           f"{size(info['file_bytes'])} | {duration(t)}{' (resumed)' if gen.get('resumed') else ''} | "
           f"{size(gen['peak_memory_bytes'])} |")
     w("")
-    for b, gen, op, info in data:
+    for b, gen, op, info, anyj in data:
         w(f"## {b}")
         w("")
         best = op.get("best")
@@ -125,11 +218,48 @@ def main():
           + (f", work directory at most {size(gen['peak_work_bytes'])}" if "peak_work_bytes" in gen else "")
           + ".")
         w("")
-        w("| pieces | classes | raw positions | longest game (plies) |")
-        w("|---:|---:|---:|---:|")
-        for l in sorted(gen["layers"], key=lambda l: -l["pieces"]):
-            w(f"| {l['pieces']} | {l['classes']:,} | {l['raw']:,} | {l['max_depth']} |")
+        name = f"konane-{b}-{a.rules}.kbt"
+        if name in sums:
+            w(f"sha256 of `{name}`: `{sums[name]}`.")
+        else:
+            w(f"sha256 of `{name}`: to be filled from the next build of this board (its table was"
+              " not rebuilt by the run that wrote this page).")
         w("")
+        stats = {l["pieces"]: l for l in info.get("layers", []) if "wins" in l}
+        if stats:
+            w("Per layer: classes (positions up to symmetry), raw positions, how many classes the side")
+            w("to move wins and loses (`konane info --stats`), and the longest game (plies).")
+            w("")
+            w("| pieces | classes | raw positions | wins | losses | longest game (plies) |")
+            w("|---:|---:|---:|---:|---:|---:|")
+            for l in sorted(gen["layers"], key=lambda l: -l["pieces"]):
+                st = stats[l["pieces"]]
+                w(f"| {l['pieces']} | {l['classes']:,} | {l['raw']:,} | {st['wins']:,} | "
+                  f"{st['losses']:,} | {l['max_depth']} |")
+            tot = info["totals"]
+            w(f"| all | {tot['classes']:,} | {gen['positions']['raw']:,} | {tot['wins']:,} | "
+              f"{tot['losses']:,} | |")
+            w("")
+            w(f"Classes per depth to end (plies; odd: the side to move wins): {histogram(tot['depths'])}.")
+            w("Per layer: `konane info --stats`.")
+        else:
+            w("| pieces | classes | raw positions | longest game (plies) |")
+            w("|---:|---:|---:|---:|")
+            for l in sorted(gen["layers"], key=lambda l: -l["pieces"]):
+                w(f"| {l['pieces']} | {l['classes']:,} | {l['raw']:,} | {l['max_depth']} |")
+            w("")
+            w("Wins, losses and the depth histogram: to be filled from the next build of this board"
+              " (`konane info --stats`).")
+        w("")
+        if anyj:
+            bw = [gap_name(o) for o in anyj["openings"] if o["winner"] == "black"]
+            ww = [gap_name(o) for o in anyj["openings"] if o["winner"] == "white"]
+            w(f"Every gap (ruleset `any`, `konane openings --board {b} --search --rules any`, win/loss"
+              f" only, {anyj['cpu_seconds']:.2f} s of CPU): **{anyj['winner']} wins** the `any` game. "
+              f"Black wins from {len(bw)} of the {len(anyj['openings'])} gaps"
+              + (": " + " ".join(f"`{g}`" for g in bw) if bw else "")
+              + "; White from " + (" ".join(f"`{g}`" for g in ww) if ww else "none") + ".")
+            w("")
     w("Boards past the tables (6x7, 7x6), by proof search: [beyond.md](beyond.md).")
     print("\n".join(out))
 
