@@ -1,6 +1,6 @@
 // How the enumeration packs a canonical key, its flags and the number of pieces a jump captured
 // into one 64-bit word, so that one radix sort orders the children by layer, then key.
-// Source: shared/docs/design.md ("Position key", "Layers"); the sort is solver/radix_sort.hpp.
+// Source: docs/architecture.md, README.md ("How it works"); the sort is solver/radix_sort.hpp.
 #pragma once
 
 #include <algorithm>
