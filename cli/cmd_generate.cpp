@@ -33,6 +33,7 @@
 #include "solver/estimate.hpp"
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
+#include "solver/workdir.hpp"
 
 namespace konane::cli {
 
@@ -85,8 +86,9 @@ void check_creatable(const std::filesystem::path& dir, const std::string& what) 
     ::unlink(probe.c_str());
 }
 
-/// The smallest memory budget accepted: below it the fixed buffers alone would not fit.
-constexpr std::uint64_t kMinBudget = std::uint64_t{16} << 20;
+/// The smallest memory budget accepted: below it the process (about 10 MiB) and the
+/// enumeration's fixed buffers (solver::kEnumerateLeastBytes) would not fit.
+constexpr std::uint64_t kMinBudget = std::uint64_t{24} << 20;
 
 void check_work_dir(const std::filesystem::path& work);
 
@@ -202,6 +204,12 @@ int run_generate(GenerateArgs a) {
                                      mib(kMinBudget)));
     }
     if (!a.memory.empty()) warn_memory_over_physical(budget, a.memory, a.quiet);
+    // --memory bounds the whole process: what it holds already (about 10 MiB) and the threads'
+    // stacks are part of it.
+    o.process_bytes = solver::resident_bytes() +
+                      static_cast<std::uint64_t>(
+                          o.threads > 0 ? o.threads : std::thread::hardware_concurrency()) *
+                          (std::uint64_t{1} << 18);
     ProgressLine progress(!a.quiet);
     progress.watch_directory(o.work_dir);
     o.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
@@ -738,8 +746,10 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         ->add_option("--memory", op->memory,
                      "With --search: transposition table size (default 512M)")
         ->check(non_empty());
-    openings->add_option("--max-nodes", op->max_nodes,
-                         "With --search: most nodes per opening (0: no limit)");
+    openings
+        ->add_option("--max-nodes", op->max_nodes,
+                     "With --search: most nodes per opening (0: no limit)")
+        ->check(decimal(0, kMaxNodes));
     openings->add_flag("--plain", op->plain,
                        "With --search: plain boolean alpha-beta (the baseline)");
     openings->add_flag("-q,--quiet", op->quiet, "With --search: no progress line on stderr");
@@ -765,7 +775,7 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         ->add_option("--table-max-pieces", op->table_max_pieces,
                      "With --search and a table FILE: look up only positions of at most this "
                      "many pieces (endgame tables' effect; 0: all)")
-        ->check(CLI::Range(0, 64));
+        ->check(decimal(0, 64));
     help_footer(openings,
                 {"konane openings konane-5x5-brainking.kbt         from a table, with depths",
                  "konane openings 6x6 --search                     by proof search, win/loss",

@@ -90,6 +90,10 @@ struct ProbeArgs {
     bool batch = false;
 };
 
+/// The longest line `probe --batch` takes (bytes): a position is at most 64 squares, 63 slashes,
+/// a space and the side; longer lines end the batch with an error rather than grow a buffer.
+constexpr std::size_t kMaxBatchLine = 4096;
+
 /// `probe FILE --batch`: one position per line of standard input, one JSON object per line of
 /// standard output in the same order: position, stored, and value and depth when stored; a
 /// line that is no position of the table's board gets "error" and the batch goes on. A damaged
@@ -120,7 +124,7 @@ int run_batch(const ProbeArgs& a) {
     // received so far are all answered: the answers are then sent before waiting for more, and
     // a client that writes one line and waits for its answer gets it at once.
     std::vector<char> buf(std::size_t{1} << 16);
-    std::size_t pos = 0, len = 0;
+    std::size_t pos = 0, len = 0, lines = 0;
     for (;;) {
         if (pos == len) {
             send();
@@ -134,14 +138,21 @@ int run_batch(const ProbeArgs& a) {
         }
         const char* start = buf.data() + pos;
         const void* nl = std::memchr(start, '\n', len - pos);
+        const auto n =
+            nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : len - pos;
+        if (line.size() + n > kMaxBatchLine) {
+            send();
+            throw UsageError(fmt::format(
+                "standard input: line {} is longer than {} bytes (a position is at most {})",
+                lines + 1, kMaxBatchLine, 2 * kMaxSquares + 1));
+        }
+        line.append(start, n);
         if (nl == nullptr) {
-            line.append(start, len - pos);
             pos = len;
             continue;
         }
-        const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - start);
-        line.append(start, n);
         pos += n + 1;
+        ++lines;
         answer(line);
         if (out.size() > (1 << 16)) send();
         line.clear();
@@ -372,8 +383,7 @@ int run_solve(SolveArgs a) {
     if (a.json) {
         std::optional<std::pair<Value, Value>> both;
         if (a.both) both = std::pair{*black_starts, *white_starts};
-        json j = solve_json(b, ans, s, both);
-        j["game"] = game_kind(b, opt.rules, opt.jumps_only, p);
+        const json j = solve_json(b, ans, s, both);
         std::printf("%s\n", dump(j).c_str());
         return kOk;
     }
@@ -479,8 +489,10 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     solve->add_flag("--wdl", so->wdl,
                     "Win/loss only, by proof search (alpha-beta with a transposition table, "
                     "enhanced transposition cut-offs, mobility ordering): much faster");
-    solve->add_option("--max-nodes", so->max_nodes,
-                      "With --wdl: stop undecided after this many nodes (0: no limit)");
+    solve
+        ->add_option("--max-nodes", so->max_nodes,
+                     "With --wdl: stop undecided after this many nodes (0: no limit)")
+        ->check(decimal(0, kMaxNodes));
     solve->add_flag("--plain", so->plain,
                     "With --wdl: plain boolean alpha-beta with the same table (the baseline)");
     solve->add_flag("--dfpn", so->dfpn,

@@ -18,6 +18,7 @@
 
 #include "cli/common.hpp"
 #include "cli/gap_arg.hpp"
+#include "cli/json.hpp"
 #include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
@@ -28,8 +29,6 @@
 namespace konane::cli {
 
 namespace {
-
-using json = nlohmann::ordered_json;
 
 /// The progress line of a proof search on stderr: nodes, rate, memory, the current line of the
 /// root's moves. On a terminal rewritten in place four times a second; elsewhere one line every
@@ -351,11 +350,6 @@ std::string undecided_word(std::uint64_t max_nodes) {
 }
 
 }  // namespace
-
-const char* game_kind(const Board& b, Ruleset r, bool jumps_only, Position p) {
-    if (jumps_only) return "jumps only";
-    return stage_of(b, r, p) == Stage::Play ? "jumps" : "opening";
-}
 
 std::string game_description(const Board& b, Ruleset r, bool jumps_only, Position p) {
     if (jumps_only) return "jumps only (--jumps-only: no opening removals)";

@@ -52,8 +52,9 @@ struct Failure {
 /// std::invalid_argument (malformed notation, board, ruleset) and format::FormatError (a damaged
 /// or foreign table) give kBadInput; NotStored gives kNotStored; format::IoError (a file that
 /// cannot be opened, read or written), std::bad_alloc, std::system_error (a thread that cannot
-/// be started), SearchLimit, a damaged work file and anything else give kFailed.
-Failure failure_of(std::exception_ptr error);
+/// be started), SearchLimit, a damaged work file and anything else give kFailed. The message
+/// for std::bad_alloc advises --memory only when has_memory_option (the subcommand has one).
+Failure failure_of(std::exception_ptr error, bool has_memory_option = true);
 
 /// An error message made safe for a terminal: printable() (control characters and invalid
 /// UTF-8 escaped), at most 1,000 characters (then "...").
@@ -69,8 +70,19 @@ std::uint64_t parse_size(const std::string& text, const char* option);
 /// memory (solver::machine_memory_bytes()).
 void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet);
 
-/// A CLI11 check for a whole number in decimal digits only, within [lo, hi]: refuses a sign,
-/// "0x10", "1e3", " 5" and the empty string, which CLI11's own conversion would accept or wrap.
+/// Parses a whole number in decimal digits only, within [lo, hi]: the one number parser of the
+/// command (every numeric option goes through it, by decimal()). Refuses a sign, a space,
+/// "0x10", "1e3", a leading zero ("010", which CLI11 and strtol would read as octal), the empty
+/// string and a value past 2^64 or outside the range. Throws UsageError "OPTION: PROBLEM
+/// (accepted: LO..HI)".
+std::uint64_t parse_decimal(std::string_view text, const char* option, std::uint64_t lo,
+                            std::uint64_t hi);
+
+/// The largest --max-nodes taken (10^18: far past any search that ends).
+inline constexpr std::uint64_t kMaxNodes = 1'000'000'000'000'000'000;
+
+/// A CLI11 check running parse_decimal() on an option's value (CLI11 prefixes the option's
+/// name to the message).
 CLI::Validator decimal(std::uint64_t lo, std::uint64_t hi);
 
 /// Registration functions, one per source file.

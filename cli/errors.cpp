@@ -1,5 +1,7 @@
 // The command's edge: errors to exit codes and messages, strict numbers (cli/common.hpp).
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <new>
 #include <system_error>
 
@@ -13,7 +15,7 @@
 
 namespace konane::cli {
 
-Failure failure_of(std::exception_ptr error) {
+Failure failure_of(std::exception_ptr error, bool has_memory_option) {
     try {
         std::rethrow_exception(error);
     } catch (const UsageError& e) {
@@ -27,7 +29,9 @@ Failure failure_of(std::exception_ptr error) {
     } catch (const NotStored& e) {
         return {kNotStored, e.what()};
     } catch (const std::bad_alloc&) {
-        return {kFailed, "out of memory (give a smaller --memory, or free memory)"};
+        return {kFailed, has_memory_option
+                             ? "out of memory (give a smaller --memory, or free memory)"
+                             : "out of memory (free memory, or raise the process's limit)"};
     } catch (const std::system_error& e) {
         if (e.code() == std::errc::resource_unavailable_try_again) {
             return {kFailed,
@@ -121,15 +125,50 @@ void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bo
                  safe_message(text).c_str(), static_cast<double>(phys) / (1 << 30));
 }
 
+namespace {
+
+/// Why text is not a whole number in decimal digits within [lo, hi], or "" when it is (then
+/// value holds it). One parser for every number the command takes (decimal()).
+std::string decimal_problem(std::string_view text, std::uint64_t lo, std::uint64_t hi,
+                            std::uint64_t& value) {
+    const std::string accepted = fmt::format("accepted: {}..{}", lo, hi);
+    if (text.empty()) return fmt::format("must not be empty ({})", accepted);
+    if (text.find_first_not_of("0123456789") != std::string_view::npos) {
+        return fmt::format("'{}' is not a whole number in decimal digits ({})", excerpt(text),
+                           accepted);
+    }
+    if (text.size() > 1 && text[0] == '0') {
+        // Read as octal by strtol and CLI11's own conversion: refused rather than guessed.
+        return fmt::format("'{}' has a leading zero (write the number without it; {})",
+                           excerpt(text), accepted);
+    }
+    std::uint64_t v = 0;
+    for (char c : text) {
+        const auto d = static_cast<std::uint64_t>(c - '0');
+        if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
+            return fmt::format("{} is not in {}..{}", excerpt(text), lo, hi);
+        v = v * 10 + d;
+    }
+    if (v < lo || v > hi) return fmt::format("{} is not in {}..{}", v, lo, hi);
+    value = v;
+    return {};
+}
+
+}  // namespace
+
+std::uint64_t parse_decimal(std::string_view text, const char* option, std::uint64_t lo,
+                            std::uint64_t hi) {
+    std::uint64_t v = 0;
+    const std::string problem = decimal_problem(text, lo, hi, v);
+    if (!problem.empty()) throw UsageError(fmt::format("{}: {}", option, problem));
+    return v;
+}
+
 CLI::Validator decimal(std::uint64_t lo, std::uint64_t hi) {
     return CLI::Validator(
         [lo, hi](std::string& s) -> std::string {
-            if (s.empty()) return "must not be empty";
-            if (s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
-                return fmt::format("'{}' is not a whole number in decimal digits", excerpt(s));
-            const std::uint64_t v = std::stoull(s);
-            if (v < lo || v > hi) return fmt::format("{} is not in {}..{}", v, lo, hi);
-            return {};
+            std::uint64_t v = 0;
+            return decimal_problem(s, lo, hi, v);
         },
         fmt::format("INT in [{} - {}]", lo, hi));
 }

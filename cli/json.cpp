@@ -71,6 +71,11 @@ json answer_json(const Board& b, const Answer& a) {
     return j;
 }
 
+const char* game_kind(const Board& b, Ruleset r, bool jumps_only, Position p) {
+    if (jumps_only) return "jumps only";
+    return stage_of(b, r, p) == Stage::Play ? "jumps" : "opening";
+}
+
 json solve_json(const Board& b, const Answer& a, const Searcher& s,
                 const std::optional<std::pair<Value, Value>>& both) {
     json j = answer_json(b, a);
@@ -83,6 +88,7 @@ json solve_json(const Board& b, const Answer& a, const Searcher& s,
     j["search"] = {{"positions", s.positions()},
                    {"table_hits", s.table_hits()},
                    {"table_rejections", s.table_rejections()}};
+    j["game"] = game_kind(b, s.options().rules, s.options().jumps_only, a.position);
     return j;
 }
 

@@ -55,9 +55,14 @@ Answer search_answer(Searcher& s, Position p);
 /// "line": [moves]}; moves and positions in notation on b.
 json answer_json(const Board& b, const Answer& a);
 
-/// What `konane solve --json` prints: answer_json(), then with `both` (the values with Black and
-/// with White to move) "outcome", "black_starts", "white_starts", then "board" and "search"
-/// ({"positions", "table_hits", "table_rejections"} of s).
+/// Which game p is played as under ruleset r (core/board.hpp stage_of, rules.md "Positions no
+/// opening produces"): "jumps", "opening" (removals first), or "jumps only" (--jumps-only).
+const char* game_kind(const Board& b, Ruleset r, bool jumps_only, Position p);
+
+/// What `konane solve --json` prints and `/api/solve` answers: answer_json(), then with `both`
+/// (the values with Black and with White to move) "outcome", "black_starts", "white_starts",
+/// then "board", "search" ({"positions", "table_hits", "table_rejections"} of s) and "game"
+/// (game_kind() under s's ruleset and jumps_only).
 json solve_json(const Board& b, const Answer& a, const Searcher& s,
                 const std::optional<std::pair<Value, Value>>& both = std::nullopt);
 

@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
         try {
             code = c.run();
         } catch (...) {
-            const Failure f = failure_of(std::current_exception());
+            const Failure f = failure_of(std::current_exception(),
+                                         c.app->get_option_no_throw("--memory") != nullptr);
             std::fprintf(stderr, "konane %s: error: %s\n", name.c_str(),
                          safe_message(f.message).c_str());
             code = f.code;

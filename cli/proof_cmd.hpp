@@ -65,10 +65,6 @@ int run_solve_wdl(const SolveArgs& a);
 /// `konane openings --search`: every opening decided by proof search.
 int run_openings_search(const OpeningsArgs& a);
 
-/// Which game p is played as under ruleset r (core/board.hpp stage_of, rules.md "Positions no
-/// opening produces"): "jumps", "opening" (removals first), or "jumps only" (--jumps-only).
-const char* game_kind(const Board& b, Ruleset r, bool jumps_only, Position p);
-
 /// The same in words, for the `game:` line: e.g. "jumps (no opening of ruleset brainking leaves
 /// this position, so it is played by jumps)".
 std::string game_description(const Board& b, Ruleset r, bool jumps_only, Position p);

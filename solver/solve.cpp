@@ -189,6 +189,14 @@ GenerateReport generate(const GenerateOptions& o) {
         check_resources(b, o.rules, rep.memory_bytes,
                         work.empty() ? std::filesystem::temp_directory_path() : work, o.output);
     }
+    if (o.process_bytes > 0 && rep.memory_bytes < o.process_bytes + kEnumerateLeastBytes) {
+        const std::uint64_t least = o.process_bytes + kEnumerateLeastBytes;
+        throw std::invalid_argument(
+            "memory budget " + gib(rep.memory_bytes) + " is less than any run takes: the process " +
+            "holds " + gib(o.process_bytes) + " before any work and the enumeration needs " +
+            gib(kEnumerateLeastBytes) + " more; rerun with --memory " +
+            std::to_string((least >> 20) + 1) + "M or more");
+    }
     if (work.empty()) {
         tmp = std::make_unique<TempDir>("konane-generate");
         work = tmp->path() / "work";
@@ -203,7 +211,7 @@ GenerateReport generate(const GenerateOptions& o) {
         PhaseMeter meter;
         EnumerateOptions eo;
         eo.threads = threads;
-        eo.memory_bytes = rep.memory_bytes;
+        eo.memory_bytes = rep.memory_bytes - o.process_bytes;
         eo.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
             if (done == total) note_disk();
             if (o.progress) o.progress(phase, pieces, done, total);
@@ -229,16 +237,22 @@ GenerateReport generate(const GenerateOptions& o) {
             w += wd.layer(n - k).classes;
         return w;
     };
+    // Every layer is checked before the first is solved, and a refusal names the budget the
+    // whole rest of the run needs (its largest layer's), not only the first layer over it.
+    int worst_layer = -1;
+    std::uint64_t worst = 0;
     for (int n : order) {
         const std::uint64_t need = solve_memory_bytes(wd.layer(n).classes, window_of(n));
-        if (need > rep.memory_bytes && !o.keep_layers) {
-            throw std::invalid_argument(
-                "memory budget " + gib(rep.memory_bytes) + " cannot hold the solve of layer " +
-                std::to_string(n) + " (" + std::to_string(wd.layer(n).classes) +
-                " positions): it needs about " + gib(need) + "; rerun with --memory " +
-                std::to_string((need >> 20) + 1) + "M or more to resume from the work directory " +
-                wd.path().string());
-        }
+        if (need > worst) worst = need, worst_layer = n;
+    }
+    if (worst > rep.memory_bytes && !o.keep_layers) {
+        throw std::invalid_argument(
+            "memory budget " + gib(rep.memory_bytes) + " cannot hold the solve of " + b.name() +
+            ": its largest layer, " + std::to_string(worst_layer) + " pieces (" +
+            std::to_string(wd.layer(worst_layer).classes) + " positions), needs about " +
+            gib(worst) + "; rerun with --memory " + std::to_string((worst >> 20) + 1) +
+            "M or more (enough for every layer) to resume from the work directory " +
+            wd.path().string());
     }
 
     std::unique_ptr<format::TableWriter> writer;

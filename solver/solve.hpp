@@ -98,6 +98,12 @@ struct GenerateOptions {
     /// children to disk to stay within it; the solve refuses (std::invalid_argument, before
     /// solving) when a layer's working set does not fit (solve_memory_bytes()).
     std::uint64_t memory_bytes = 0;
+    /// Memory the process holds already, before the run, that memory_bytes must also cover
+    /// (the command line gives its resident size, about 10 MiB, so that `--memory` bounds the
+    /// whole process): taken off the enumeration's share. The run is refused
+    /// (std::invalid_argument naming the least budget) when memory_bytes cannot cover it and the
+    /// enumeration's least working set (kEnumerateLeastBytes). 0: none counted.
+    std::uint64_t process_bytes = 0;
     /// Work directory holding the state of the run (layers, sorted runs, solved layers and a
     /// manifest of the finished steps); a rerun with the same directory resumes after the last
     /// finished step. Empty: OUTPUT.work beside the output, or a temporary directory when there
@@ -173,6 +179,11 @@ std::uint64_t default_memory_budget();
 /// lower layers its jumps reach: keys (8 bytes), the perfect hash's build (8), depths (1) and
 /// the table writer's buffers (2) per position, 1.5 bytes per window position, 8 MiB more.
 std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window);
+
+/// The least memory the enumeration takes of its own, whatever its budget (enumerate.cpp: an
+/// arena of at least 2^16 slots of 16 bytes, a merge of at least 8 runs of about 1 MiB each,
+/// the chunk being expanded and the threads' buffers).
+inline constexpr std::uint64_t kEnumerateLeastBytes = std::uint64_t{12} << 20;
 
 /// The default work directory of a generation writing `output`: OUTPUT.work beside it.
 std::filesystem::path default_work_dir(const std::filesystem::path& output);

@@ -85,6 +85,15 @@ std::uint64_t peak_rss_bytes() {
     return 0;
 }
 
+std::uint64_t resident_bytes() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    }
+    return 0;
+}
+
 void kill_point() {
     static const long limit = [] {
         const char* s = std::getenv("KONANE_KILL_AT");

@@ -356,7 +356,7 @@ TEST_CASE("cli: --memory takes fractions and binary units, and echoes what was g
     // Refused, naming what was given (not a rounded figure).
     const Run small = run("generate 3x4 -q --memory 10K -o t.kbt", in);
     CHECK(small.code == 2);
-    CHECK_THAT(small.out, Catch::Contains("--memory 10K: at least 16.0 MiB is needed"));
+    CHECK_THAT(small.out, Catch::Contains("--memory 10K: at least 24.0 MiB is needed"));
     const Run frac = run("generate 3x4 -q --memory 1.5 -o t.kbt", in);
     CHECK(frac.code == 2);
     CHECK_THAT(frac.out, Catch::Contains("a size in bytes must be a whole number"));
@@ -438,4 +438,75 @@ TEST_CASE("cli: a long search shows progress on stderr", "[cli][hardening][slow]
     CHECK(r.code == 1);
     CHECK(r.out.find("[search] ") == 0);
     CHECK(r.out.find(" M positions (limit 10.00 M)") != std::string::npos);
+}
+
+TEST_CASE("cli: every number goes through one strict decimal parser with a range",
+          "[cli][hardening]") {
+    Dir d;
+    const std::string in = "cd " + quote(d.path.string()) + " &&";
+    // Issue 25: a leading zero was read as octal (perft 4x4 010 answered depth 8, --port 010
+    // listened on 8), and --max-nodes took 0x10, 020, +16 and ' 16' as 16, and -1, 2^64 and
+    // 99999999999999999999999 as "no limit".
+    struct Case {
+        std::string args, says;
+    };
+    const std::vector<Case> cases = {
+        {"perft 4x4 010", "DEPTH: '010' has a leading zero"},
+        {"perft 4x4 08", "DEPTH: '08' has a leading zero"},
+        {"perft 4x4 65", "DEPTH: 65 is not in 0..64"},
+        {"serve x.kbt --port 010", "--port: '010' has a leading zero"},
+        {"serve x.kbt --port 65536", "--port: 65536 is not in 0..65535"},
+        {"serve x.kbt --max-connections 0", "--max-connections: 0 is not in 1..4096"},
+        {"serve x.kbt --search-limit 01", "--search-limit: '01' has a leading zero"},
+        {"generate 3x4 -j 010", "--threads: '010' has a leading zero"},
+        {"verify x.kbt -j +2", "--threads: '+2' is not a whole number"},
+        {"upgrade x.kbt -j 1025", "--threads: 1025 is not in 0..1024"},
+        {"solve '.oxox. b' --max-positions 010", "--max-positions: '010' has a leading zero"},
+        {"solve '.oxox. b' --wdl --max-nodes 0x10", "--max-nodes: '0x10' is not a whole number"},
+        {"solve '.oxox. b' --wdl --max-nodes 020", "--max-nodes: '020' has a leading zero"},
+        {"solve '.oxox. b' --wdl --max-nodes +16", "--max-nodes: '+16' is not a whole number"},
+        {"solve '.oxox. b' --wdl --max-nodes ' 16'", "--max-nodes: ' 16' is not a whole number"},
+        {"solve '.oxox. b' --wdl --max-nodes -1", "--max-nodes"},
+        {"solve '.oxox. b' --wdl --max-nodes 18446744073709551616",
+         "--max-nodes: 18446744073709551616 is not in 0..1000000000000000000"},
+        {"solve '.oxox. b' --wdl --max-nodes 99999999999999999999999", "is not in 0.."},
+        {"openings --search --board 3x4 --max-nodes 1e3", "--max-nodes: '1e3' is not a whole"},
+        {"openings --search --board 3x4 --table-max-pieces 065", "'065' has a leading zero"},
+        {"openings --search --board 3x4 --table-max-pieces 65", "65 is not in 0..64"},
+    };
+    for (const auto& k : cases) {
+        INFO(k.args);
+        const Run r = run(k.args, in);
+        CHECK(r.code == 2);
+        CHECK_THAT(r.out, Catch::Contains(k.says));
+        if (k.says.find("is not a whole") != std::string::npos ||
+            k.says.find("leading zero") != std::string::npos) {
+            CHECK_THAT(r.out, Catch::Contains("(accepted: "));  // the range is named
+        }
+    }
+    // What is accepted means what it says, in decimal.
+    CHECK(run("perft 4x4 10", in).out == run("perft 4x4 10", in).out);
+    CHECK(run("perft 4x4 10", in).out != run("perft 4x4 8", in).out);
+    const Run nodes = run("solve '.oxox. b' --wdl --max-nodes 16 --json", in);
+    CHECK(nodes.code == 0);
+    CHECK(nlohmann::json::parse(nodes.out)["search"]["max_nodes"] == 16);
+}
+
+TEST_CASE("cli: probe --batch reads its input in bounded pieces", "[cli][hardening]") {
+    Dir d;
+    const fs::path t = table_4x4(d);
+    // A line with no end (1 GB in 2.2 s before): an error naming the line, after the answers
+    // to the lines before it, in bounded memory (under a 200 MB address-space limit).
+    const Run zero = run("probe " + quote(t.string()) + " --batch",
+                         "ulimit -v 200000; (printf 'xoxo/oxox/xoxo/oxox b\\n'; "
+                         "head -c 100000000 /dev/zero) |");
+    CHECK(zero.code == 2);
+    CHECK_THAT(zero.out, Catch::Contains("\"stored\":true"));
+    CHECK_THAT(zero.out, Catch::Contains("standard input: line 2 is longer than 4096 bytes"));
+    CHECK_THAT(zero.out, !Catch::Contains("--memory"));  // probe has no --memory to advise
+    // A line just under the bound is answered as a malformed position.
+    const Run longest =
+        run("probe " + quote(t.string()) + " --batch", "head -c 4096 /dev/zero | tr '\\0' x |");
+    CHECK(longest.code == 0);
+    CHECK_THAT(longest.out, Catch::Contains("\"error\""));
 }
