@@ -1,4 +1,5 @@
 // `konane serve`: explore tables in a browser (cli/serve.hpp).
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -26,6 +27,10 @@ struct ServeArgs {
 };
 
 int run_serve(const ServeArgs& a) {
+    // One malloc arena per thread (glibc's default, up to 8 per core) let the memory of
+    // searches on many connection threads grow to about 900 MiB, none of it leaked; two arenas
+    // keep it bounded (docs/results.md, "konane serve under load").
+    ::mallopt(M_ARENA_MAX, 2);
     // The tables are opened (and with --check, checked: seconds for a large table read from
     // disk) before the signals are taken over, so that Ctrl-C still ends the process then.
     std::vector<std::filesystem::path> files(a.files.begin(), a.files.end());
@@ -49,9 +54,15 @@ int run_serve(const ServeArgs& a) {
         std::fprintf(stderr, "konane serve: error: %s\n", e.what());
         return kFailed;
     }
-    std::printf("konane serve: http://%s:%d/ (%zu table%s); Ctrl-C stops\n", a.host.c_str(), port,
+    std::printf("konane serve: %s (%zu table%s); Ctrl-C stops\n", serve_url(a.host, port).c_str(),
                 files.size(), files.size() == 1 ? "" : "s");
     std::fflush(stdout);
+    if (!is_loopback_host(a.host)) {
+        std::fprintf(stderr,
+                     "konane serve: warning: listening on %s: the server is reachable from other "
+                     "machines, without authentication (--host 127.0.0.1 keeps it to this one)\n",
+                     safe_message(a.host).c_str());
+    }
 
     std::atomic<bool> listening_done{false}, interrupted{false};
     std::thread waiter([&] {
@@ -104,10 +115,10 @@ void add_serve_command(CLI::App& app, Commands& out) {
         ->capture_default_str()
         ->check(decimal(1, 100'000'000));
     serve
-        ->add_option("--threads", s->options.threads,
-                     "Threads answering requests (0: the default, at least 8)")
+        ->add_option("--max-connections", s->options.max_connections,
+                     "Most connections open at once (each has its own thread; more get 503)")
         ->capture_default_str()
-        ->check(decimal(0, 256));
+        ->check(decimal(1, 4096));
     serve->add_flag(
         "--check", s->options.check,
         "Check every checksum of every table before serving: a damaged table is "

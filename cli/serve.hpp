@@ -3,6 +3,7 @@
 // as `konane probe --json`, `konane solve --json` and `konane openings --json`.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <memory>
@@ -11,17 +12,32 @@
 
 namespace konane::cli {
 
-/// Options of an ApiServer.
+/// Options of an ApiServer. Every part of a request and every connection is bounded, so that
+/// slow, idle or hostile clients cost the others little (docs/reliability.md, "The server").
 struct ServeOptions {
     /// Most positions one search (/api/solve) may keep in its memo; past it the request is
     /// answered 422 with the limit named.
     std::size_t search_limit = 2'000'000;
-    /// Searches running at once; more wait up to 10 s for a slot, then get 503.
+    /// Searches running at once; a search asked for while all run is answered 503 with
+    /// Retry-After at once (it waits for nothing, so it holds no connection).
     int search_slots = 2;
     /// Largest request body accepted (bytes); larger ones get 413.
     std::size_t max_body = 64 * 1024;
-    /// Worker threads answering requests (0: cpp-httplib's default, at least 8).
-    int threads = 0;
+    /// Most connections open at once, in all and from one client address; a connection over
+    /// either gets 503 with Retry-After and is closed. Each open connection has its own thread,
+    /// so a slow or idle one never delays another; these bound their number.
+    int max_connections = 512;
+    int max_connections_per_client = 256;
+    /// Largest request line (bytes, as cpp-httplib's 414), header section after it (bytes) and
+    /// number of header lines: past them 414, 431 and 431.
+    std::size_t max_request_line = 8192;
+    std::size_t max_header_bytes = 16 * 1024;
+    std::size_t max_header_count = 100;
+    /// Time a client has to send a whole request (line, headers and body) once it has started
+    /// it, or to start its first one after connecting: past it 408 and the connection closes.
+    std::chrono::milliseconds request_timeout{10'000};
+    /// Time a kept-alive connection may stay idle between requests before it is closed.
+    std::chrono::milliseconds idle_timeout{2'000};
     /// Check every checksum of every table when it is loaded (format::Table::verify_checksums):
     /// a damaged table is refused before serving, and the probes then hash no block (a large
     /// table's first probes are a little faster). Off: blocks are checked when first read.
@@ -49,11 +65,15 @@ struct ServeOptions {
 /// - `/`, `/app.js`, `/style.css`: the page, compiled into the binary.
 ///
 /// Errors are JSON objects {"error": MESSAGE, "status": CODE}: 400 malformed position, record,
-/// board or ruleset; 404 a board or ruleset no table holds, a position the table does not
-/// hold, an unknown path; 405 another method; 413 a body over max_body; 414 a URI over 8 KiB;
-/// 422 a search over its limit; 500 a damaged table; 503 no search slot free.
-/// The probe library is thread-safe and each search has its own Searcher, so requests are
-/// answered concurrently.
+/// board, ruleset or request; 404 a board or ruleset no table holds, a position the table does
+/// not hold, an unknown path; 405 another method (with Allow: GET, HEAD); 408 a request not
+/// sent in time; 411 a chunked body; 413 a body over max_body; 414 a request line over
+/// max_request_line; 422 a search over its limit; 431 headers over their bounds; 500 a damaged
+/// table (the message says so; the table is opened again, so a file made good again is served
+/// again); 503 no connection or search slot free (with Retry-After).
+/// Requests are answered on one thread per connection: a slow, idle or searching connection
+/// never delays another. Pipelined requests are answered in order. A Range header is honoured
+/// only for one range of a page file; elsewhere it is ignored (RFC 9110 allows it).
 class ApiServer {
   public:
     /// Opens every table (format::FormatError for a missing, damaged or foreign file;
@@ -63,7 +83,8 @@ class ApiServer {
     ApiServer(const ApiServer&) = delete;
     ApiServer& operator=(const ApiServer&) = delete;
 
-    /// Binds host:port (port 0: any free port) and returns the port bound.
+    /// Binds host:port (port 0: any free port; an IPv6 host with or without brackets) and
+    /// returns the port bound.
     /// @throws std::runtime_error naming host and port when the address cannot be bound.
     int bind(const std::string& host, int port);
     /// Answers requests until stop(); returns false if the server failed. Call after bind().
@@ -77,5 +98,13 @@ class ApiServer {
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+/// The address of the page for host and port, as a browser takes it: http://HOST:PORT/, an
+/// IPv6 address in brackets (http://[::1]:8080/).
+std::string serve_url(const std::string& host, int port);
+
+/// Whether host names only this machine (localhost, 127.0.0.0/8, ::1), so that no other
+/// machine can reach a server listening on it.
+bool is_loopback_host(const std::string& host);
 
 }  // namespace konane::cli

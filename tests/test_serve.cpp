@@ -1,14 +1,22 @@
 // `konane serve`'s server (cli/serve.hpp), in process on a loopback port: every endpoint against
 // the probe library, the table chosen by board and ruleset, errors as JSON 4xx, and many
 // clients at once.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
-#include <cstdio>
-
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -406,4 +414,385 @@ TEST_CASE("serve: the command refuses bad arguments and an address in use", "[se
     r = test::run("serve " + t + " --port " + std::to_string(server.port));
     CHECK(r.code == 1);
     CHECK_THAT(r.out, Catch::Contains("cannot listen on 127.0.0.1:" + std::to_string(server.port)));
+}
+
+// ---- Issue 25, "The server": slow and hostile clients -------------------------------------
+
+namespace {
+
+/// A raw TCP connection to the server, for what httplib::Client cannot send (pipelined
+/// requests, slow or oversized heads, odd methods).
+struct Raw {
+    int fd = -1;
+    explicit Raw(int port, const char* source = nullptr) {
+        fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        REQUIRE(fd >= 0);
+        if (source) {  // another loopback address: another client to the server
+            sockaddr_in s{};
+            s.sin_family = AF_INET;
+            REQUIRE(::inet_pton(AF_INET, source, &s.sin_addr) == 1);
+            REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&s), sizeof s) == 0);
+        }
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(static_cast<std::uint16_t>(port));
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    }
+    ~Raw() {
+        if (fd >= 0) ::close(fd);
+    }
+    Raw(const Raw&) = delete;
+    Raw& operator=(const Raw&) = delete;
+    /// Sends s; false when the server has closed the connection.
+    bool send(const std::string& s) {
+        return ::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size());
+    }
+    /// Everything the server sends until it closes the connection (or `seconds` pass).
+    std::string read_all(int seconds = 20) {
+        std::string out;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+        while (std::chrono::steady_clock::now() < until) {
+            pollfd p{fd, POLLIN, 0};
+            if (::poll(&p, 1, 100) <= 0) continue;
+            char buf[65536];
+            const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+            if (n <= 0) break;
+            out.append(buf, static_cast<std::size_t>(n));
+        }
+        return out;
+    }
+};
+
+/// The status codes of the answers in text (one per "HTTP/1.1 NNN"; an answer follows the
+/// last byte of the body before it, and no body here holds that text).
+std::vector<int> statuses(const std::string& text) {
+    std::vector<int> out;
+    for (std::size_t at = text.find("HTTP/1.1 "); at != std::string::npos;
+         at = text.find("HTTP/1.1 ", at + 1))
+        out.push_back(std::stoi(text.substr(at + 9, 3)));
+    return out;
+}
+
+std::string get(const std::string& target, const std::string& extra = "") {
+    return "GET " + target + " HTTP/1.1\r\nHost: t\r\n" + extra + "\r\n";
+}
+
+}  // namespace
+
+TEST_CASE("serve: slow and idle connections delay no other client, and time out", "[serve]") {
+    cli::ServeOptions o;
+    o.request_timeout = std::chrono::milliseconds(1500);
+    Running r(o);
+    // 40 connections that send one header line, then a byte every 100 ms, never ending their
+    // head; 40 that send nothing. cpp-httplib's pool of 8 workers was held by the first 8.
+    std::vector<std::unique_ptr<Raw>> slow, idle;
+    for (int i = 0; i < 40; ++i) {
+        slow.push_back(std::make_unique<Raw>(r.port));
+        slow.back()->send("GET /api/tables HTTP/1.1\r\n");
+        idle.push_back(std::make_unique<Raw>(r.port));
+    }
+    std::atomic<bool> dribbling{true};
+    std::thread dribble([&] {
+        while (dribbling) {
+            for (auto& s : slow)
+                s->send("X");
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+    // A normal client meanwhile: answered (its read timeout, 5 s, is well past the request
+    // timeout the slow ones are held to, so a server that made it wait for them would fail).
+    auto c = r.client();
+    c.set_read_timeout(5, 0);
+    for (int i = 0; i < 5; ++i) {
+        auto res = c.Get("/api/probe?position=" + encode("xoxo/oxox/xoxo/oxox b"));
+        REQUIRE(res);
+        CHECK(res->status == 200);
+    }
+    // The slow ones get 408 once their time is up; the idle ones are closed without an answer.
+    const std::string answer = slow[0]->read_all();
+    dribbling = false;
+    dribble.join();
+    CHECK(statuses(answer) == std::vector<int>{408});
+    CHECK_THAT(answer, Catch::Contains("request not received within 1500 ms"));
+    CHECK(idle[0]->read_all().empty());
+}
+
+TEST_CASE("serve: connections are bounded in all and per client address", "[serve]") {
+    cli::ServeOptions o;
+    o.max_connections_per_client = 3;
+    o.max_connections = 5;
+    Running r(o);
+    std::vector<std::unique_ptr<Raw>> held;
+    for (int i = 0; i < 3; ++i)
+        held.push_back(std::make_unique<Raw>(r.port, "127.0.0.2"));
+    // Let the accept loop admit them (their count is what is bounded).
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    Raw fourth(r.port, "127.0.0.2");
+    const std::string refused = fourth.read_all();
+    CHECK(statuses(refused) == std::vector<int>{503});
+    CHECK_THAT(refused, Catch::Contains("Retry-After: 1"));
+    // Another client is still served, up to the bound in all.
+    Raw other(r.port, "127.0.0.3");
+    other.send(get("/api/tables", "Connection: close\r\n"));
+    CHECK(statuses(other.read_all()) == std::vector<int>{200});
+    held.push_back(std::make_unique<Raw>(r.port, "127.0.0.3"));
+    held.push_back(std::make_unique<Raw>(r.port, "127.0.0.4"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    Raw sixth(r.port, "127.0.0.5");
+    CHECK(statuses(sixth.read_all()) == std::vector<int>{503});
+}
+
+TEST_CASE("serve: every part of a request is bounded", "[serve]") {
+    cli::ServeOptions o;
+    Running r(o);
+    struct Case {
+        std::string request;
+        int status;
+        std::string says;
+    };
+    std::string many_lines, long_headers;
+    for (int i = 0; i < 200; ++i)
+        many_lines += "X-" + std::to_string(i) + ": 1\r\n";
+    for (int i = 0; i < 4; ++i)
+        long_headers += "X-" + std::to_string(i) + ": " + std::string(6000, 'a') + "\r\n";
+    const std::vector<Case> cases = {
+        {get("/api/tables", many_lines), 431, "at most 100 lines"},
+        {get("/api/tables", long_headers), 431, "16384 bytes"},
+        {get("/api/tables?x=" + std::string(20000, 'a')), 414, "URI too long"},
+        {get("/api/tables?x=" + std::string(9000, 'a')), 414, "URI too long"},
+        {"POST /api/probe HTTP/1.1\r\nHost: t\r\nContent-Length: 100000000\r\n\r\n", 413,
+         "too large"},
+        {"POST /api/probe HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n", 411,
+         "Content-Length"},
+        {"GET /api/tables HTTP/1.1\r\nContent-Length: x\r\n\r\n", 400, "Content-Length"},
+    };
+    for (const auto& k : cases) {
+        INFO(k.request.substr(0, 60));
+        Raw c(r.port);
+        c.send(k.request);
+        const std::string answer = c.read_all();
+        CHECK(statuses(answer) == std::vector<int>{k.status});
+        CHECK_THAT(answer, Catch::Contains(k.says));
+    }
+    // A flood of header lines (a million, as in the issue) is cut off after the bound.
+    Raw flood(r.port);
+    flood.send("GET / HTTP/1.1\r\n");
+    std::string lines;
+    for (int i = 0; i < 1000; ++i)
+        lines += "X: 1\r\n";
+    for (int i = 0; i < 1000 && flood.send(lines); ++i) {
+    }
+    CHECK(statuses(flood.read_all()) == std::vector<int>{431});
+    auto ok = r.client().Get("/api/tables");
+    REQUIRE(ok);
+    CHECK(ok->status == 200);
+}
+
+TEST_CASE("serve: pipelined requests, methods other than GET, and Range", "[serve]") {
+    Running r;
+    // Three requests in one write: three answers, in order.
+    Raw p(r.port);
+    p.send(get("/api/tables") + get("/api/probe?position=" + encode("xoxo/oxox/xoxo/oxox b")) +
+           get("/nowhere", "Connection: close\r\n"));
+    CHECK(statuses(p.read_all()) == std::vector<int>{200, 200, 404});
+    // OPTIONS, TRACE, CONNECT and an unknown method: 405 with Allow.
+    for (const char* m : {"OPTIONS /api/tables", "TRACE /", "CONNECT t:443", "BREW /pot"}) {
+        INFO(m);
+        Raw c(r.port);
+        c.send(std::string(m) + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+        const std::string answer = c.read_all();
+        CHECK(statuses(answer) == std::vector<int>{405});
+        CHECK_THAT(answer, Catch::Contains("Allow: GET, HEAD"));
+    }
+    auto c = r.client();
+    const auto whole = c.Get("/app.js");
+    REQUIRE(whole);
+    REQUIRE(whole->status == 200);
+    // One range of a page file: honoured.
+    auto one = c.Get("/app.js", {{"Range", "bytes=0-9"}});
+    REQUIRE(one);
+    CHECK(one->status == 206);
+    CHECK(one->body == whole->body.substr(0, 10));
+    // Many ranges: ignored (2,600 of them made a 46 MB answer), the whole file once.
+    std::string ranges = "bytes=0-";
+    for (int i = 0; i < 2600; ++i)
+        ranges += ",0-";
+    auto many = c.Get("/app.js", {{"Range", ranges}});
+    REQUIRE(many);
+    CHECK(many->status == 200);
+    CHECK(many->body == whole->body);
+    // A Range on an error page or an API answer: ignored.
+    for (const char* path : {"/nowhere", "/api/tables"}) {
+        INFO(path);
+        auto cut = c.Get(path, {{"Range", "bytes=5000-5001"}});
+        REQUIRE(cut);
+        CHECK(cut->status != 416);
+        CHECK(cut->status != 206);
+        CHECK(json::parse(cut->body).is_object());
+    }
+}
+
+TEST_CASE("serve: a search waits for no slot and delays no probe", "[serve]") {
+    cli::ServeOptions o;
+    o.search_slots = 1;
+    Running r(o);
+    // Searches of about a second each, several at once: with one slot, the others are told to
+    // come back (503, Retry-After) at once; probes meanwhile are answered.
+    const std::string search = "/api/solve?position=" + encode("xoxox/oxoxo/xo.ox/oxoxo/xoxox w");
+    std::vector<int> got(4);
+    std::vector<std::string> retry(4);
+    std::vector<std::thread> searches;
+    for (int i = 0; i < 4; ++i) {
+        searches.emplace_back([&, i] {
+            auto res = r.client().Get(search);
+            if (res) got[i] = res->status, retry[i] = res->get_header_value("Retry-After");
+        });
+    }
+    auto c = r.client();
+    c.set_read_timeout(5, 0);
+    for (int i = 0; i < 20; ++i) {
+        auto res = c.Get("/api/probe?position=" + encode("xoxo/oxox/xoxo/oxox b"));
+        REQUIRE(res);
+        CHECK(res->status == 200);
+    }
+    for (auto& t : searches)
+        t.join();
+    CHECK(std::count(got.begin(), got.end(), 200) >= 1);
+    for (int i = 0; i < 4; ++i) {
+        INFO(i);
+        CHECK((got[i] == 200 || got[i] == 503));
+        if (got[i] == 503) CHECK(retry[i] == "1");
+    }
+}
+
+TEST_CASE(
+    "serve: a table damaged while served is reported as damaged, and served again when "
+    "good",
+    "[serve]") {
+    const fs::path file = tables().dir / "damaged-served-4x4.kbt";
+    fs::copy_file(tables().files[0], file, fs::copy_options::overwrite_existing);
+    const std::string good = test::slurp(file);
+    const Tablebase tb = Tablebase::open(tables().files[0]);
+    const auto positions = sample(tb, 30, 7);
+    cli::ApiServer server({file});
+    const int port = server.bind("127.0.0.1", 0);
+    std::thread th([&] { server.listen(); });
+    server.wait_until_ready();
+    httplib::Client c("127.0.0.1", port);
+    auto ask_all = [&] {
+        std::map<int, int> count;
+        std::string message;
+        for (const auto& [pos, want] : positions) {
+            auto res = c.Get("/api/probe?position=" + encode(pos));
+            REQUIRE(res);
+            ++count[res->status];
+            if (res->status == 200) CHECK(res->body == want);
+            if (res->status == 500) message = json::parse(res->body)["error"];
+        }
+        return std::pair{count, message};
+    };
+    // Every block read and checked once.
+    CHECK(ask_all().first == std::map<int, int>{{200, static_cast<int>(positions.size())}});
+    // A byte of the data area changed in place, in blocks already checked.
+    auto write = [&](const std::string& bytes) {
+        std::FILE* f = std::fopen(file.c_str(), "r+b");
+        REQUIRE(f != nullptr);
+        REQUIRE(std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+        std::fclose(f);
+    };
+    std::string bad = good;
+    for (std::size_t at = bad.size() / 4; at < bad.size() * 3 / 4; at += 97)
+        bad[at] = static_cast<char>(bad[at] ^ 0x5A);
+    write(bad);
+    const auto [damaged, message] = ask_all();
+    CHECK(damaged.count(404) == 0);  // never "not stored" for a stored position
+    CHECK(damaged.count(500) == 1);
+    CHECK_THAT(message, Catch::Contains("is damaged"));
+    // The file made good again: served again, without a restart (the table is reopened at
+    // most once a second).
+    write(good);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    ask_all();
+    CHECK(ask_all().first == std::map<int, int>{{200, static_cast<int>(positions.size())}});
+    server.stop();
+    th.join();
+}
+
+TEST_CASE("serve: every API answer equals its command-line counterpart field for field",
+          "[serve]") {
+    Running r;
+    auto c = r.client();
+    const std::string t44 = test::quote(tables().files[0].string());
+    const std::string t34 = test::quote(tables().files[2].string());
+    struct Case {
+        std::string path, command;
+    };
+    const std::vector<Case> cases = {
+        {"/api/probe?position=" + encode("..xo/oxox/xoxo/oxox b"),
+         "probe " + t44 + " '..xo/oxox/xoxo/oxox b' --json"},
+        {"/api/probe?board=4x4&game=" + encode("a4 b4"), "probe " + t44 + " --game 'a4 b4' --json"},
+        {"/api/openings?board=3x4", "openings " + t34 + " --json"},
+        {"/api/solve?position=" + encode(".oxox. b"), "solve '.oxox. b' --json -q"},
+        {"/api/solve?position=" + encode(".oxox. b") + "&jumps_only=1",
+         "solve '.oxox. b' --jumps-only --json -q"},
+        {"/api/solve?position=" + encode("xoxo/oxox/xoxo/oxox b"),
+         "solve 'xoxo/oxox/xoxo/oxox b' --table " + t44 + " --json -q"},
+        {"/api/solve?position=" + encode("xo.o/oxox/xoxo/oxox b"),
+         "solve 'xo.o/oxox/xoxo/oxox b' --table " + t44 + " --json -q"},
+        {"/api/solve?position=" + encode("xoxox/ox.xo/x...x/oxoxo/xoxox b"),
+         "solve 'xoxox/ox.xo/x...x/oxoxo/xoxox b' --json -q"},
+    };
+    for (const auto& k : cases) {
+        INFO(k.path);
+        auto res = c.Get(k.path);
+        REQUIRE(res);
+        const test::Run cli = test::run(k.command + " 2>/dev/null");
+        REQUIRE(cli.code == (res->status == 200 ? 0 : 3));
+        const json api = json::parse(res->body), want = json::parse(cli.out);
+        // Field for field: the same keys, each with the same value.
+        std::vector<std::string> api_keys, want_keys;
+        for (const auto& [key, v] : api.items())
+            api_keys.push_back(key);
+        for (const auto& [key, v] : want.items())
+            want_keys.push_back(key);
+        CHECK(api_keys == want_keys);
+        for (const auto& key : want_keys) {
+            INFO(key);
+            CHECK(api[key] == want[key]);
+        }
+    }
+}
+
+TEST_CASE("serve: --host takes IPv6 in brackets, prints a valid URL, warns when reachable",
+          "[serve]") {
+    const fs::path out = tables().dir / "serve-host.out";
+    // Starts `konane serve` with these arguments, reads what it printed by the time its first
+    // line is out, and stops it.
+    auto start = [&](const std::string& host) {
+        const std::string cmd =
+            "(" + test::quote(KONANE_BINARY) + " serve " + test::quote(tables().files[0].string()) +
+            " --port 0 --host " + test::quote(host) + " > " + test::quote(out.string()) +
+            " 2>&1 & pid=$!; for i in $(seq 100); do grep -q Ctrl-C " + test::quote(out.string()) +
+            " 2>/dev/null && break; sleep 0.1; done; kill $pid; wait $pid)";
+        REQUIRE(std::system(cmd.c_str()) != -1);
+        return test::slurp(out);
+    };
+    std::string text = start("[::1]");
+    CHECK_THAT(text, Catch::Contains("http://[::1]:"));
+    CHECK_THAT(text, !Catch::Contains("warning"));
+    text = start("::1");
+    CHECK_THAT(text, Catch::Contains("http://[::1]:"));
+    text = start("127.0.0.1");
+    CHECK_THAT(text, Catch::Contains("http://127.0.0.1:"));
+    CHECK_THAT(text, !Catch::Contains("warning"));
+    for (const char* any : {"0.0.0.0", "::"}) {
+        INFO(any);
+        text = start(any);
+        CHECK_THAT(text, Catch::Contains("warning: listening on " + std::string(any) +
+                                         ": the server is reachable from other machines"));
+    }
+    CHECK(cli::serve_url("::", 80) == "http://[::]:80/");
+    CHECK(cli::serve_url("[::1]", 80) == "http://[::1]:80/");
+    CHECK(cli::serve_url("localhost", 8080) == "http://localhost:8080/");
 }
