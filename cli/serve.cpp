@@ -110,10 +110,10 @@ std::string peer_address(int sock) {
 }
 
 /// Sends all of data, or fails (a client not reading for the socket's send timeout, set by
-/// cpp-httplib to 5 s, or gone).
-bool send_all(int sock, const char* data, std::size_t n) {
+/// cpp-httplib to 5 s, or gone; with MSG_DONTWAIT in flags, a full socket buffer).
+bool send_all(int sock, const char* data, std::size_t n, int flags = 0) {
     while (n > 0) {
-        const ssize_t w = ::send(sock, data, n, MSG_NOSIGNAL);
+        const ssize_t w = ::send(sock, data, n, MSG_NOSIGNAL | flags);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) return false;
         data += w;
@@ -290,8 +290,12 @@ class FrontServer : public httplib::Server {
                 release(client);
             }
         }
-        answer_error(sock, 503, "too many connections; try again", {{"Retry-After", "1"}});
-        close_connection(sock);
+        // Refused on the accept loop's thread: the answer is sent without waiting (the socket
+        // buffer of a new connection takes it) and the connection closed at once.
+        answer_error(sock, 503, "too many connections; try again", {{"Retry-After", "1"}},
+                     MSG_DONTWAIT);
+        ::shutdown(sock, SHUT_WR);
+        ::close(sock);
         return false;
     }
 
@@ -327,7 +331,8 @@ class FrontServer : public httplib::Server {
 
     /// An error answer written by the front itself (the connection is closed after it).
     static void answer_error(int sock, int status, const std::string& message,
-                             const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+                             const std::vector<std::pair<std::string, std::string>>& headers = {},
+                             int flags = 0) {
         const std::string body = error_body(status, message);
         std::string out = fmt::format(
             "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
@@ -336,7 +341,7 @@ class FrontServer : public httplib::Server {
         for (const auto& [k, v] : headers)
             out += k + ": " + v + "\r\n";
         out += "\r\n" + body;
-        send_all(sock, out.data(), out.size());
+        send_all(sock, out.data(), out.size(), flags);
     }
 
     /// Ends a connection so that the answer just sent reaches the client: no more writes, then
@@ -368,7 +373,9 @@ class FrontServer : public httplib::Server {
                 const bool empty = len == 0 || (len == 1 && buf[line_start] == '\r');
                 if (lines == 0) {
                     request_line = len;
+                    if (request_line > options_.max_request_line) return 414;
                 } else if (empty) {
+                    if (scanned + 1 - (request_line + 1) > options_.max_header_bytes) return 431;
                     head.length = scanned + 1;
                     return 0;
                 }

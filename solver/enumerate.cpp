@@ -242,8 +242,13 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
     // rest: the threads' local buffers, the chunk being expanded, the merge's readers.
     const int bits = pk.sort_bits();
     // (Small boards: after a sort, at most 2^(S+1) keys per layer wait, so no more is needed.)
+    // The merge reads at least 8 runs of about 1 MiB each (fan_in below) while the arena is
+    // held: under a small budget the arena gets what they leave, so that the two fit together.
+    const std::uint64_t mib = std::uint64_t{1} << 20;
+    const std::uint64_t arena_bytes = std::min(
+        o.memory_bytes / 10 * 6, o.memory_bytes > 10 * mib ? o.memory_bytes - 10 * mib : 0);
     const std::size_t capacity = std::clamp<std::size_t>(
-        o.memory_bytes / 10 * 6 / 16, std::size_t{1} << 16,
+        arena_bytes / 16, std::size_t{1} << 16,
         std::max<std::size_t>(std::size_t{1} << 16,
                               std::size_t{1} << std::min(62, b.squares() + 4)));
     const std::size_t chunk = std::clamp<std::size_t>(capacity / 32, 4096, std::size_t{1} << 20);
