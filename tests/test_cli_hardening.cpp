@@ -444,6 +444,7 @@ TEST_CASE("cli: every number goes through one strict decimal parser with a range
           "[cli][hardening]") {
     Dir d;
     const std::string in = "cd " + quote(d.path.string()) + " &&";
+    std::ofstream(d.path / "x.kbt").put('x');  // a TABLE that exists: the option is checked
     // Issue 25: a leading zero was read as octal (perft 4x4 010 answered depth 8, --port 010
     // listened on 8), and --max-nodes took 0x10, 020, +16 and ' 16' as 16, and -1, 2^64 and
     // 99999999999999999999999 as "no limit".
@@ -451,9 +452,9 @@ TEST_CASE("cli: every number goes through one strict decimal parser with a range
         std::string args, says;
     };
     const std::vector<Case> cases = {
-        {"perft 4x4 010", "DEPTH: '010' has a leading zero"},
-        {"perft 4x4 08", "DEPTH: '08' has a leading zero"},
-        {"perft 4x4 65", "DEPTH: 65 is not in 0..64"},
+        {"perft 4x4 010", "DEPTH 010: '010' has a leading zero"},
+        {"perft 4x4 08", "DEPTH 08: '08' has a leading zero"},
+        {"perft 4x4 65", "DEPTH 65: 65 is not in 0..64"},
         {"serve x.kbt --port 010", "--port: '010' has a leading zero"},
         {"serve x.kbt --port 65536", "--port: 65536 is not in 0..65535"},
         {"serve x.kbt --max-connections 0", "--max-connections: 0 is not in 1..4096"},
