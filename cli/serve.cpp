@@ -748,7 +748,7 @@ struct ApiServer::Impl {
     /// brainking.
     Ruleset game_rules(const httplib::Request& req, const Board& b) {
         if (const auto r = rules_param(req)) return *r;
-        if (Served* t = find(b, std::nullopt)) return t->tb.rules();
+        if (Served* t = find(b, std::nullopt)) return t->rules;
         return Ruleset::Brainking;
     }
 
@@ -797,9 +797,9 @@ struct ApiServer::Impl {
     json analyse(const httplib::Request& req) {
         const Board b = board_param(req);
         Served& t = require(b, rules_param(req));
-        const Game g = game_param(req, b, t.tb.rules());
+        const Game g = game_param(req, b, t.rules);
         try {
-            return analysis_json(b, t.tb.rules(), g, analyse_game(t.tb, g));
+            return analysis_json(b, t.rules, g, analyse_game(t.current(), g));
         } catch (const NotStored& e) {
             throw HttpError(404, e.what());
         }
