@@ -134,6 +134,10 @@ def main():
     lb = longest[2].get("best") or {}
     w(f"- **Longest perfect game** among the openings' best lines: {longest[0]}, {lb.get('depth', 0)} plies"
       f" ({lb.get('black', '-')} then {lb.get('white') or '-'}).")
+    w('- **Past the tables** (proof search, win/loss only, [beyond.md](beyond.md)): White wins 6x7 and')
+    w('  7x6 (every opening; certificates in `docs/proofs/` that `konane check-proof` verifies), and')
+    w('  Black wins 7x7 (a corner removal wins against both replies; its certificate is not yet')
+    w('  published).')
     w("- **Checking a table**: every published table's sha256 is in `docs/tables.sha256`;")
     w("  `scripts/check-tables DIR` compares the tables in DIR against it (below).")
     w("")
@@ -260,7 +264,7 @@ def main():
               + (": " + " ".join(f"`{g}`" for g in bw) if bw else "")
               + "; White from " + (" ".join(f"`{g}`" for g in ww) if ww else "none") + ".")
             w("")
-    w("Boards past the tables (6x7, 7x6), by proof search: [beyond.md](beyond.md).")
+    w("Boards past the tables (6x7, 7x6, 7x7), by proof search: [beyond.md](beyond.md).")
     print("\n".join(out))
 
 
