@@ -1,0 +1,104 @@
+// Kōnane positions as combinatorial games: the game played by jumps alone (no opening stage),
+// Black as Left and White as Right, valued in canonical form, by independent regions.
+// Rules: docs/rules.md ("Jumps", "End"); the decomposition rule and its proof: docs/cgt.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
+
+#include "cgt/game.hpp"
+#include "core/board.hpp"
+#include "core/symmetry.hpp"
+
+namespace konane::cgt {
+
+/// Every square a piece of `occ` could ever stand on, whatever the players do: the least set P
+/// holding occ and closed under "s in P, s + d in P (d one step in a direction) and s + 2d on
+/// the board => s + 2d in P". Pieces only ever appear on a square a jump lands on, and a jump
+/// from s over s + d lands on s + 2d (a multi-jump is a chain of such steps), so by induction on
+/// the moves every piece stays in P (docs/cgt.md "Regions").
+std::uint64_t reach(const Board& b, std::uint64_t occ);
+
+/// The squares of x and their orthogonal neighbours on the board.
+std::uint64_t dilate(const Board& b, std::uint64_t x);
+
+/// Every square a piece of `occ` stands on in some position reachable from occ by jumps of
+/// either side in any order (the exact version of reach(), which contains it); nullopt when
+/// more than `budget` positions are reachable.
+std::optional<std::uint64_t> exact_reach(const Board& b, std::uint64_t occ, std::size_t budget);
+
+/// Splits the pieces of occ into regions that never interact: groups whose reach sets are
+/// neither overlapping nor orthogonally adjacent, the reach of a group being exact_reach() when
+/// it has at most `exact_budget` positions below it (0: never) and reach() otherwise. The game is
+/// then the sum of the regions' games (docs/cgt.md "Regions" proves it). Groups of pieces that
+/// can never jump are left out: their value is 0. Returned in increasing order of their lowest
+/// square; empty when nobody can ever move.
+std::vector<std::uint64_t> regions(const Board& b, std::uint64_t occ,
+                                   std::size_t exact_budget = 0);
+
+/// Thrown when valuing would memoise more positions, or hold more games, than allowed. The
+/// message says "not computed within N positions" (or games).
+struct ValueLimit : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// Options of a Valuer.
+struct ValueOptions {
+    /// Value a position as the sum of its regions (regions()); false: the whole board as one
+    /// game (for checking the decomposition).
+    bool decompose = true;
+    /// Most positions (regions, up to symmetry) the memo may hold; 0: no limit.
+    std::size_t max_positions = 0;
+    /// Most games the GameStore may hold; 0: no limit.
+    std::size_t max_games = 0;
+    /// The position given to value() is split with exact_reach() of at most this many positions
+    /// per group (the positions below it with the cheaper reach()).
+    std::size_t exact_reach_budget = 4096;
+    /// Called with positions() each time the memo has grown by 65,536 (progress of long work).
+    std::function<void(std::size_t positions, std::size_t games)> progress;
+};
+
+/// About the bytes one memoised position takes with its share of the game store (measured on
+/// 5x5 and 6x6 positions, docs/cgt.md): a memory budget allows budget / this many positions.
+inline constexpr std::size_t kValueBytesPerPosition = 512;
+
+/// Values Kōnane positions on one board: the canonical form, for Black as Left, of the game
+/// where the pieces of `occ` play by jumps alone (the side to move does not enter: a value is
+/// both players' options). Memoised by region, up to the board's symmetries; a symmetry that
+/// swaps the colours of the squares negates the value. Not thread-safe.
+class Valuer {
+  public:
+    /// A valuer for board b putting its games into `store` (which must outlive it).
+    Valuer(const Board& b, GameStore& store, const ValueOptions& options = {});
+
+    const Board& board() const { return group_.board(); }
+    GameStore& store() { return store_; }
+    const ValueOptions& options() const { return options_; }
+
+    /// The regions value() splits occ into (regions() with the options' exact-reach budget); occ
+    /// itself, when not empty, without decomposition.
+    std::vector<std::uint64_t> regions_of(std::uint64_t occ) const;
+
+    /// The value of the position with pieces `occ` (Left = Black). @throws ValueLimit.
+    GameId value(std::uint64_t occ);
+
+    /// Positions (regions, up to symmetry) in the memo.
+    std::size_t positions() const { return memo_.size(); }
+
+  private:
+    GameId value_split(std::uint64_t occ, std::size_t exact_budget);
+    GameId value_region(std::uint64_t occ);
+
+    SymmetryGroup group_;
+    GameStore& store_;
+    ValueOptions options_;
+    std::unordered_map<std::uint64_t, GameId> memo_;        // region (least image) -> value
+    std::unordered_map<std::uint64_t, GameId> split_memo_;  // position -> sum of its regions
+};
+
+}  // namespace konane::cgt
