@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     add_probe_commands(app, commands);
     add_check_proof_command(app, commands);
     add_serve_command(app, commands);
+    add_value_command(app, commands);
     // A process ended by a signal, or by exit() from a library (a failed OpenMP thread),
     // removes its temporary files (format/cleanup.hpp).
     konane::format::install_interrupt_cleanup();

@@ -33,6 +33,7 @@
 #include <httplib.h>
 
 #include "cli/json.hpp"
+#include "cli/value_json.hpp"
 #include "cli/web_assets.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
@@ -802,6 +803,34 @@ struct ApiServer::Impl {
             return analysis_json(b, t.rules, g, analyse_game(t.current(), g));
         } catch (const NotStored& e) {
             throw HttpError(404, e.what());
+    /// GET /api/value?position=TEXT: the position's combinatorial game value (cli/value_json.hpp),
+    /// within the search limit; the side to move may be left out.
+    json value(const httplib::Request& req) {
+        if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
+        std::string text = param(req, "position");
+        if (text.find(' ') == std::string::npos) text += " b";
+        ParsedPosition parsed;
+        try {
+            parsed = parse_position(text);
+        } catch (const std::invalid_argument& e) {
+            throw HttpError(400, fmt::format("position: {}", e.what()));
+        }
+        if (!search_slots.try_acquire_for(std::chrono::seconds(10))) {
+            throw HttpError(503, "every search slot is busy; try again");
+        }
+        struct Release {
+            std::counting_semaphore<1024>& s;
+            ~Release() { s.release(); }
+        } release{search_slots};
+        cgt::GameStore store;
+        cgt::ValueOptions opt;
+        opt.max_positions = options.search_limit;
+        opt.max_games = 4 * options.search_limit;
+        cgt::Valuer v(parsed.board, store, opt);
+        try {
+            return value_json(parsed.board, parsed.position.occ, v);
+        } catch (const cgt::ValueLimit& e) {
+            throw HttpError(422, fmt::format("value {} (the server's search limit)", e.what()));
         }
     }
 
@@ -857,6 +886,7 @@ struct ApiServer::Impl {
         server.Get("/api/tables", api([this](const httplib::Request&) { return tables_json(); }));
         server.Get("/api/probe", api([this](const httplib::Request& r) { return probe(r); }));
         server.Get("/api/solve", api([this](const httplib::Request& r) { return solve(r); }));
+        server.Get("/api/value", api([this](const httplib::Request& r) { return value(r); }));
         server.Get("/api/openings", api([this](const httplib::Request& r) { return openings(r); }));
         server.Get("/api/game", api([this](const httplib::Request& r) { return game(r); }));
         server.Get("/api/analyse", api([this](const httplib::Request& r) { return analyse(r); }));

@@ -40,6 +40,7 @@
 #include <variant>
 #include <vector>
 
+#include "cgt/konane.hpp"
 #include "core/board.hpp"
 #include "core/gap.hpp"
 #include "core/movegen.hpp"
@@ -1643,6 +1644,86 @@ the transposition table (an int or a size such as '512M'). rules: default the ta
 'brainking'. max_nodes: most nodes per line (0:
 no limit); a line not decided within it has winner None. Runs without the GIL; Ctrl-C stops it.
 Raises ValueError for bad input.)");
+
+    // ------------------------------------------------------------------------------------------
+    // Combinatorial game values (cgt/): konane.value(position) and Position.value().
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const konane::cgt::ValueLimit& e) {
+            py::object limit = py::module_::import("konane").attr("SearchLimit");
+            PyErr_SetString(limit.ptr(), e.what());
+        }
+    });
+    const char* value_doc = R"(The combinatorial game value of the position's pieces, for the game
+played by jumps alone (no opening stage) with Black as Left and White as Right; the side to
+move is ignored. Returns a dict: 'value' (the canonical form in CGSuite's notation: '0', '1/2',
+'*', '*2', '↑', '↑*', '{1|-1}', ...; with ascii=True '^' and 'v' for the arrows), 'outcome'
+('L', 'R', 'N' or 'P'), 'outcome_name' ('black', 'white', 'first', 'second', as outcome()),
+'number' (bool), 'mean' and 'temperature' (fractions.Fraction, from the thermograph; a number's
+temperature is negative), 'regions' (list of (rows, value): the independent regions whose
+values sum to the value). max_positions: most positions (regions up to symmetry) to value.
+Runs without the GIL. Raises SearchLimit when over max_positions, ValueError for bad input.)";
+    auto value_of = [](const Board& b, Position p, bool ascii, std::size_t max_positions) {
+        konane::cgt::GameStore store;
+        konane::cgt::ValueOptions opt;
+        opt.max_positions = max_positions;
+        konane::cgt::Valuer v(b, store, opt);
+        konane::cgt::GameId g;
+        std::vector<std::pair<std::uint64_t, konane::cgt::GameId>> parts;
+        konane::cgt::Thermal th;
+        {
+            py::gil_scoped_release release;
+            g = v.value(p.occ);
+            for (std::uint64_t r : v.regions_of(p.occ))
+                parts.emplace_back(r, v.value(r));
+            th = store.thermal(g);
+        }
+        const py::object fraction = py::module_::import("fractions").attr("Fraction");
+        auto rows = [&](std::uint64_t occ) {
+            const std::string t = konane::format_position(b, Position{occ, Color::Black});
+            return t.substr(0, t.find(' '));
+        };
+        py::dict d;
+        d["value"] = store.format(g, {ascii});
+        const auto o = store.outcome(g);
+        d["outcome"] = konane::cgt::outcome_letter(o);
+        const char* words[] = {"black", "white", "first", "second"};
+        d["outcome_name"] = words[static_cast<int>(o)];
+        d["number"] = store.as_number(g).has_value();
+        d["mean"] = fraction(th.mean.num(), th.mean.den());
+        d["temperature"] = fraction(th.temperature.num(), th.temperature.den());
+        py::list regions;
+        for (const auto& [r, rv] : parts)
+            regions.append(py::make_tuple(rows(r), store.format(rv, {ascii})));
+        d["regions"] = regions;
+        return d;
+    };
+    m.def(
+        "value",
+        [value_of](const std::variant<PyPosition, std::string>& position, bool ascii,
+                   std::size_t max_positions) {
+            if (const auto* text = std::get_if<std::string>(&position)) {
+                std::string t = *text;
+                if (t.find(' ') == std::string::npos) t += " b";  // the side does not matter
+                const auto parsed = konane::parse_position(t);
+                return value_of(parsed.board, parsed.position, ascii, max_positions);
+            }
+            const auto& p = std::get<PyPosition>(position);
+            return value_of(p.board, p.pos, ascii, max_positions);
+        },
+        "position"_a, py::kw_only(), "ascii"_a = false, "max_positions"_a = 2'000'000, value_doc);
+    {
+        py::object cls = m.attr("Position");
+        cls.attr("value") = py::cpp_function(
+            [value_of](const PyPosition& p, bool ascii, std::size_t max_positions) {
+                return value_of(p.board, p.pos, ascii, max_positions);
+            },
+            py::name("value"), py::is_method(cls),
+            py::sibling(py::getattr(cls, "value", py::none())), py::kw_only(), "ascii"_a = false,
+            "max_positions"_a = 2'000'000,
+            "konane.value(self): the combinatorial game value of this position's pieces.");
+    }
 
     m.attr("__version__") = "0.1.0";
 }

@@ -1,0 +1,32 @@
+// The value of a position as a combinatorial game (cgt/), as `konane value --json` prints it and
+// `GET /api/value` answers: one builder for both.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cgt/konane.hpp"
+#include "cli/json.hpp"
+#include "core/board.hpp"
+
+namespace konane::cli {
+
+/// The project's outcome word for a CGT outcome class: L "black", R "white", N "first", P
+/// "second" (as `konane solve --both` prints them).
+const char* outcome_word(cgt::OutcomeClass o);
+
+/// {"position" (the rows alone), "board", "value" (CGSuite notation, Unicode arrows), "ascii"
+/// (the same with ^ and v), "outcome" (L, R, N or P), "outcome_name" (black, white, first,
+/// second), "number" (true when the value is a number), for a non-number "mean",
+/// "temperature", "left_stop", "right_stop" (exact rationals as text); "regions": [{"position",
+/// "value", "ascii"}] the independent regions and their values (empty when nobody can ever move);
+/// "tree": the canonical form as a tree ({"form", and for a general form "left" and "right"
+/// arrays of trees; numbers, nimbers and ups are leaves}, at most max_tree nodes written in
+/// full, then leaves, "tree_truncated": true); "positions" and "games": the work done.
+/// Values occ (the pieces; the side to move does not enter) with v. @throws cgt::ValueLimit.
+json value_json(const Board& b, std::uint64_t occ, cgt::Valuer& v, std::size_t max_tree = 2000);
+
+/// The rows of a position without the side to move ("..xo/oxox").
+std::string rows_text(const Board& b, std::uint64_t occ);
+
+}  // namespace konane::cli
