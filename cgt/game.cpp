@@ -9,10 +9,14 @@ namespace konane::cgt {
 
 const char* outcome_letter(OutcomeClass o) {
     switch (o) {
-        case OutcomeClass::L: return "L";
-        case OutcomeClass::R: return "R";
-        case OutcomeClass::N: return "N";
-        case OutcomeClass::P: return "P";
+        case OutcomeClass::L:
+            return "L";
+        case OutcomeClass::R:
+            return "R";
+        case OutcomeClass::N:
+            return "N";
+        case OutcomeClass::P:
+            return "P";
     }
     return "?";
 }
@@ -360,7 +364,10 @@ bool GameStore::leq(GameId g, GameId h) {
 
 OutcomeClass GameStore::outcome(GameId g) {
     const bool ge = leq(zero(), g), le = leq(g, zero());
-    return ge && le ? OutcomeClass::P : ge ? OutcomeClass::L : le ? OutcomeClass::R : OutcomeClass::N;
+    return ge && le ? OutcomeClass::P
+           : ge     ? OutcomeClass::L
+           : le     ? OutcomeClass::R
+                    : OutcomeClass::N;
 }
 
 std::optional<Rational> GameStore::as_number(GameId g) const {
@@ -433,8 +440,8 @@ Wall simplified(Wall w) {
     for (std::size_t i = 0; i < w.t.size(); ++i) {
         if (i > 0) {
             const Rational in = (w.v[i] - r.v.back()) / (w.t[i] - r.t.back());
-            const Rational out = i + 1 < w.t.size() ? (w.v[i + 1] - w.v[i]) / (w.t[i + 1] - w.t[i])
-                                                    : w.tail;
+            const Rational out =
+                i + 1 < w.t.size() ? (w.v[i + 1] - w.v[i]) / (w.t[i + 1] - w.t[i]) : w.tail;
             if (in == out) continue;
         }
         r.t.push_back(w.t[i]);
@@ -521,7 +528,8 @@ const Thermograph& GameStore::thermograph(GameId g) {
             ls.push_back(tilted(thermograph(x).right, -1));
         for (GameId x : gr)
             rs.push_back(tilted(thermograph(x).left, +1));
-        if (ls.empty() || rs.empty()) throw std::logic_error("a non-number with options on one side");
+        if (ls.empty() || rs.empty())
+            throw std::logic_error("a non-number with options on one side");
         const Wall L = extremum(ls, true), R = extremum(rs, false);
         std::vector<Rational> grid = L.t;
         grid.insert(grid.end(), R.t.begin(), R.t.end());

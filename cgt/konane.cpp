@@ -60,8 +60,7 @@ std::uint64_t dilate(const Board& b, std::uint64_t x) {
     return y & b.all;
 }
 
-std::optional<std::uint64_t> exact_reach(const Board& b, std::uint64_t occ,
-                                         std::size_t budget) {
+std::optional<std::uint64_t> exact_reach(const Board& b, std::uint64_t occ, std::size_t budget) {
     std::unordered_set<std::uint64_t> seen{occ};
     std::vector<std::uint64_t> stack{occ};
     std::uint64_t all = occ;
@@ -128,7 +127,8 @@ std::vector<std::uint64_t> regions(const Board& b, std::uint64_t occ, std::size_
                 if (touch(gs[i], gs[j])) {
                     // A group over the budget makes the merged one (more pieces, more
                     // positions) not worth trying again.
-                    const bool hopeless = (gs[i].tried && !gs[i].exact) || (gs[j].tried && !gs[j].exact);
+                    const bool hopeless =
+                        (gs[i].tried && !gs[i].exact) || (gs[j].tried && !gs[j].exact);
                     const std::uint64_t both = gs[i].pieces | gs[j].pieces;
                     gs[i] = Group{both, reach(b, both), std::nullopt, hopeless};
                     gs.erase(gs.begin() + static_cast<std::ptrdiff_t>(j));
@@ -157,7 +157,8 @@ Valuer::Valuer(const Board& b, GameStore& store, const ValueOptions& options)
     : group_(b), store_(store), options_(options) {}
 
 std::vector<std::uint64_t> Valuer::regions_of(std::uint64_t occ) const {
-    if (!options_.decompose) return occ ? std::vector<std::uint64_t>{occ} : std::vector<std::uint64_t>{};
+    if (!options_.decompose)
+        return occ ? std::vector<std::uint64_t>{occ} : std::vector<std::uint64_t>{};
     return regions(board(), occ, options_.exact_reach_budget);
 }
 

@@ -38,8 +38,7 @@ std::optional<std::uint64_t> exact_reach(const Board& b, std::uint64_t occ, std:
 /// then the sum of the regions' games (docs/cgt.md "Regions" proves it). Groups of pieces that
 /// can never jump are left out: their value is 0. Returned in increasing order of their lowest
 /// square; empty when nobody can ever move.
-std::vector<std::uint64_t> regions(const Board& b, std::uint64_t occ,
-                                   std::size_t exact_budget = 0);
+std::vector<std::uint64_t> regions(const Board& b, std::uint64_t occ, std::size_t exact_budget = 0);
 
 /// Thrown when valuing would memoise more positions, or hold more games, than allowed. The
 /// message says "not computed within N positions" (or games).

@@ -61,9 +61,9 @@ int run_value(const ValueArgs& a) {
         progress.finish();
         throw cgt::ValueLimit(fmt::format(
             "value {} ({})", e.what(),
-            memory_binds ? fmt::format("the memory budget {} MiB allows that many; --memory",
-                                       budget >> 20)
-                         : std::string("--max-nodes")));
+            memory_binds
+                ? fmt::format("the memory budget {} MiB allows that many; --memory", budget >> 20)
+                : std::string("--max-nodes")));
     }
     progress.finish();
     if (a.json) {

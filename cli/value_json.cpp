@@ -10,10 +10,14 @@ namespace konane::cli {
 
 const char* outcome_word(cgt::OutcomeClass o) {
     switch (o) {
-        case cgt::OutcomeClass::L: return "black";
-        case cgt::OutcomeClass::R: return "white";
-        case cgt::OutcomeClass::N: return "first";
-        case cgt::OutcomeClass::P: return "second";
+        case cgt::OutcomeClass::L:
+            return "black";
+        case cgt::OutcomeClass::R:
+            return "white";
+        case cgt::OutcomeClass::N:
+            return "first";
+        case cgt::OutcomeClass::P:
+            return "second";
     }
     return "?";
 }
@@ -28,7 +32,8 @@ namespace {
 json tree(cgt::GameStore& s, cgt::GameId g, std::size_t& budget, bool& truncated) {
     json t;
     t["form"] = s.format(g);
-    const bool leaf = s.as_number(g) || s.as_nimber(g) || s.format(g).find('{') == std::string::npos;
+    const bool leaf =
+        s.as_number(g) || s.as_nimber(g) || s.format(g).find('{') == std::string::npos;
     if (leaf) return t;
     if (budget == 0) {
         truncated = true;
@@ -68,8 +73,9 @@ json value_json(const Board& b, std::uint64_t occ, cgt::Valuer& v, std::size_t m
     j["regions"] = json::array();
     for (std::uint64_t r : v.regions_of(occ)) {
         const cgt::GameId rv = v.value(r);
-        j["regions"].push_back(
-            {{"position", rows_text(b, r)}, {"value", s.format(rv)}, {"ascii", s.format(rv, {true})}});
+        j["regions"].push_back({{"position", rows_text(b, r)},
+                                {"value", s.format(rv)},
+                                {"ascii", s.format(rv, {true})}});
     }
     bool truncated = false;
     j["tree"] = tree(s, g, max_tree, truncated);
