@@ -803,6 +803,9 @@ struct ApiServer::Impl {
             return analysis_json(b, t.rules, g, analyse_game(t.current(), g));
         } catch (const NotStored& e) {
             throw HttpError(404, e.what());
+        }
+    }
+
     /// GET /api/value?position=TEXT: the position's combinatorial game value (cli/value_json.hpp),
     /// within the search limit; the side to move may be left out.
     json value(const httplib::Request& req) {

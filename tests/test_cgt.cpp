@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <httplib.h>
+#include <catch2/catch.hpp>
 
 #include "cgt/game.hpp"
 #include "cgt/konane.hpp"
@@ -33,8 +33,12 @@ namespace {
 
 // A pool of games: a few known ones, then random {L | R} of earlier pool members.
 std::vector<GameId> random_pool(GameStore& s, std::mt19937_64& rng, int n) {
-    std::vector<GameId> pool = {s.zero(), s.number(1), s.number(-1), s.nimber(1),
-                                s.make({s.zero()}, {s.nimber(1)}), s.number(Rational(1, 2))};
+    std::vector<GameId> pool = {s.zero(),
+                                s.number(1),
+                                s.number(-1),
+                                s.nimber(1),
+                                s.make({s.zero()}, {s.nimber(1)}),
+                                s.number(Rational(1, 2))};
     while (static_cast<int>(pool.size()) < n) {
         std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
         std::uniform_int_distribution<int> count(0, 3);
@@ -81,10 +85,14 @@ OutcomeClass outcome_by_search(GameStore& s, const std::vector<GameId>& parts) {
 // The project's outcome names for CGT's letters: L black, R white, N first, P second.
 Outcome project_outcome(OutcomeClass o) {
     switch (o) {
-        case OutcomeClass::L: return Outcome::Black;
-        case OutcomeClass::R: return Outcome::White;
-        case OutcomeClass::N: return Outcome::First;
-        case OutcomeClass::P: return Outcome::Second;
+        case OutcomeClass::L:
+            return Outcome::Black;
+        case OutcomeClass::R:
+            return Outcome::White;
+        case OutcomeClass::N:
+            return Outcome::First;
+        case OutcomeClass::P:
+            return Outcome::Second;
     }
     return Outcome::Second;
 }
@@ -249,9 +257,7 @@ TEST_CASE("cgt: published Konane values, in the project's notation", "[cgt][kona
             row += i % 2 == 0 ? 'o' : 'x';
         row += '.';
         INFO(row);
-        const std::string want = n % 2 == 1    ? std::to_string((n - 1) / 2)
-                                 : n % 4 == 0 ? "0"
-                                              : "*";
+        const std::string want = n % 2 == 1 ? std::to_string((n - 1) / 2) : n % 4 == 0 ? "0" : "*";
         CHECK(value_of(s, row) == want);
     }
     // The 5x8 position worth 1/2 (cgt-tools `......../...oxo../..o...../..x...../........`,
@@ -273,10 +279,10 @@ TEST_CASE("cgt: Konane outcome classes equal the Searcher's on random positions"
         int rows, cols, count;
         double lo, hi;
     };
-    for (const Case c : {Case{1, 8, 300, 0.3, 0.9}, Case{2, 5, 300, 0.3, 0.9},
-                         Case{3, 3, 300, 0.3, 0.9}, Case{3, 4, 400, 0.3, 0.8},
-                         Case{4, 4, 500, 0.3, 0.8}, Case{3, 5, 400, 0.3, 0.8},
-                         Case{4, 5, 500, 0.3, 0.6}, Case{5, 5, 300, 0.2, 0.5}}) {
+    for (const Case c :
+         {Case{1, 8, 300, 0.3, 0.9}, Case{2, 5, 300, 0.3, 0.9}, Case{3, 3, 300, 0.3, 0.9},
+          Case{3, 4, 400, 0.3, 0.8}, Case{4, 4, 500, 0.3, 0.8}, Case{3, 5, 400, 0.3, 0.8},
+          Case{4, 5, 500, 0.3, 0.6}, Case{5, 5, 300, 0.2, 0.5}}) {
         const Board b = Board::make(c.rows, c.cols);
         GameStore s;
         Valuer val(b, s);
@@ -375,8 +381,8 @@ TEST_CASE("cgt: reach holds every square a piece ever stands on", "[cgt][konane]
 
 TEST_CASE("cgt: an 8x8 endgame of small regions, and the limits", "[cgt][konane][regions]") {
     GameStore s;
-    const ParsedPosition p = parse_position(
-        "xo.....o/o......x/......../...x..../...o..../......../x......o/oxo...ox b");
+    const ParsedPosition p =
+        parse_position("xo.....o/o......x/......../...x..../...o..../......../x......o/oxo...ox b");
     Valuer v(p.board, s);
     const GameId g = v.value(p.position.occ);
     const auto rs = v.regions_of(p.position.occ);
