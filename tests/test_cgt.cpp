@@ -311,7 +311,7 @@ TEST_CASE("cgt: regions never interact, and their sum is the whole board's value
           "[cgt][konane][regions]") {
     std::mt19937_64 rng(99);
     int split = 0;
-    for (auto [rows, cols] : {std::pair{1, 12}, {3, 6}, {4, 6}, {5, 5}, {5, 6}, {6, 6}, {7, 8}}) {
+    for (auto [rows, cols] : {std::pair{1, 12}, {3, 6}, {4, 6}, {5, 5}, {5, 6}, {6, 6}}) {
         const Board b = Board::make(rows, cols);
         GameStore s;
         Valuer parts(b, s);
@@ -319,7 +319,7 @@ TEST_CASE("cgt: regions never interact, and their sum is the whole board's value
         whole_opt.decompose = false;
         Valuer whole(b, s, whole_opt);
         std::uniform_real_distribution<double> density(0.1, 0.35);
-        for (int t = 0; t < 150; ++t) {
+        for (int t = 0; t < 300; ++t) {
             std::bernoulli_distribution on(density(rng));
             std::uint64_t occ = 0;
             for (int sq = 0; sq < b.squares(); ++sq)
@@ -349,7 +349,9 @@ TEST_CASE("cgt: regions never interact, and their sum is the whole board's value
             CHECK(parts.value(occ) == whole.value(occ));
         }
     }
-    CHECK(split > 60);  // the test exercises the sum, not only single regions (83 positions)
+    // The test exercises the sum, not only single regions (over 60 of the 1,800 positions split). A
+    // 7x8 board at these densities took 8.7 GB and minutes valued whole: boards up to 6x6 only.
+    CHECK(split > 60);
 }
 
 TEST_CASE("cgt: reach holds every square a piece ever stands on", "[cgt][konane][regions]") {
