@@ -12,6 +12,25 @@
 
 namespace konane::test {
 
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAsan = true;
+#else
+inline constexpr bool kAsan = false;
+#endif
+#else
+inline constexpr bool kAsan = false;
+#endif
+
+/// A small `generate --memory` budget for the tests, e.g. "24M". `generate` counts the memory
+/// the process holds before any work (about 10 MiB), and under AddressSanitizer that is about
+/// 120 MiB of shadow and allocator memory: there the budget is raised to 256M.
+inline std::string small_budget(const char* budget) {
+    return kAsan ? "256M" : budget;
+}
+
 /// One run of the command.
 struct Run {
     int code = -1;    ///< the exit status; -1 when a signal ended it

@@ -148,8 +148,8 @@ TEST_CASE("an interrupted generate leaves no table, and its rerun resumes to the
         CHECK((e.path() == work || e.path() == ref));  // no temporary table is left
     }
     CHECK(fs::exists(work / "manifest"));  // the finished steps are kept for the rerun
-    const Run again =
-        run("generate 4x6 -q -j 2 --memory 24M --work " + work.string() + " -o " + table.string());
+    const Run again = run("generate 4x6 -q -j 2 --memory " + small_budget("24M") + " --work " +
+                          work.string() + " -o " + table.string());
     CHECK(again.code == 0);
     CHECK(slurp(table) == slurp(ref));
     CHECK_FALSE(fs::exists(work));
@@ -168,8 +168,9 @@ TEST_CASE("a generate killed at any step resumes to the same file", "[cli][gener
     int killed = 0;
     for (int at : {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144}) {
         INFO("KONANE_KILL_AT=" << at);
-        const Run k = run("generate 5x5 -q -j 2 --memory 24M -o " + table.string(),
-                          "env KONANE_KILL_AT=" + std::to_string(at));
+        const Run k =
+            run("generate 5x5 -q -j 2 --memory " + small_budget("24M") + " -o " + table.string(),
+                "env KONANE_KILL_AT=" + std::to_string(at));
         if (k.code != 0) {
             ++killed;
             CHECK_FALSE(fs::exists(table));
@@ -295,7 +296,7 @@ TEST_CASE("a generate whose estimate exceeds the memory budget is refused before
         CHECK_FALSE(fs::exists(d.path / "t.kbt.work"));
     }
     // The estimate is printed at the start; a budget that holds it is not refused.
-    const Run ok = run("generate 4x5 --memory 64M -o " + out.string());
+    const Run ok = run("generate 4x5 --memory " + small_budget("64M") + " -o " + out.string());
     CHECK(ok.code == 0);
     CHECK(ok.out.find("estimate: 26653 positions") != std::string::npos);
 }

@@ -350,6 +350,9 @@ TEST_CASE("cli: --memory takes fractions and binary units, and echoes what was g
           std::pair{"64mb", "(budget 64.0 MiB)"}, std::pair{"0.25g", "(budget 256.0 MiB)"},
           std::pair{"65536K", "(budget 64.0 MiB)"}}) {
         INFO(given);
+        // Under AddressSanitizer the process alone holds about 120 MiB (cli_helpers.hpp
+        // small_budget): the 64 MiB spellings are checked in the other builds.
+        if (kAsan && std::string(budget) == "(budget 64.0 MiB)") continue;
         const Run r = run(std::string("generate 3x4 -q -j 1 --memory ") + given + " -o t.kbt", in);
         CHECK(r.code == 0);
         CHECK_THAT(r.out, Catch::Contains(budget));
@@ -499,9 +502,11 @@ TEST_CASE("cli: probe --batch reads its input in bounded pieces", "[cli][hardeni
     const fs::path t = table_4x4(d);
     // A line with no end (1 GB in 2.2 s before): an error naming the line, after the answers
     // to the lines before it, in bounded memory (under a 200 MB address-space limit).
+    // (AddressSanitizer reserves terabytes of address space: no limit there.)
     const Run zero = run("probe " + quote(t.string()) + " --batch",
-                         "ulimit -v 200000; (printf 'xoxo/oxox/xoxo/oxox b\\n'; "
-                         "head -c 100000000 /dev/zero) |");
+                         std::string(kAsan ? "" : "ulimit -v 200000; ") +
+                             "(printf 'xoxo/oxox/xoxo/oxox b\\n'; "
+                             "head -c 100000000 /dev/zero) |");
     CHECK(zero.code == 2);
     CHECK_THAT(zero.out, Catch::Contains("\"stored\":true"));
     CHECK_THAT(zero.out, Catch::Contains("standard input: line 2 is longer than 4096 bytes"));
