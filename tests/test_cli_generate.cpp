@@ -176,7 +176,8 @@ TEST_CASE("a generate killed at any step resumes to the same file", "[cli][gener
             CHECK_FALSE(fs::exists(table));
             CHECK(fs::exists(work));
             // Resumed with other threads and another budget.
-            const Run r = run("generate 5x5 -q -j 1 --memory 64M -o " + table.string());
+            const Run r = run("generate 5x5 -q -j 1 --memory " + small_budget("64M") + " -o " +
+                              table.string());
             CHECK(r.code == 0);
         }
         CHECK(slurp(table) == want);
