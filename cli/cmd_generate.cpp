@@ -753,6 +753,11 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     openings->add_flag("--plain", op->plain,
                        "With --search: plain boolean alpha-beta (the baseline)");
     openings->add_flag("-q,--quiet", op->quiet, "With --search: no progress line on stderr");
+    openings
+        ->add_option("-j,--threads", op->threads,
+                     "With --search: threads of the search, sharing one transposition table "
+                     "(default 1)")
+        ->check(decimal(1, 1024));
     openings->add_flag("--dfpn", op->dfpn,
                        "With --search: depth-first proof-number search (df-pn) instead of "
                        "alpha-beta");

@@ -495,6 +495,11 @@ void add_probe_commands(CLI::App& app, Commands& out) {
         ->check(decimal(0, kMaxNodes));
     solve->add_flag("--plain", so->plain,
                     "With --wdl: plain boolean alpha-beta with the same table (the baseline)");
+    solve
+        ->add_option("-j,--threads", so->threads,
+                     "With --wdl: threads of the search, sharing one transposition table "
+                     "(default 1)")
+        ->check(decimal(1, 1024));
     solve->add_flag("--dfpn", so->dfpn,
                     "With --wdl: depth-first proof-number search (df-pn) instead of alpha-beta");
     solve

@@ -81,14 +81,17 @@ class ProofProgressLine {
 };
 
 ProofOptions proof_options(Ruleset rules, bool jumps_only, const std::string& memory,
-                           std::uint64_t max_nodes, bool plain, bool dfpn) {
+                           std::uint64_t max_nodes, bool plain, bool dfpn, int threads) {
     if (plain && dfpn) throw UsageError("--plain and --dfpn: choose one search");
+    if (threads < 1) throw UsageError("-j THREADS must be 1 or more");
+    if (plain && threads > 1) throw UsageError("--plain searches with one thread: drop -j");
     ProofOptions o;
     o.rules = rules;
     o.jumps_only = jumps_only;
     o.memory_bytes = parse_size(memory.empty() ? kDefaultProofMemory : memory, "--memory");
     if (o.memory_bytes < 64) throw UsageError("--memory " + memory + ": at least 64 bytes");
     o.max_nodes = max_nodes;
+    o.threads = threads;
     o.algorithm = plain  ? ProofAlgorithm::Plain
                   : dfpn ? ProofAlgorithm::DfPn
                          : ProofAlgorithm::Enhanced;
@@ -130,6 +133,7 @@ void put_work(json& j, std::uint64_t nodes, double seconds, double cpu_seconds,
     j["seconds"] = seconds;
     j["cpu_seconds"] = cpu_seconds;
     j["max_nodes"] = max_nodes;
+    j["threads"] = s.options().threads;
     j["memory_bytes"] = s.table_bytes();
 }
 
@@ -389,7 +393,7 @@ int run_solve_wdl(const SolveArgs& a) {
     Ruleset rules = parse_ruleset(a.rules);
     std::optional<Tablebase> tb = open_table(a.table, b, a.rules_given, rules);
     const ProofOptions opt =
-        proof_options(rules, a.jumps_only, a.memory, a.max_nodes, a.plain, a.dfpn);
+        proof_options(rules, a.jumps_only, a.memory, a.max_nodes, a.plain, a.dfpn, a.threads);
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");
     progress.attach(s);
@@ -472,6 +476,7 @@ int run_solve_wdl(const SolveArgs& a) {
                        {"cpu_seconds", cpu},
                        {"table_hits", res.table_hits},
                        {"max_nodes", a.max_nodes},
+                       {"threads", a.threads},
                        {"memory_bytes", s.table_bytes()},
                        {"stored", s.stored()}};
         if (cert) j["certificate"] = certificate_json(*cert);
@@ -549,7 +554,8 @@ int run_openings_search(const OpeningsArgs& a) {
     } else if (tb && tb->opening().gap) {
         gap = tb->opening().gap;  // a gap's table: its one opening
     }
-    ProofOptions opt = proof_options(rules, false, a.memory, a.max_nodes, a.plain, a.dfpn);
+    ProofOptions opt =
+        proof_options(rules, false, a.memory, a.max_nodes, a.plain, a.dfpn, a.threads);
     opt.table_max_pieces = a.table_max_pieces;
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");

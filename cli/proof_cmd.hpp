@@ -34,6 +34,7 @@ struct SolveArgs {
     std::string certificate;         ///< --certificate FILE: write the proof (with --wdl)
     std::string work;                ///< --work DIR: checkpoints of a long search (with --wdl)
     std::uint64_t checkpoint = 300;  ///< --checkpoint SECONDS between checkpoints
+    int threads = 1;                 ///< -j: threads of the proof search
 };
 
 /// The arguments of `konane openings`: from a table (FILE), or by search (--search).
@@ -54,6 +55,7 @@ struct OpeningsArgs {
     std::string certificate;         ///< --certificate FILE: write the proof (with --search)
     std::string work;                ///< --work DIR: checkpoints of a long search (with --search)
     std::uint64_t checkpoint = 300;  ///< --checkpoint SECONDS between checkpoints
+    int threads = 1;                 ///< -j: threads of the proof search
 };
 
 /// Transposition table of the proof search when --memory is not given.

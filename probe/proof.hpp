@@ -6,11 +6,13 @@
 // "Values" without the depth.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -56,6 +58,15 @@ struct ProofOptions {
     /// With a table: look up only positions of at most this many pieces (0: every position).
     /// Measures what endgame tables of at most k pieces would save a search.
     int table_max_pieces = 0;
+    /// Threads of one solve() (at least 1). With more than one, helper threads search the same
+    /// root beside the calling thread, sharing the transposition table of proven values (no
+    /// locks: each entry checks itself, see ProofSearch), each starting from another root move;
+    /// the first thread to decide the root ends the others. Helpers always run the enhanced
+    /// alpha-beta (with DfPn the calling thread runs df-pn, so the two algorithms share their
+    /// proofs). max_nodes then bounds the nodes of all threads together (each thread checks the
+    /// team's count every 4,096 nodes, more often near the limit: a few nodes past it at most).
+    /// Jump-stage roots only; an opening-stage root is searched by one thread.
+    int threads = 1;
 };
 
 /// What the progress callback sees.
@@ -75,10 +86,10 @@ struct ProofResult {
     std::optional<bool> win;
     /// A winning move when win is true (none on an undecided or lost position).
     std::optional<MoveChild> winning_move;
-    std::uint64_t nodes = 0;       ///< nodes visited by this solve()
+    std::uint64_t nodes = 0;       ///< nodes visited by this solve() (all its threads)
     std::uint64_t table_hits = 0;  ///< values taken from the table by this solve()
     double seconds = 0;            ///< wall time of this solve()
-    double cpu_seconds = 0;        ///< CPU time of this solve() (its thread's)
+    double cpu_seconds = 0;        ///< CPU time of this solve() (all its threads')
 };
 
 /// Win/loss proof search on one board. The transposition table is kept between solve() calls
@@ -87,12 +98,17 @@ struct ProofResult {
 ///
 /// Keys: the canonical form of a position under the board's symmetries (SymmetryGroup); the
 /// opening stage (full board, one-hole board) is never stored. Entries: 16 bytes, buckets of
-/// four (one cache line); a full bucket replaces the entry whose proof took fewest nodes.
+/// four (one cache line); a full bucket replaces the entry whose proof took fewest nodes. An
+/// entry is two 64-bit words read and written as relaxed atomics: the canonical occupancy, and
+/// the data (bits 0..7 flags, 8..15 work, 32..63 the high half of the key's hash); a reader
+/// takes an entry only when its occupancy, side and hash check all match, so an entry torn by
+/// two threads writing it at once reads as absent, never as another position's value (the
+/// lock-free scheme of Hyatt and Mann 2002, with check bits in place of their XOR).
 ///
 /// With a Tablebase of the same board, a Play-stage position the table holds takes its stored
 /// value (the table's membership is exact and its blocks checksummed).
 ///
-/// Not thread-safe: one ProofSearch per thread.
+/// Not thread-safe: one ProofSearch per thread (a solve() may itself run options.threads).
 class ProofSearch {
   public:
     /// A search for board b; `table`, when given, must be of board b (std::invalid_argument).
@@ -138,9 +154,9 @@ class ProofSearch {
     /// Changes the node limit of later solve() calls (0: no limit).
     void set_max_nodes(std::uint64_t n) { options_.max_nodes = n; }
 
-    /// Bytes of the transposition table, and entries in use.
+    /// Bytes of the transposition table, and entries in use (by every thread).
     std::size_t table_bytes() const;
-    std::uint64_t stored() const { return stored_; }
+    std::uint64_t stored() const;
     /// Empties the transposition table and the history.
     void clear();
 
@@ -148,6 +164,17 @@ class ProofSearch {
     struct Entry;
     struct Frame;
     struct NodeLimit {};
+    struct Stopped {};  ///< another thread of the team decided the root
+    struct Memory;      ///< the mapped transposition table, shared by a team's threads
+    struct Team;        ///< what a solve()'s threads share (stop flag, node count, answer)
+
+    /// A helper of `lead`'s team, number `index` (1..threads-1): shares its transposition table
+    /// and table, runs the enhanced alpha-beta.
+    ProofSearch(const ProofSearch& lead, int index);
+    /// A helper's search of the team's root: its root moves rotated by its index.
+    void help(Position p);
+    /// The root's moves in search order (fewest replies first for the enhanced search).
+    std::vector<MoveChild> root_moves(Position p, bool opening) const;
 
     bool search(Position p, Position key, int ply);
     bool search_plain(Position p, int ply);
@@ -170,7 +197,9 @@ class ProofSearch {
     /// opening stage (never with jumps_only), else search_plain() or search() by the algorithm.
     bool search_child(Position c, int ply);
     Position canonical(Position p) const;
-    const Entry* probe(Position key) const;
+    /// The proven value of canonical position `key` in the transposition table: 1 win, 0 loss,
+    /// -1 not held.
+    int probe(Position key) const;
     /// The value of p (canonical form `key`) when the transposition table or the given table
     /// already holds it (a table's answer is stored in the transposition table); else nothing.
     std::optional<bool> known(Position p, Position key);
@@ -182,14 +211,19 @@ class ProofSearch {
     ProofOptions options_;
     SymmetryGroup group_;
     std::optional<Tablebase> table_;
+    std::shared_ptr<Memory> memory_;
     Entry* entries_ = nullptr;
     std::size_t table_size_ = 0;
     std::size_t bucket_mask_ = 0;
-    std::uint64_t stored_ = 0;
-    std::vector<std::uint32_t> history_;  ///< [side][from][to]
-    std::vector<Frame> frames_;           ///< per ply: the move being searched, for progress
+    std::atomic<std::uint64_t> stored_{0};               ///< entries this thread filled
+    int index_ = 0;                                      ///< 0: the calling thread; else a helper
+    Team* team_ = nullptr;                               ///< during a team solve()
+    std::vector<std::unique_ptr<ProofSearch>> helpers_;  ///< made on the first team solve()
+    std::vector<std::uint32_t> history_;                 ///< [side][from][to]
+    std::vector<Frame> frames_;  ///< per ply: the move being searched, for progress
 
     std::uint64_t nodes_ = 0, limit_ = 0, table_hits_ = 0, next_check_ = 0;
+    std::uint64_t counted_ = 0;  ///< of nodes_, those added to the team's count
     std::function<void(const ProofProgress&)> progress_;
     double interval_ = 0.25;
     DfpnEntry* dfpn_ = nullptr;  ///< df-pn's table (DfPn only)

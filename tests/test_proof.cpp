@@ -372,9 +372,102 @@ TEST_CASE("cli: solve --wdl and openings --search", "[proof][cli]") {
         CHECK(r.out.find("not decided within 100 nodes") != std::string::npos);
     }
     {
+        // Two threads (-j 2) give the same verdicts, and say so in the JSON.
+        const Run r = run("openings --board 5x5 --search -j 2 --json -q");
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        const json j = json::parse(r.out);
+        CHECK(j["winner"] == "black");
+        CHECK(j["threads"] == 2);
+        const Run w = run("solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/..xoxo b' --wdl -j 2 --json -q");
+        INFO(w.out);
+        REQUIRE(w.code == 0);
+        const Run one = run("solve 'xoxoxo/oxoxox/xoxoxo/oxoxox/..xoxo b' --wdl --json -q");
+        REQUIRE(one.code == 0);
+        CHECK(json::parse(w.out)["value"] == json::parse(one.out)["value"]);
+        CHECK(json::parse(w.out)["search"]["threads"] == 2);
+        CHECK(run("openings --board 4x4 --search -j 0").code == 2);
+        CHECK(run("openings --board 4x4 --search --plain -j 2").code == 2);
+    }
+    {
         const Run r = run("solve 'xox. w' --max-nodes 100");
         CHECK(r.code == 2);
         const Run o = run("openings --search");
         CHECK(o.code == 2);
+    }
+}
+
+TEST_CASE("proof: threads sharing one transposition table agree with the table",
+          "[proof][concurrency]") {
+    // A small table (64 KiB: 1,024 buckets) makes the threads replace each other's entries, so
+    // that torn and overwritten entries are met; every answer must still equal the table's.
+    for (const auto& [rows, cols] : {std::pair{5, 5}, std::pair{4, 6}}) {
+        const Tablebase& tb = table(rows, cols, Ruleset::Brainking);
+        const Board& b = tb.board();
+        const ref::RefBoard rb(rows, cols);
+        const Openings want = compute_openings(tb);
+        for (const ProofAlgorithm alg : {ProofAlgorithm::Enhanced, ProofAlgorithm::DfPn}) {
+            for (const int threads : {2, 3}) {
+                INFO(b.name() << " threads " << threads << " df-pn "
+                              << (alg == ProofAlgorithm::DfPn));
+                ProofOptions o = small_options(Ruleset::Brainking, alg);
+                o.memory_bytes = std::size_t{64} << 10;
+                o.threads = threads;
+                ProofSearch s(b, o);
+                const SearchedOpenings got = search_openings(s);
+                REQUIRE(got.lines.size() == want.lines.size());
+                for (std::size_t i = 0; i < want.lines.size(); ++i)
+                    CHECK(got.lines[i].winner == want.lines[i].winner);
+                CHECK(got.winner == want.winner);
+                int checked = 0;
+                for (const ref::RefPos& rp : ref::random_positions(
+                         rb, ref::rules_of(Ruleset::Brainking), 20, 77u + threads)) {
+                    const Position p = ref::to_core(rb, rp);
+                    const auto v = tb.value(p);
+                    REQUIRE(v.has_value());
+                    INFO(format_position(b, p));
+                    const ProofResult r = s.solve(p);
+                    REQUIRE(r.win.has_value());
+                    CHECK(*r.win == v->win);
+                    CHECK(r.win.value() == r.winning_move.has_value());
+                    if (r.winning_move) {
+                        const auto child = tb.value(r.winning_move->child);
+                        REQUIRE(child.has_value());
+                        CHECK(!child->win);
+                    }
+                    ++checked;
+                }
+                CHECK(checked > 50);
+            }
+        }
+    }
+}
+
+TEST_CASE("proof: threads stop together at the node limit, leaving nothing false",
+          "[proof][concurrency]") {
+    const Tablebase& tb = table(5, 5, Ruleset::Brainking);
+    const Board& b = tb.board();
+    ProofOptions o = small_options();
+    o.threads = 2;
+    o.max_nodes = 50;
+    ProofSearch s(b, o);
+    const Openings want = compute_openings(tb);
+    const std::vector<Position> starts = start_positions(b, Opening(Ruleset::Brainking));
+    REQUIRE(starts.size() == want.lines.size());
+    int undecided = 0;
+    for (const Position& p : starts) {
+        const ProofResult r = s.solve(p);
+        if (!r.win) {
+            ++undecided;
+            CHECK(!r.winning_move);
+        }
+    }
+    CHECK(undecided > 0);  // 50 nodes do not decide every 5x5 opening
+    // What the stopped searches stored is true: without a limit every opening is right.
+    s.set_max_nodes(0);
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        const ProofResult r = s.solve(starts[i]);
+        REQUIRE(r.win.has_value());
+        CHECK((*r.win ? Color::Black : Color::White) == want.lines[i].winner);
     }
 }
