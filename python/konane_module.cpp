@@ -672,7 +672,7 @@ py::object solve_wdl(const SearchSetup& s, std::size_t memory, std::uint64_t max
 /// openings(board, search=True): every opening of the board decided by proof search.
 py::object openings_search(const BoardArg& board, bool search,
                            const std::optional<std::string>& rules, const PyTablebase* table,
-                           const MemoryArg& memory, std::uint64_t max_nodes) {
+                           const MemoryArg& memory, std::uint64_t max_nodes, int threads) {
     if (!search) {
         throw py::value_error(
             "openings(search=False): the openings of a table, with depths, "
@@ -686,6 +686,10 @@ py::object openings_search(const BoardArg& board, bool search,
                        : std::string("brainking")));
     o.memory_bytes = memory_arg(memory);
     o.max_nodes = max_nodes;
+    if (threads < 1 || threads > 1024) {
+        throw py::value_error("threads=" + std::to_string(threads) + ": from 1 to 1024");
+    }
+    o.threads = threads;
     std::optional<konane::Tablebase> tb;
     if (table) {
         tb = table->handle();
@@ -1632,6 +1636,7 @@ Arguments (wdl, memory, max_nodes included) and errors as solve().)");
 
     m.def("openings", &openings_search, "board"_a, py::kw_only(), "search"_a = true,
           "rules"_a = py::none(), "table"_a = py::none(), "memory"_a = "256M", "max_nodes"_a = 0,
+          "threads"_a = 1,
           R"(Every opening of a board (Black's removal, White's reply) decided by proof search:
 win or loss, no depth (Tablebase.openings() gives depths from a table). Returns
 SearchedOpenings(lines, choices, winner, nodes, seconds). Every line is searched, one after
@@ -1642,7 +1647,8 @@ table's own openings are Tablebase.openings()). rules: the opening ruleset. tabl
 konane.Tablebase of the board and ruleset whose stored values the search uses. memory: bytes of
 the transposition table (an int or a size such as '512M'). rules: default the table's, or
 'brainking'. max_nodes: most nodes per line (0:
-no limit); a line not decided within it has winner None. Runs without the GIL; Ctrl-C stops it.
+no limit); a line not decided within it has winner None. threads: threads of each line's search,
+sharing the transposition table (1 to 1024; nodes and seconds then count every thread's). Runs without the GIL; Ctrl-C stops it.
 Raises ValueError for bad input.)");
 
     // ------------------------------------------------------------------------------------------

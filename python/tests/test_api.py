@@ -129,6 +129,10 @@ def test_openings_search_decides_every_5x5_opening_as_the_table(tb5):
         assert choice.black == stored.black and choice.winner == stored.winner
     with_table = konane.openings((5, 5), table=tb5, memory="16M")
     assert [l.winner for l in with_table.lines] == [l.winner for l in found.lines]
+    two = konane.openings("5x5", memory="16M", threads=2)
+    assert [l.winner for l in two.lines] == [l.winner for l in found.lines]
+    with pytest.raises(ValueError):
+        konane.openings("5x5", threads=0)
 
 
 def test_openings_search_on_boards_no_table_holds():
