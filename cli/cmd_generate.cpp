@@ -336,7 +336,8 @@ int run_generate(GenerateArgs a) {
 
 struct FileArgs {
     std::string file;
-    std::string gap;  ///< openings --gap
+    std::string gap;   ///< openings --gap
+    std::string load;  ///< openings --load (add_load_option()); empty: map
     bool json = false;
     int threads = 0;
     bool quiet = false;
@@ -528,7 +529,7 @@ int run_gap_opening(const FileArgs& a, const Tablebase& tb) {
 }
 
 int run_openings(const FileArgs& a) {
-    const Tablebase tb = Tablebase::open(a.file);
+    const Tablebase tb = Tablebase::open(a.file, {}, open_options(a.load, format::Load::map));
     const Board& b = tb.board();
     if (!a.gap.empty() || tb.opening().gap) return run_gap_opening(a, tb);
     Openings o;
@@ -730,6 +731,7 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                      "board RxC")
         ->check(non_empty());
     openings->add_flag("--json", op->json, "JSON output");
+    add_load_option(openings, op->load, "map, auto with --search");
     openings
         ->add_option("--gap", op->gap,
                      std::string(kGapHelp) +
@@ -810,6 +812,7 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                        FileArgs f;
                        f.file = op->file;
                        f.gap = op->gap;
+                       f.load = op->load;
                        f.json = op->json;
                        return run_openings(f);
                    }});

@@ -88,6 +88,7 @@ struct ProbeArgs {
     std::string game;
     bool json = false;
     bool batch = false;
+    std::string load;  ///< --load (add_load_option()); empty: map, auto with --batch
 };
 
 /// The longest line `probe --batch` takes (bytes): a position is at most 64 squares, 63 slashes,
@@ -100,7 +101,7 @@ constexpr std::size_t kMaxBatchLine = 4096;
 /// table ends the batch (format::FormatError, exit 2) after the answers to every line before
 /// the one that met the damage are written: their count says which line it was.
 int run_batch(const ProbeArgs& a) {
-    const Tablebase tb = Tablebase::open(a.file);
+    const Tablebase tb = Tablebase::open(a.file, {}, open_options(a.load, format::Load::automatic));
     std::string line;
     std::string out;
     auto send = [&] {
@@ -171,7 +172,7 @@ int run_probe(const ProbeArgs& a) {
             throw UsageError("--batch reads positions from standard input: no POSITION or --game");
         return run_batch(a);
     }
-    const Tablebase tb = Tablebase::open(a.file);
+    const Tablebase tb = Tablebase::open(a.file, {}, open_options(a.load, format::Load::map));
     const Board& b = tb.board();
     // By default the start: the full board, or a gap's table's start position.
     Position p = tb.opening().gap ? gap_start(b, *tb.opening().gap) : b.start();
@@ -348,7 +349,7 @@ int run_solve(SolveArgs a) {
     opt.progress = [&](std::size_t n) { progress.count("search", n, opt.max_positions); };
     std::optional<Tablebase> tb;
     if (!a.table.empty()) {
-        tb = Tablebase::open(a.table);
+        tb = Tablebase::open(a.table, {}, open_options(a.load, format::Load::automatic));
         if (!(tb->board() == b)) {
             throw UsageError(
                 fmt::format("the position is for a {} board, the table {} for a {} board", b.name(),
@@ -427,6 +428,7 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     probe->add_flag("--batch", p->batch,
                     "Positions from standard input, one per line; one JSON object per line "
                     "(position, stored, value, depth; error for a malformed line)");
+    add_load_option(probe, p->load, "map, auto with --batch");
     help_footer(probe, {"konane probe konane-4x4-brainking.kbt '..xo/oxox/xoxo/oxox b'",
                         "konane probe konane-4x4-brainking.kbt            the full board",
                         "konane probe konane-4x4-brainking.kbt --game 'a4 b4 a2-a4' --json",
@@ -465,6 +467,7 @@ void add_probe_commands(CLI::App& app, Commands& out) {
         ->check(non_empty());
     solve->add_option("--table", so->table, "Table of the same board whose values the search uses")
         ->check(non_empty());
+    add_load_option(solve, so->load, "auto");
     auto* rules_opt =
         solve->add_option("--rules", so->rules, "Opening ruleset (for full and one-hole boards)")
             ->capture_default_str()

@@ -98,10 +98,10 @@ ProofOptions proof_options(Ruleset rules, bool jumps_only, const std::string& me
     return o;
 }
 
-std::optional<Tablebase> open_table(const std::string& file, const Board& b, bool rules_given,
-                                    Ruleset& rules) {
+std::optional<Tablebase> open_table(const std::string& file, const std::string& load,
+                                    const Board& b, bool rules_given, Ruleset& rules) {
     if (file.empty()) return std::nullopt;
-    Tablebase tb = Tablebase::open(file);
+    Tablebase tb = Tablebase::open(file, {}, open_options(load, format::Load::automatic));
     if (!(tb.board() == b)) {
         throw UsageError(fmt::format("the board is {}, the table {} is for a {} board", b.name(),
                                      file, tb.board().name()));
@@ -391,7 +391,7 @@ int run_solve_wdl(const SolveArgs& a) {
     const ParsedPosition parsed = parse_position(a.position, want ? &*want : nullptr);
     const Board& b = parsed.board;
     Ruleset rules = parse_ruleset(a.rules);
-    std::optional<Tablebase> tb = open_table(a.table, b, a.rules_given, rules);
+    std::optional<Tablebase> tb = open_table(a.table, a.load, b, a.rules_given, rules);
     const ProofOptions opt =
         proof_options(rules, a.jumps_only, a.memory, a.max_nodes, a.plain, a.dfpn, a.threads);
     ProofSearch s(b, opt, tb);
@@ -542,9 +542,8 @@ int run_openings_search(const OpeningsArgs& a) {
     std::optional<Board> board;
     if (!a.board.empty()) board = Board::parse(a.board);
     if (!a.file.empty()) {
-        const Tablebase t = Tablebase::open(a.file);
-        if (!board) board = t.board();
-        tb = open_table(a.file, *board, a.rules_given, rules);
+        if (!board) board = Tablebase::open(a.file).board();
+        tb = open_table(a.file, a.load, *board, a.rules_given, rules);
     }
     if (!board) throw UsageError("--search needs --board RxC (or a table FILE of the board)");
     const Board& b = *board;

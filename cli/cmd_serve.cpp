@@ -23,10 +23,12 @@ struct ServeArgs {
     std::vector<std::string> files;
     std::string host = "127.0.0.1";
     int port = 8080;
+    std::string load;  ///< --load (add_load_option()); empty: auto
     ServeOptions options;
 };
 
-int run_serve(const ServeArgs& a) {
+int run_serve(ServeArgs a) {
+    a.options.load = open_options(a.load, format::Load::automatic).load;
     // One malloc arena per thread (glibc's default, up to 8 per core) let the memory of
     // searches on many connection threads grow to about 900 MiB, none of it leaked; two arenas
     // keep it bounded (docs/results.md, "konane serve under load").
@@ -124,6 +126,7 @@ void add_serve_command(CLI::App& app, Commands& out) {
         "Check every checksum of every table before serving: a damaged table is "
         "refused, and probes then hash no block (a little faster first probes of a large "
         "table)");
+    add_load_option(serve, s->load, "auto (/api/tables reports each table's and its memory)");
     help_footer(serve,
                 {"konane serve konane-5x5-brainking.kbt           http://127.0.0.1:8080/",
                  "konane serve *.kbt --port 9000 --check"},

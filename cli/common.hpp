@@ -11,6 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "format/table.hpp"
+
 namespace konane::cli {
 
 /// Exit codes of every subcommand (README "Exit codes"); failure_of() maps errors onto them.
@@ -84,6 +86,30 @@ inline constexpr std::uint64_t kMaxNodes = 1'000'000'000'000'000'000;
 /// A CLI11 check running parse_decimal() on an option's value (CLI11 prefixes the option's
 /// name to the message).
 CLI::Validator decimal(std::uint64_t lo, std::uint64_t hi);
+
+/// Adds `--load map|memory|auto` to a subcommand that reads a table: where the table's bytes
+/// are read from (format::Load: the file mapped, or read into memory backed by huge pages).
+/// `text` receives the word, and stays empty when the option is not given; `when_absent` says
+/// in the help what the command does then. Returns the option.
+inline CLI::Option* add_load_option(CLI::App* app, std::string& text, const char* when_absent) {
+    return app
+        ->add_option("--load", text,
+                     std::string("Where the table is read from: map (the file mapped: opens at "
+                                 "once, shares the page cache), memory (the whole file read "
+                                 "into this process's memory on 2 MiB huge pages: faster "
+                                 "probes of a large table, costs the file's size in memory) or "
+                                 "auto (memory when the kernel gives huge pages and the file "
+                                 "takes at most a quarter of the available memory); "
+                                 "default ") +
+                         when_absent)
+        ->check(CLI::IsMember({"map", "memory", "auto"}));
+}
+
+/// The options of format::Table::open for --load's word `text` (add_load_option()), or `absent`
+/// when it was not given.
+inline format::OpenOptions open_options(const std::string& text, format::Load absent) {
+    return format::OpenOptions{text.empty() ? absent : format::parse_load(text)};
+}
 
 /// Registration functions, one per source file.
 void add_rules_commands(CLI::App& app, Commands& out);       // moves, perft

@@ -17,6 +17,7 @@ struct SolveArgs {
     std::string position;
     std::string board;
     std::string table;
+    std::string load;  ///< --load of the --table (add_load_option()); empty: auto
     std::string rules = "brainking";
     bool rules_given = false;
     bool both = false;
@@ -40,6 +41,8 @@ struct SolveArgs {
 /// The arguments of `konane openings`: from a table (FILE), or by search (--search).
 struct OpeningsArgs {
     std::string file;
+    std::string load;  ///< --load of the table FILE (add_load_option()); empty: map, auto with
+                       ///< --search
     std::string board;
     std::string rules = "brainking";
     bool rules_given = false;

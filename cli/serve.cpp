@@ -65,9 +65,14 @@ struct Served {
     Tablebase tb;                                      // under mutex
     std::chrono::steady_clock::time_point reopened{};  // under mutex
     std::once_flag openings_once;
-    std::string openings;  // openings_json(), dumped
+    std::string openings;      // openings_json(), dumped
+    format::MemoryUse memory;  // of the table as first opened: how it is read, what it costs
     Served(std::string f, Tablebase t)
-        : file(std::move(f)), board(t.board()), rules(t.rules()), tb(std::move(t)) {}
+        : file(std::move(f)),
+          board(t.board()),
+          rules(t.rules()),
+          tb(std::move(t)),
+          memory(tb.table().memory_use()) {}
     /// The table now served (a cheap copy sharing the mapping).
     Tablebase current() {
         std::lock_guard lock(mutex);
@@ -591,22 +596,25 @@ struct ApiServer::Impl {
         return *t;
     }
 
-    /// Damage found in t's file: opens the file again (a fresh mapping, every block checked
-    /// again on first read) and serves that from now on, so that a file made good again is
-    /// served again without a restart; at most once a second. Returns the HttpError 500 to
-    /// answer, naming the damage.
+    /// Damage found in t's file: opens the file again as it was opened (a fresh mapping or copy
+    /// in memory, every block checked again on first read) and serves that from now on, so
+    /// that a file made good again is served again without a restart; at most once a second
+    /// (a table read into memory: once a minute, a read of the whole file each time). Returns
+    /// the HttpError 500 to answer, naming the damage.
     static HttpError damaged(Served& t, const std::string& what) {
         {
             std::lock_guard lock(t.mutex);
             const auto now = std::chrono::steady_clock::now();
-            if (now - t.reopened > std::chrono::seconds(1)) {
+            const auto every = t.memory.load == format::Load::memory ? std::chrono::seconds(60)
+                                                                     : std::chrono::seconds(1);
+            if (now - t.reopened > every) {
                 t.reopened = now;
                 try {
                     format::Expect expect;
                     expect.rows = static_cast<unsigned>(t.board.rows);
                     expect.cols = static_cast<unsigned>(t.board.cols);
                     expect.ruleset = ruleset_name(t.rules);
-                    t.tb = Tablebase::open(t.file, expect);
+                    t.tb = Tablebase::open(t.file, expect, format::OpenOptions{t.memory.load});
                 } catch (const std::exception&) {
                     // Still damaged (or gone): the next damage found tries again.
                 }
@@ -640,7 +648,10 @@ struct ApiServer::Impl {
                                    {"board", t.board.name()},
                                    {"rows", t.board.rows},
                                    {"cols", t.board.cols},
-                                   {"rules", ruleset_name(t.rules)}});
+                                   {"rules", ruleset_name(t.rules)},
+                                   {"load", format::load_name(t.memory.load)},
+                                   {"memory_bytes", t.memory.bytes},
+                                   {"huge_page_bytes", t.memory.huge}});
         }
         j["search_limit"] = options.search_limit;
         return j;
@@ -953,7 +964,7 @@ ApiServer::ApiServer(const std::vector<std::filesystem::path>& files, const Serv
     : impl_(std::make_unique<Impl>(options)) {
     if (files.empty()) throw std::invalid_argument("give at least one table");
     for (const auto& f : files) {
-        Tablebase tb = Tablebase::open(f);
+        Tablebase tb = Tablebase::open(f, {}, format::OpenOptions{options.load});
         if (tb.opening().gap) {
             // Requests pick a table by board and ruleset; a gap's table answers neither.
             throw std::invalid_argument(fmt::format(

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "format/table.hpp"
+
 namespace konane::cli {
 
 /// Options of an ApiServer. Every part of a request and every connection is bounded, so that
@@ -42,6 +44,10 @@ struct ServeOptions {
     /// a damaged table is refused before serving, and the probes then hash no block (a large
     /// table's first probes are a little faster). Off: blocks are checked when first read.
     bool check = false;
+    /// Where each table is read from (format::Load): by default automatic, which reads a table
+    /// into memory on huge pages when the kernel gives them and memory allows, for fast probes
+    /// of a large table whatever the kernel does for file mappings.
+    format::Load load = format::Load::automatic;
 };
 
 /// An HTTP server answering the JSON API and the page for a set of tables.

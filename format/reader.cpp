@@ -24,6 +24,7 @@
 #include "format/block.hpp"
 #include "format/detail.hpp"
 #include "format/fault_guard.hpp"
+#include "format/memory.hpp"
 #include "format/resident.hpp"
 #include "format/table.hpp"
 #include "format/values.hpp"
@@ -97,6 +98,8 @@ struct Table::Impl {
     std::string name;
     const std::uint8_t* base = nullptr;
     std::uint64_t size = 0;
+    // Load::memory: the copy base points into (format/memory.hpp); empty when mapped.
+    LoadedFile loaded;
     TableMeta meta;
     unsigned squares = 0;
     std::vector<LayerInfo> layers;
@@ -114,7 +117,11 @@ struct Table::Impl {
 
     ~Impl() {
         unregister_mapping(guard);
-        if (base != nullptr) ::munmap(const_cast<std::uint8_t*>(base), size);
+        if (loaded.base != nullptr) {
+            unload_file(loaded);
+        } else if (base != nullptr) {
+            ::munmap(const_cast<std::uint8_t*>(base), size);
+        }
     }
 
     /// Throws if a read of the mapping faulted since open: the file was truncated (or could
@@ -651,7 +658,51 @@ void Table::Impl::check_body(std::size_t layer) {
 Table::Table(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Table::~Table() = default;
 
-std::shared_ptr<const Table> Table::open(const fs::path& path, const Expect& expect) {
+const char* load_name(Load load) {
+    switch (load) {
+        case Load::map:
+            return "map";
+        case Load::memory:
+            return "memory";
+        case Load::automatic:
+            return "auto";
+    }
+    return "?";
+}
+
+Load parse_load(const std::string& text) {
+    if (text == "map") return Load::map;
+    if (text == "memory") return Load::memory;
+    if (text == "auto") return Load::automatic;
+    throw std::invalid_argument("load '" + text + "': expected map, memory or auto");
+}
+
+HugePageState huge_page_state() {
+    HugePageState h;
+    h.anon_mode = thp_mode("enabled");
+    h.shmem_mode = thp_mode("shmem_enabled");
+    h.anon_huge_pages = meminfo_bytes("AnonHugePages");
+    h.file_huge_pages = meminfo_bytes("FileHugePages");
+    h.file_pmd_mapped = meminfo_bytes("FilePmdMapped");
+    return h;
+}
+
+namespace {
+
+/// What Load::automatic means for a file of `size` bytes now (Load's documentation).
+Load resolve_load(Load load, std::uint64_t size) {
+    if (load != Load::automatic) return load;
+    const std::string mode = thp_mode("enabled");
+    if (mode != "always" && mode != "madvise") return Load::map;
+    const std::int64_t avail = meminfo_bytes("MemAvailable");
+    if (avail < 0 || size > static_cast<std::uint64_t>(avail) / 4) return Load::map;
+    return Load::memory;
+}
+
+}  // namespace
+
+std::shared_ptr<const Table> Table::open(const fs::path& path, const Expect& expect,
+                                         const OpenOptions& options) {
     auto impl = std::make_unique<Impl>();
     impl->path = path;
     impl->name = path.string();
@@ -677,6 +728,20 @@ std::shared_ptr<const Table> Table::open(const fs::path& path, const Expect& exp
         impl->bad("file", "empty file (0 bytes)");
     }
     impl->size = static_cast<std::uint64_t>(st.st_size);
+    if (resolve_load(options.load, impl->size) == Load::memory) {
+        // A copy of the file in the process's own memory: no fault guard (the copy cannot
+        // shrink under the reads) and nothing to map from the page cache.
+        try {
+            load_file(fd, impl->size, impl->name, impl->loaded);
+        } catch (...) {
+            ::close(fd);
+            throw;
+        }
+        ::close(fd);
+        impl->base = impl->loaded.base;
+        impl->validate(expect);
+        return std::shared_ptr<const Table>(new Table(std::move(impl)));
+    }
     void* m = ::mmap(nullptr, impl->size, PROT_READ, MAP_PRIVATE, fd, 0);
     const int err = errno;
     struct Closer {  // kept open to the end, for map_resident()
@@ -709,6 +774,14 @@ const std::vector<LayerInfo>& Table::layers() const {
 }
 std::uint64_t Table::file_size() const {
     return impl_->size;
+}
+MemoryUse Table::memory_use() const {
+    MemoryUse m;
+    if (impl_->loaded.base == nullptr) return m;
+    m.load = Load::memory;
+    m.bytes = impl_->loaded.mapped;
+    m.huge = anon_huge_bytes(impl_->loaded.base);
+    return m;
 }
 
 int Table::layer_index(std::uint32_t pieces) const {

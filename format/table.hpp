@@ -157,7 +157,59 @@ struct VerifyReport {
     std::uint64_t blocks_checked = 0;   ///< blocks whose check was computed
 };
 
-/// A read-only, memory-mapped, validated table. All const members are thread-safe.
+/// Where an open table's bytes are read from (OpenOptions::load; the figures of each:
+/// docs/results.md, "Probes on a kernel without file huge pages").
+enum class Load {
+    /// The file mapped read-only: the page cache's pages, shared by every process that has the
+    /// table open, read on demand. Opening costs milliseconds and no memory of the process's
+    /// own. Pages are 4 KiB unless the kernel maps the file's folios with huge pages (/proc/
+    /// meminfo FilePmdMapped), so a multi-GB table misses the TLB on most seen-once probes.
+    map,
+    /// The whole file read into the process's own anonymous memory (its size, rounded up to
+    /// 2 MiB), advised to 2 MiB transparent huge pages (madvise MADV_HUGEPAGE) before it is
+    /// written, read-only after. Opening reads the whole file; probes then take no page fault
+    /// and, with huge pages, few TLB misses. Checks as for map: structure at open, each block
+    /// when first read. The copy does not follow the file: a file changed on disk after open is
+    /// not seen.
+    memory,
+    /// memory when the kernel gives anonymous memory huge pages (THP "always" or "madvise") and
+    /// the file takes at most a quarter of the available memory (/proc/meminfo MemAvailable);
+    /// map otherwise (no THP, too little memory, or either cannot be read).
+    automatic,
+};
+
+/// The name of a Load: "map", "memory" or "auto".
+const char* load_name(Load load);
+/// Parses "map", "memory" or "auto". @throws std::invalid_argument naming the accepted words
+Load parse_load(const std::string& text);
+
+/// How Table::open reads the file.
+struct OpenOptions {
+    Load load = Load::map;  ///< where the table's bytes are read from (Load)
+};
+
+/// What an open table holds in memory of its own (Table::memory_use()).
+struct MemoryUse {
+    Load load = Load::map;    ///< what open chose: map or memory, never automatic
+    std::uint64_t bytes = 0;  ///< anonymous memory holding the file: 0 when mapped; else the
+                              ///< file's size rounded up to 2 MiB
+    std::int64_t huge = 0;    ///< bytes of it in transparent huge pages (/proc/self/smaps
+                              ///< AnonHugePages of its mapping); -1 when unknown
+};
+
+/// The machine's huge-page state as a table's probes meet it, for reports: the THP modes for
+/// anonymous and shared memory (/sys/kernel/mm/transparent_hugepage/enabled and
+/// shmem_enabled, "" when absent) and /proc/meminfo's AnonHugePages, FileHugePages and
+/// FilePmdMapped in bytes (-1 when absent).
+struct HugePageState {
+    std::string anon_mode, shmem_mode;
+    std::int64_t anon_huge_pages = -1, file_huge_pages = -1, file_pmd_mapped = -1;
+};
+/// Reads HugePageState now. Never throws for a missing file (the fields say unknown).
+HugePageState huge_page_state();
+
+/// A read-only, validated table, mapped from its file or read into memory (Load). All const
+/// members are thread-safe.
 class Table {
   public:
     /// Maps the file read-only and validates its structure: magic, version, declared and real
@@ -173,8 +225,12 @@ class Table {
     /// @throws FormatError "<path>: <section>: <what is wrong>" for an empty, truncated,
     ///         damaged or foreign file, a file of another format version (naming the version
     ///         and how to regenerate it), a directory, or a table not matching `expect`
+    /// With options.load memory (or automatic choosing it) the file is first read into
+    /// memory (Load::memory), then validated alike; a file that cannot be read into memory is an
+    /// IoError ("<path>: load: ...") and one that shrinks while read a FormatError.
     static std::shared_ptr<const Table> open(const std::filesystem::path& path,
-                                             const Expect& expect = {});
+                                             const Expect& expect = {},
+                                             const OpenOptions& options = {});
 
     Table(const Table&) = delete;
     Table& operator=(const Table&) = delete;
@@ -190,6 +246,9 @@ class Table {
     SectionSizes section_sizes(std::size_t layer) const;
     /// Size of the file in bytes.
     std::uint64_t file_size() const;
+    /// Where the table's bytes are read from (map or memory) and the memory of its own that
+    /// costs (MemoryUse; reads /proc/self/smaps when loaded).
+    MemoryUse memory_use() const;
 
     /// The rank of `key` in the layer (its index among the layer's sorted keys), or nullopt
     /// when the layer does not hold it: exact, no false positives. A key with another number

@@ -46,8 +46,9 @@ struct Tablebase::State {
     }
 };
 
-Tablebase Tablebase::open(const std::filesystem::path& path, const format::Expect& expect) {
-    auto table = format::Table::open(path, expect);
+Tablebase Tablebase::open(const std::filesystem::path& path, const format::Expect& expect,
+                          const format::OpenOptions& options) {
+    auto table = format::Table::open(path, expect, options);
     const auto& m = table->meta();
     Board b;
     Opening r;

@@ -82,10 +82,14 @@ std::optional<MoveValue> pick_best(const std::vector<MoveValue>& moves);
 ///   (the file keeps the sorted set of its positions, format/FORMAT.md).
 class Tablebase {
   public:
-    /// Opens a table file. `expect` may require a board size and ruleset.
+    /// Opens a table file. `expect` may require a board size and ruleset; `options.load` says
+    /// whether the file is mapped (the default) or read into memory backed by huge pages, for
+    /// long-running users of a large table (format::Load).
     /// @throws format::FormatError "<file>: <section>: <problem>" for a missing, damaged or
-    ///         foreign file, or a table not matching `expect`.
-    static Tablebase open(const std::filesystem::path& path, const format::Expect& expect = {});
+    ///         foreign file, or a table not matching `expect`; format::IoError when the file
+    ///         cannot be read (or, for Load::memory, the memory cannot be had).
+    static Tablebase open(const std::filesystem::path& path, const format::Expect& expect = {},
+                          const format::OpenOptions& options = {});
 
     /// The board and opening ruleset the table was generated for (Any for a gap's table: its
     /// game records start with the gap's two removals, which ruleset Any allows).

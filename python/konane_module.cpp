@@ -202,8 +202,9 @@ class PyTablebase {
   public:
     PyTablebase() = default;
     PyTablebase(const std::filesystem::path& path, const std::optional<BoardArg>& board,
-                const std::optional<std::string>& rules)
+                const std::optional<std::string>& rules, const std::string& load)
         : path_(path.string()), opened_(true) {
+        const konane::format::OpenOptions options{konane::format::parse_load(load)};
         konane::format::Expect expect;
         if (board) {
             const Board b = board_arg(*board);
@@ -212,7 +213,7 @@ class PyTablebase {
         }
         if (rules) expect.ruleset = konane::ruleset_name(konane::parse_ruleset(*rules));
         py::gil_scoped_release release;
-        tb_ = konane::Tablebase::open(path, expect);
+        tb_ = konane::Tablebase::open(path, expect, options);
     }
 
     static void* operator new(std::size_t size) {
@@ -1326,12 +1327,16 @@ positions reachable under its ruleset after the two removals, and the opening-st
     with konane.Tablebase('konane-5x5-brainking.kbt') as tb:
         print(tb.value(tb.start))
 
-Tablebase(path, board=None, rules=None): board ('RxC' or (rows, cols)) and rules, when given,
-must match the table's. Raises FormatError for a missing, damaged or foreign file or a
-mismatch.)")
+Tablebase(path, board=None, rules=None, load='auto'): board ('RxC' or (rows, cols)) and rules,
+when given, must match the table's. load says where the table is read from: 'map' (the file
+mapped: opens at once, shares the page cache), 'memory' (the whole file read into this
+process's memory on 2 MiB huge pages: faster probes of a large table, costs the file's size in
+memory, see the memory property) or 'auto' (memory when the kernel gives anonymous memory huge
+pages and the file takes at most a quarter of the available memory, else map). Raises
+FormatError for a missing, damaged or foreign file or a mismatch, ValueError for another load.)")
         .def(py::init<const std::filesystem::path&, const std::optional<BoardArg>&,
-                      const std::optional<std::string>&>(),
-             "path"_a, "board"_a = py::none(), "rules"_a = py::none())
+                      const std::optional<std::string>&, const std::string&>(),
+             "path"_a, "board"_a = py::none(), "rules"_a = py::none(), "load"_a = "auto")
         .def("__enter__", [](py::object self) { return self; })
         .def(
             "__exit__",
@@ -1353,6 +1358,19 @@ mismatch.)")
         .def_property_readonly(
             "rules", [](const PyTablebase& t) { return konane::ruleset_name(t.handle().rules()); },
             "The table's opening ruleset ('any' for a gap's table).")
+        .def_property_readonly(
+            "memory",
+            [](const PyTablebase& t) {
+                const auto m = t.handle().table().memory_use();
+                py::dict d;
+                d["load"] = konane::format::load_name(m.load);
+                d["bytes"] = m.bytes;
+                d["huge_page_bytes"] = m.huge;
+                return d;
+            },
+            "What the table holds in memory of its own: {'load': 'map' or 'memory', 'bytes': "
+            "the anonymous memory holding the file (0 when mapped), 'huge_page_bytes': how much "
+            "of it is in transparent huge pages (-1 when unknown)}.")
         .def_property_readonly(
             "gap",
             [](const PyTablebase& t) -> std::optional<std::string> {

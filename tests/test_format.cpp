@@ -887,3 +887,154 @@ TEST_CASE("format: upgrade rewrites a version-3 or version-2 table with the same
     CHECK_FALSE(fs::exists(dir / "wrap-up.kbt"));
     CHECK_FALSE(fs::exists(dir / "bits-up.kbt"));
 }
+
+// ---- Load::memory: the file read into memory on huge pages (issue 26) ------------------------
+
+namespace {
+
+/// The message of the FormatError thrown by Table::open with `load`, or "" if it opened.
+std::string open_error_with(const fs::path& p, Load load) {
+    try {
+        Table::open(p, {}, OpenOptions{load});
+        return "";
+    } catch (const FormatError& e) {
+        return e.what();
+    }
+}
+
+}  // namespace
+
+TEST_CASE("format: a table read into memory holds what was written, and says what it costs",
+          "[format][load]") {
+    TempDir dir;
+    const TableMeta meta = small_meta();
+    const auto layers = small_layers();
+    const fs::path p = dir / "t.kbt";
+    write_table(p, meta, layers);
+    const auto t = Table::open(p, {}, OpenOptions{Load::memory});
+    // Every key, rank and value against the layers written (not against the mapped reader).
+    check_contents(*t, meta, layers);
+    const MemoryUse m = t->memory_use();
+    REQUIRE(m.load == Load::memory);
+    REQUIRE(m.bytes >= t->file_size());
+    REQUIRE(m.bytes % (std::uint64_t{2} << 20) == 0);
+    REQUIRE(m.bytes - t->file_size() < (std::uint64_t{2} << 20));
+    REQUIRE(m.huge <= static_cast<std::int64_t>(m.bytes));  // -1 when smaps cannot tell
+    const MemoryUse mapped = Table::open(p)->memory_use();
+    REQUIRE(mapped.load == Load::map);
+    REQUIRE(mapped.bytes == 0);
+    // automatic picks one of the two and says which.
+    REQUIRE(Table::open(p, {}, OpenOptions{Load::automatic})->memory_use().load != Load::automatic);
+    REQUIRE(parse_load("memory") == Load::memory);
+    REQUIRE(std::string(load_name(parse_load("auto"))) == "auto");
+    REQUIRE_THROWS_AS(parse_load("huge"), std::invalid_argument);
+}
+
+TEST_CASE("format: every stored position of a generated table reads the same mapped and loaded",
+          "[format][load]") {
+    const fs::path& f = konane::test::table_file(4, 5, konane::Ruleset::Brainking);
+    const auto mapped = Table::open(f, {}, OpenOptions{Load::map});
+    const auto loaded = Table::open(f, {}, OpenOptions{Load::memory});
+    REQUIRE(loaded->memory_use().load == Load::memory);
+    REQUIRE(loaded->layers() == mapped->layers());
+    std::mt19937_64 rng(26);
+    std::uint64_t n = 0;
+    for (std::size_t l = 0; l < mapped->layers().size(); ++l) {
+        std::vector<std::uint64_t> keys, keys2;
+        std::vector<std::uint8_t> values, values2;
+        mapped->read_keys(l, keys);
+        mapped->read_values(l, values);
+        loaded->read_keys(l, keys2);
+        loaded->read_values(l, values2);
+        REQUIRE(keys2 == keys);
+        REQUIRE(values2 == values);
+        // One by one, then in batches (probe_many), and keys one square away (mostly absent).
+        bool same = true;
+        std::vector<Table::Query> qs;
+        for (std::uint64_t r = 0; r < keys.size(); ++r) {
+            const std::uint64_t other = keys[r] ^ (std::uint64_t{3} << (rng() % 19));
+            same = same && loaded->find(l, keys[r]) == mapped->find(l, keys[r]) &&
+                   loaded->find(l, keys[r]) == std::optional<std::uint64_t>(r) &&
+                   loaded->value(l, r) == mapped->value(l, r) &&
+                   loaded->find(l, other) == mapped->find(l, other);
+            qs.push_back({l, keys[r]});
+            qs.push_back({l, other});
+        }
+        REQUIRE(same);
+        std::vector<Table::Answer> a(qs.size()), b(qs.size());
+        mapped->probe_many(qs, a);
+        loaded->probe_many(qs, b);
+        for (std::size_t i = 0; i < qs.size(); ++i)
+            same = same && a[i].stored == b[i].stored && a[i].depth == b[i].depth;
+        REQUIRE(same);
+        n += keys.size();
+    }
+    std::uint64_t classes = 0;
+    for (const auto& l : mapped->layers())
+        classes += l.classes;
+    REQUIRE(n == classes);  // the whole table: every layer, every position
+    REQUIRE(n > 1000);
+    REQUIRE(loaded->verify_checksums(2).ok);
+}
+
+TEST_CASE("format: a damaged file is refused loaded as mapped, with the same message",
+          "[format][load]") {
+    TempDir dir;
+    const TableMeta meta = small_meta();
+    const auto layers = small_layers();
+    const fs::path good = dir / "good.kbt";
+    write_table(good, meta, layers);
+    const auto bytes = read_bytes(good);
+    const std::size_t lt = lt_offset_of(bytes);
+    const fs::path bad = dir / "bad.kbt";
+    // The header, layer table and trailer (checked at open), every byte.
+    std::vector<std::size_t> positions;
+    for (std::size_t i = 0; i < 256; ++i)
+        positions.push_back(i);
+    for (std::size_t i = lt; i < bytes.size(); ++i)
+        positions.push_back(i);
+    for (std::size_t pos : positions) {
+        auto copy = bytes;
+        copy[pos] ^= 0x10;
+        write_bytes(bad, copy);
+        const std::string want = open_error_with(bad, Load::map);
+        const std::string got = open_error_with(bad, Load::memory);
+        if (want.empty() || got != want)
+            FAIL("byte " << pos << ": mapped '" << want << "', loaded '" << got << "'");
+    }
+    // Truncated, and empty.
+    write_bytes(bad, std::vector<std::uint8_t>(bytes.begin(), bytes.end() - 1));
+    REQUIRE_THAT(open_error_with(bad, Load::memory), Catch::Contains("trailer"));
+    REQUIRE(open_error_with(bad, Load::memory) == open_error_with(bad, Load::map));
+    write_bytes(bad, {});
+    REQUIRE(open_error_with(bad, Load::memory) == open_error_with(bad, Load::map));
+    // A damaged block: opens, and the probes that read it are refused, naming it, as mapped.
+    const std::vector<SynthLayer> one = {make_layer(7, 3000, 3)};
+    const fs::path p = dir / "block.kbt";
+    write_table(p, base_meta(), one);
+    auto b = read_bytes(p);
+    const auto [off1, first1] = dir_entry(b, 0, 1);
+    const auto [off2, first2] = dir_entry(b, 0, 2);
+    b[entry_field(b, 0, 72) + (off1 + off2) / 2] ^= 0x40;
+    write_bytes(p, b);
+    const auto t = Table::open(p, {}, OpenOptions{Load::memory});
+    const auto m = Table::open(p, {}, OpenOptions{Load::map});
+    auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const FormatError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    const std::string want = message([&] { (void)m->value(0, first1); });
+    REQUIRE_THAT(want, Catch::Contains("layer 0 (7 pieces): block 1") &&
+                           Catch::Contains("checksum mismatch"));
+    REQUIRE(message([&] { (void)t->value(0, first1); }) == want);
+    REQUIRE_THROWS_AS(t->find(0, one[0].keys[first2 - 1]), FormatError);
+    REQUIRE(t->value(0, 0) == one[0].values[0]);
+    REQUIRE(t->find(0, one[0].keys[2999]) == 2999);
+    const VerifyReport r = t->verify_checksums();
+    REQUIRE_FALSE(r.ok);
+    REQUIRE(r.problems == m->verify_checksums().problems);
+}

@@ -577,6 +577,9 @@ TEST_CASE("probe: every position of 4x4 and 3x5 is stored exactly when its class
 }
 
 TEST_CASE("cli: probe --batch answers every position of 3x5 in order", "[probe][cli]") {
+    // The table read as --batch does by default (auto), mapped, and read into memory.
+    const std::string load = GENERATE(as<std::string>{}, "", " --load map", " --load memory");
+    INFO("load:" << load);
     const ref::RefBoard rb(3, 5);
     const Tablebase& tb = table(3, 5, Ruleset::Brainking);
     const Board& b = tb.board();
@@ -597,7 +600,7 @@ TEST_CASE("cli: probe --batch answers every position of 3x5 in order", "[probe][
             std::fprintf(f, "%s\n", l.c_str());
         std::fclose(f);
     }
-    const auto r = run("probe " + quote(file) + " --batch < " + quote(in.string()));
+    const auto r = run("probe " + quote(file) + " --batch" + load + " < " + quote(in.string()));
     fs::remove(in);
     REQUIRE(r.code == 0);
     std::vector<nlohmann::json> out;
@@ -629,6 +632,25 @@ TEST_CASE("cli: probe --batch answers every position of 3x5 in order", "[probe][
     CHECK(errors == 3);
     CHECK(wrong == 0);
     CHECK(stored > 100);
+}
+
+TEST_CASE("cli: --load takes map, memory or auto and answers alike", "[probe][cli][load]") {
+    const std::string file = quote(table_file(4, 4, Ruleset::Brainking).string());
+    const std::string pos = quote("..xo/oxox/xoxo/oxox b");
+    const auto mapped = run("probe " + file + " " + pos + " --json --load map");
+    REQUIRE(mapped.code == 0);
+    for (const char* load : {"memory", "auto"}) {
+        INFO(load);
+        const auto r = run("probe " + file + " " + pos + " --json --load " + load);
+        CHECK(r.code == 0);
+        CHECK(r.out == mapped.out);
+    }
+    const auto openings = run("openings " + file + " --json --load map");
+    REQUIRE(openings.code == 0);
+    CHECK(run("openings " + file + " --json --load memory").out == openings.out);
+    const auto bad = run("probe " + file + " --load huge");
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.out, Catch::Contains("--load") && Catch::Contains("huge"));
 }
 
 // Found by tests/fuzz/fuzz_batch: a line that is not UTF-8 made the JSON library throw, which

@@ -684,7 +684,11 @@ TEST_CASE(
     const std::string good = test::slurp(file);
     const Tablebase tb = Tablebase::open(file);
     const auto positions = sample(tb, 30, 7);
-    cli::ApiServer server({file});
+    // The table mapped: the served bytes are the file's (a table read into memory keeps its
+    // copy: the next test).
+    cli::ServeOptions options;
+    options.load = format::Load::map;
+    cli::ApiServer server({file}, options);
     const int port = server.bind("127.0.0.1", 0);
     std::thread th([&] { server.listen(); });
     server.wait_until_ready();
@@ -733,6 +737,49 @@ TEST_CASE(
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
     ask_all();
     CHECK(ask_all().first == std::map<int, int>{{200, static_cast<int>(positions.size())}});
+    server.stop();
+    th.join();
+}
+
+TEST_CASE("serve: a table read into memory answers from its copy when the file is damaged",
+          "[serve][load]") {
+    const fs::path file = tables().dir / "damaged-loaded-4x5.kbt";
+    solver::GenerateOptions g;
+    g.board = Board::make(4, 5);
+    g.threads = 1;
+    g.output = file;
+    solver::generate(g);
+    const std::string good = test::slurp(file);
+    const auto positions = sample(Tablebase::open(file), 30, 7);
+    cli::ServeOptions options;
+    options.load = format::Load::memory;
+    cli::ApiServer server({file}, options);
+    const int port = server.bind("127.0.0.1", 0);
+    std::thread th([&] { server.listen(); });
+    server.wait_until_ready();
+    httplib::Client c("127.0.0.1", port);
+    auto tables_answer = json::parse(c.Get("/api/tables")->body)["tables"][0];
+    CHECK(tables_answer["load"] == "memory");
+    CHECK(tables_answer["memory_bytes"].get<std::uint64_t>() >= good.size());
+    // Bytes of the data area changed on disk, then the file cut to half: every answer, from
+    // blocks checked before or not, is the right one (the answers of the mapped table opened
+    // before the damage), as the copy in memory is whole.
+    std::string bad = good;
+    for (std::size_t at = bad.size() / 4; at < bad.size() * 3 / 4; at += 97)
+        bad[at] = static_cast<char>(bad[at] ^ 0x5A);
+    {
+        std::FILE* f = std::fopen(file.c_str(), "r+b");
+        REQUIRE(f != nullptr);
+        REQUIRE(std::fwrite(bad.data(), 1, bad.size(), f) == bad.size());
+        std::fclose(f);
+    }
+    fs::resize_file(file, good.size() / 2);
+    for (const auto& [pos, want] : positions) {
+        auto res = c.Get("/api/probe?position=" + encode(pos));
+        REQUIRE(res);
+        CHECK(res->status == 200);
+        CHECK(res->body == want);
+    }
     server.stop();
     th.join();
 }

@@ -234,3 +234,44 @@ def test_svg_board():
     assert svg.count("<circle") == p.pieces == 14
     assert svg.count("<rect") == 16
     assert "black to move" in svg and str(p) in svg
+
+
+# ------------------------------------------------------------------------------------------------
+# Where a table is read from (issue 26): mapped, or read into memory on huge pages
+
+
+@pytest.mark.parametrize("board", ["4x4", "4x5"])
+def test_a_table_read_into_memory_answers_every_position_as_the_mapped_one(tables, board):
+    path, report = tables(board)
+    with konane.Tablebase(path, load="map") as mapped, \
+            konane.Tablebase(path, load="memory") as loaded:
+        assert mapped.memory == {"load": "map", "bytes": 0, "huge_page_bytes": 0}
+        assert loaded.memory["load"] == "memory"
+        size = path.stat().st_size
+        assert size <= loaded.memory["bytes"] < size + 2 * 1024 * 1024
+        assert loaded.memory["huge_page_bytes"] <= loaded.memory["bytes"]
+        got = list(loaded.positions())
+        assert got == list(mapped.positions())
+        assert len(got) == report.classes
+        for p, value in got:
+            assert mapped.value(p) == value
+            assert loaded.best_move(p) == mapped.best_move(p)
+        assert loaded.openings() == mapped.openings()
+    with konane.Tablebase(path) as tb:  # 'auto': one of the two, and says which
+        assert tb.memory["load"] in ("map", "memory")
+
+
+def test_load_refuses_another_word_and_a_damaged_file_alike(tables, tmp_path):
+    path, _ = tables("4x4")
+    with pytest.raises(ValueError, match="map, memory or auto"):
+        konane.Tablebase(path, load="huge")
+    bad = tmp_path / "bad.kbt"
+    data = bytearray(path.read_bytes())
+    data[10] ^= 0x01  # the header's version field: refused at open
+    bad.write_bytes(bytes(data))
+    messages = []
+    for load in ("map", "memory"):
+        with pytest.raises(konane.FormatError) as e:
+            konane.Tablebase(bad, load=load)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -318,8 +319,34 @@ std::uint64_t warm_up(const Tablebase& tb, std::uint64_t seed) {
     return sink;
 }
 
+/// The machine's huge-page state (format::huge_page_state()) and, when `t` is given, the memory
+/// its table holds (format::Table::memory_use()) and the process's AnonHugePages from
+/// /proc/self/smaps_rollup, as JSON.
+json memory_json(const Tablebase* t) {
+    const format::HugePageState h = format::huge_page_state();
+    json j = {{"thp_anon", h.anon_mode},
+              {"thp_shmem", h.shmem_mode},
+              {"meminfo_anon_huge_pages", h.anon_huge_pages},
+              {"meminfo_file_huge_pages", h.file_huge_pages},
+              {"meminfo_file_pmd_mapped", h.file_pmd_mapped}};
+    if (t != nullptr) {
+        const format::MemoryUse m = t->table().memory_use();
+        j["load"] = format::load_name(m.load);
+        j["table_bytes"] = m.bytes;
+        j["table_huge_bytes"] = m.huge;
+        std::ifstream in("/proc/self/smaps_rollup");
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.rfind("AnonHugePages:", 0) == 0)
+                j["process_anon_huge_pages"] = std::stoll(line.substr(14)) * 1024;
+            if (line.rfind("Rss:", 0) == 0) j["process_rss"] = std::stoll(line.substr(4)) * 1024;
+        }
+    }
+    return j;
+}
+
 int run_probe(const std::string& file, std::size_t samples, std::size_t cold_samples,
-              std::uint64_t seed, bool check_first) {
+              std::uint64_t seed, bool check_first, const format::OpenOptions& options) {
     const std::filesystem::path path(file);
     warm_page_cache(path);
     // The positions come from a table object closed before the timings: a table left open
@@ -346,7 +373,10 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
             if (!t.table().verify_checksums().ok) throw std::runtime_error("verify failed");
             j["check_first_ns"] = ns_between(c0, Clock::now());
         };
-        const Tablebase tb = Tablebase::open(path);
+        const auto o0 = Clock::now();
+        const Tablebase tb = Tablebase::open(path, {}, options);
+        j["open_ns"] = ns_between(o0, Clock::now());
+        j["memory"] = memory_json(&tb);
         check_all(tb);
         sink += warm_up(tb, seed + 1000);
         std::vector<double> val, mv;
@@ -357,7 +387,7 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
             sink += v ? static_cast<std::uint64_t>(v->depth) : 0;
             val.push_back(ns_between(t0, t1));
         }
-        const Tablebase tb2 = Tablebase::open(path);
+        const Tablebase tb2 = Tablebase::open(path, {}, options);
         check_all(tb2);
         sink += warm_up(tb2, seed + 1000);
         for (const auto& p : pos) {
@@ -372,7 +402,7 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
     {
         // Warm: the same position again right after a first probe (its blocks are decoded and
         // blocks checked, the pages resident).
-        const Tablebase tb = Tablebase::open(path);
+        const Tablebase tb = Tablebase::open(path, {}, options);
         std::vector<double> val, mv;
         for (const auto& p : pos) {
             sink += tb.value(p)->depth;
@@ -399,7 +429,7 @@ int run_probe(const std::string& file, std::size_t samples, std::size_t cold_sam
             for (int what = 0; what < 2; ++what) {
                 resident.push_back(drop_page_cache(path));
                 const auto t0 = Clock::now();
-                const Tablebase tb = Tablebase::open(path);
+                const Tablebase tb = Tablebase::open(path, {}, options);
                 const auto t1 = Clock::now();
                 open_ns.push_back(ns_between(t0, t1));
                 if (what == 0) {
@@ -678,6 +708,12 @@ int main(int argc, char** argv) {
     probe->add_option("--cold", cold, "Positions probed with a cold cache");
     probe->add_option("--seed", seed);
     bool check_first = false;
+    std::string load = "map";
+    probe
+        ->add_option("--load", load,
+                     "Where the table is read from: map (the file mapped), memory (read into "
+                     "anonymous memory advised to huge pages) or auto (format::Load)")
+        ->check(CLI::IsMember({"map", "memory", "auto"}));
     probe->add_flag("--check-first", check_first,
                     "Seen once: check every block of each fresh table before its warm-up "
                     "(Table::verify_checksums, as konane serve --check)");
@@ -701,7 +737,9 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     try {
         if (*mphf) return run_mphf(board, rules, reps, threads, enum_threads);
-        if (*probe) return run_probe(table, samples, cold, seed, check_first);
+        if (*probe)
+            return run_probe(table, samples, cold, seed, check_first,
+                             format::OpenOptions{format::parse_load(load)});
         if (*size) return run_size(table);
         if (*base) return run_baseline(table, positions, seed, tt_log2, reps, !no_exact);
         if (*refs) return run_refsolve(board, rules, reps);
