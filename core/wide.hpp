@@ -70,11 +70,14 @@ struct WideBoard {
     static WideBoard make(int rows, int cols) {
         if (rows < 1 || cols < 1 || rows > kMaxSquares || cols > kMaxSquares ||
             rows * cols > kMaxSquares) {
+            const bool positive = rows >= 1 && cols >= 1;
             throw std::invalid_argument(
                 "board " + std::to_string(rows) + "x" + std::to_string(cols) +
-                " is out of range: rows and columns must be at least 1 and rows x columns at "
-                "most " +
-                std::to_string(kMaxSquares));
+                " is out of range: " +
+                (positive ? "it has " + std::to_string(static_cast<long long>(rows) * cols) +
+                                " squares, boards have at most " + std::to_string(kMaxSquares)
+                          : "rows and columns must be at least 1 (and rows x columns at most " +
+                                std::to_string(kMaxSquares) + ")"));
         }
         WideBoard b;
         b.rows = rows;
