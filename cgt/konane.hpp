@@ -8,12 +8,15 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "cgt/game.hpp"
 #include "core/board.hpp"
 #include "core/symmetry.hpp"
+#include "core/wide_symmetry.hpp"
 
 namespace konane::cgt {
 
@@ -39,6 +42,13 @@ std::optional<std::uint64_t> exact_reach(const Board& b, std::uint64_t occ, std:
 /// can never jump are left out: their value is 0. Returned in increasing order of their lowest
 /// square; empty when nobody can ever move.
 std::vector<std::uint64_t> regions(const Board& b, std::uint64_t occ, std::size_t exact_budget = 0);
+
+/// reach(), dilate(), exact_reach() and regions() on the wide board (core/wide.hpp), the same
+/// code (cgt/konane_generic.hpp).
+BigBits reach(const BigBoard& b, const BigBits& occ);
+BigBits dilate(const BigBoard& b, const BigBits& x);
+std::optional<BigBits> exact_reach(const BigBoard& b, const BigBits& occ, std::size_t budget);
+std::vector<BigBits> regions(const BigBoard& b, const BigBits& occ, std::size_t exact_budget = 0);
 
 /// Thrown when valuing would memoise more positions, or hold more games, than allowed. The
 /// message says "not computed within N positions" (or games).
@@ -69,35 +79,55 @@ inline constexpr std::size_t kValueBytesPerPosition = 512;
 /// Values Kōnane positions on one board: the canonical form, for Black as Left, of the game
 /// where the pieces of `occ` play by jumps alone (the side to move does not enter: a value is
 /// both players' options). Memoised by region, up to the board's symmetries; a symmetry that
-/// swaps the colours of the squares negates the value. Not thread-safe.
-class Valuer {
+/// swaps the colours of the squares negates the value. Not thread-safe. BoardT is the 64-bit
+/// Board (Valuer) or a wide board (cgt/wide.hpp WideValuer); the code is the same.
+template <class BoardT>
+class BasicValuer {
   public:
-    /// A valuer for board b putting its games into `store` (which must outlive it).
-    Valuer(const Board& b, GameStore& store, const ValueOptions& options = {});
+    using Bits = rules::BitsOf<BoardT>;
 
-    const Board& board() const { return group_.board(); }
+    /// A valuer for board b putting its games into `store` (which must outlive it).
+    BasicValuer(const BoardT& b, GameStore& store, const ValueOptions& options = {});
+
+    const BoardT& board() const { return board_; }
     GameStore& store() { return store_; }
     const ValueOptions& options() const { return options_; }
 
     /// The regions value() splits occ into (regions() with the options' exact-reach budget); occ
     /// itself, when not empty, without decomposition.
-    std::vector<std::uint64_t> regions_of(std::uint64_t occ) const;
+    std::vector<Bits> regions_of(const Bits& occ) const;
 
     /// The value of the position with pieces `occ` (Left = Black). @throws ValueLimit.
-    GameId value(std::uint64_t occ);
+    GameId value(const Bits& occ);
 
     /// Positions (regions, up to symmetry) in the memo.
     std::size_t positions() const { return memo_.size(); }
 
   private:
-    GameId value_split(std::uint64_t occ, std::size_t exact_budget);
-    GameId value_region(std::uint64_t occ);
+    using Hash = std::conditional_t<std::is_same_v<Bits, std::uint64_t>, std::hash<std::uint64_t>,
+                                    WideBitsHash>;
+    using Group = std::conditional_t<std::is_same_v<BoardT, Board>, SymmetryGroup,
+                                     WideSymmetryGroup<sizeof(Bits) / 8>>;
+    GameId value_split(const Bits& occ, std::size_t exact_budget);
+    GameId value_region(const Bits& occ);
+    /// The least image of occ under the board's symmetries, and whether the symmetry that gives
+    /// it swaps the colours (the image's game is then the negative).
+    std::pair<Bits, bool> least_image(const Bits& occ) const;
 
-    SymmetryGroup group_;
+    BoardT board_;
+    Group group_;
     GameStore& store_;
     ValueOptions options_;
-    std::unordered_map<std::uint64_t, GameId> memo_;        // region (least image) -> value
-    std::unordered_map<std::uint64_t, GameId> split_memo_;  // position -> sum of its regions
+    std::unordered_map<Bits, GameId, Hash> memo_;        // region (least image) -> value
+    std::unordered_map<Bits, GameId, Hash> split_memo_;  // position -> sum of its regions
 };
+
+/// The valuer of boards of up to 64 squares.
+using Valuer = BasicValuer<Board>;
+extern template class BasicValuer<Board>;
+
+/// The valuer of wide boards (core/wide.hpp BigBoard, up to kMaxWideSquares squares).
+using WideValuer = BasicValuer<BigBoard>;
+extern template class BasicValuer<BigBoard>;
 
 }  // namespace konane::cgt

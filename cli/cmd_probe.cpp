@@ -19,8 +19,10 @@
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
+#include "cli/wide_cmd.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
+#include "core/wide.hpp"
 #include "probe/analysis.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
@@ -302,6 +304,7 @@ int run_analyse(const AnalyseArgs& a) {
 
 int run_solve(SolveArgs a) {
     if (is_board_text(a.position)) merge_board(a.position, a.board);  // `solve 6x6`
+    if (is_wide_text(a.position) || is_wide_text(a.board)) return run_solve_wide(a);
     if (!a.gap.empty()) {
         // The gap's start position (Black to move) is the position solved.
         if (!a.position.empty()) throw UsageError("give a POSITION or --gap, not both");

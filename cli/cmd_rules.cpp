@@ -9,8 +9,10 @@
 #include "cli/gap_arg.hpp"
 #include "cli/help.hpp"
 #include "cli/json.hpp"
+#include "cli/wide_cmd.hpp"
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
+#include "core/wide.hpp"
 
 namespace konane::cli {
 
@@ -40,6 +42,9 @@ int run_moves(const MovesOptions& o) {
     const Ruleset rules = parse_ruleset(o.rules);
     std::string position = o.position, board_text = o.board;
     if (is_board_text(position)) merge_board(position, board_text);  // `moves 6x6`
+    if (is_wide_text(position) || is_wide_text(board_text)) {        // past 64 squares
+        return run_moves_wide(board_text, position, o.rules, o.game, o.game_given, o.json);
+    }
     std::optional<Board> board;
     if (!board_text.empty()) board = Board::parse(board_text);
     if (!position.empty() && o.game_given) {
@@ -93,6 +98,10 @@ int run_perft(PerftOptions o) {
         throw UsageError("DEPTH " + o.depth_text + ": " + why);
     }
     o.depth = std::stoi(depth);
+    if (is_wide_text(o.board_option)) {  // past 64 squares
+        if (!o.gap.empty()) throw UsageError("--gap: gaps are for boards of at most 64 squares");
+        return run_perft_wide(o.board_option, o.depth, o.rules, o.json);
+    }
     const Board board = Board::parse(o.board_option);
     const Ruleset rules = parse_ruleset(o.rules);
     if (o.depth < 0) throw UsageError("DEPTH must be 0 or more");

@@ -11,6 +11,7 @@
 #include "cli/value_json.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
+#include "core/wide.hpp"
 #include "solver/solve.hpp"
 
 namespace konane::cli {
@@ -28,16 +29,9 @@ struct ValueArgs {
     std::string memory;
 };
 
-int run_value(const ValueArgs& a) {
-    std::optional<Board> want;
-    if (!a.board.empty()) want = Board::parse(a.board);
-    // The side to move does not enter a value: it may be left out.
-    std::string text = a.position;
-    if (text.find(' ') == std::string::npos) text += " b";
-    const ParsedPosition parsed = parse_position(text, want ? &*want : nullptr);
-    const Board& b = parsed.board;
-    const std::uint64_t occ = parsed.position.occ;
-
+/// Values occ on board b (the 64-bit Board or the wide board: the same code) and prints it.
+template <class BoardT, class Bits>
+int value_on(const BoardT& b, const Bits& occ, const ValueArgs& a) {
     cgt::ValueOptions opt;
     opt.decompose = !a.whole;
     const std::uint64_t budget =
@@ -53,7 +47,7 @@ int run_value(const ValueArgs& a) {
         progress.count("value", n, opt.max_positions);
     };
     cgt::GameStore store;
-    cgt::Valuer v(b, store, opt);
+    cgt::BasicValuer<BoardT> v(b, store, opt);
     json j;
     try {
         j = value_json(b, occ, v);
@@ -96,6 +90,22 @@ int run_value(const ValueArgs& a) {
     std::printf("valued:      %zu position%s, %zu games\n", v.positions(),
                 v.positions() == 1 ? "" : "s", store.size());
     return kOk;
+}
+
+int run_value(const ValueArgs& a) {
+    // The side to move does not enter a value: it may be left out.
+    std::string text = a.position;
+    if (text.find(' ') == std::string::npos) text += " b";
+    if (is_wide_text(text) || is_wide_text(a.board)) {  // past 64 squares
+        std::optional<BigBoard> want;
+        if (!a.board.empty()) want = parse_big_board(a.board);
+        const ParsedBigPosition parsed = parse_big_position(text, want ? &*want : nullptr);
+        return value_on(parsed.board, parsed.position.occ, a);
+    }
+    std::optional<Board> want;
+    if (!a.board.empty()) want = Board::parse(a.board);
+    const ParsedPosition parsed = parse_position(text, want ? &*want : nullptr);
+    return value_on(parsed.board, parsed.position.occ, a);
 }
 
 }  // namespace

@@ -37,6 +37,7 @@
 #include "cli/web_assets.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
+#include "core/wide.hpp"
 #include "format/table.hpp"
 #include "probe/analysis.hpp"
 #include "probe/openings.hpp"
@@ -817,15 +818,36 @@ struct ApiServer::Impl {
         }
     }
 
-    /// GET /api/value?position=TEXT: the position's combinatorial game value (cli/value_json.hpp),
-    /// within the search limit; the side to move may be left out.
+    /// GET /api/value?position=TEXT[&limit=N]: the position's combinatorial game value
+    /// (cli/value_json.hpp), within the search limit, or within N positions when N (a decimal
+    /// from 1) is smaller (the page asks with a small N, so that a value too costly to compute
+    /// is answered at once by 422 "not computed within N positions"); the side to move may be
+    /// left out.
     json value(const httplib::Request& req) {
         if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
+        std::size_t limit = options.search_limit;
+        if (req.has_param("limit")) {
+            const std::string l = param(req, "limit");
+            std::size_t n = 0;
+            const auto [end, ec] = std::from_chars(l.data(), l.data() + l.size(), n);
+            if (ec != std::errc{} || end != l.data() + l.size() || l.empty() || n == 0 ||
+                l[0] == '0') {
+                throw HttpError(
+                    400, fmt::format("limit '{}' is not a number of positions from 1", excerpt(l)));
+            }
+            limit = std::min(limit, n);
+        }
         std::string text = param(req, "position");
         if (text.find(' ') == std::string::npos) text += " b";
-        ParsedPosition parsed;
+        // Past 64 squares the wide board (core/wide.hpp): the same valuer on WideBits.
+        std::optional<ParsedPosition> narrow;
+        std::optional<ParsedBigPosition> wide;
         try {
-            parsed = parse_position(text);
+            if (is_wide_text(text)) {
+                wide = parse_big_position(text);
+            } else {
+                narrow = parse_position(text);
+            }
         } catch (const std::invalid_argument& e) {
             throw HttpError(400, fmt::format("position: {}", e.what()));
         }
@@ -838,13 +860,20 @@ struct ApiServer::Impl {
         } release{search_slots};
         cgt::GameStore store;
         cgt::ValueOptions opt;
-        opt.max_positions = options.search_limit;
-        opt.max_games = 4 * options.search_limit;
-        cgt::Valuer v(parsed.board, store, opt);
+        opt.max_positions = limit;
+        opt.max_games = 4 * limit;
         try {
-            return value_json(parsed.board, parsed.position.occ, v);
+            if (wide) {
+                cgt::WideValuer v(wide->board, store, opt);
+                return value_json(wide->board, wide->position.occ, v);
+            }
+            cgt::Valuer v(narrow->board, store, opt);
+            return value_json(narrow->board, narrow->position.occ, v);
         } catch (const cgt::ValueLimit& e) {
-            throw HttpError(422, fmt::format("value {} (the server's search limit)", e.what()));
+            throw HttpError(
+                422, fmt::format("value {} ({})", e.what(),
+                                 limit < options.search_limit ? "the request's limit"
+                                                              : "the server's search limit"));
         }
     }
 

@@ -68,8 +68,8 @@ struct ServeOptions {
 ///   "child"}] (the legal moves at the end)}.
 /// - `/api/analyse?board=RxC&game=RECORD[&rules=R][&start=POSITION]`: analysis_json() of the
 ///   game with the table's values, as `konane analyse --json`.
-/// - `/api/value?position=TEXT`: value_json() (cli/value_json.hpp), as `konane value --json`,
-///   within search_limit positions.
+/// - `/api/value?position=TEXT[&limit=N]`: value_json() (cli/value_json.hpp), as `konane value
+///   --json`, within search_limit positions, or N when smaller (the page asks with a small N).
 /// - `/`, `/app.js`, `/style.css`: the page, compiled into the binary.
 ///
 /// Errors are JSON objects {"error": MESSAGE, "status": CODE}: 400 malformed position, record,

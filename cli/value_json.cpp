@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/notation.hpp"
+#include "core/wide.hpp"
 
 namespace konane::cli {
 
@@ -24,6 +25,11 @@ const char* outcome_word(cgt::OutcomeClass o) {
 
 std::string rows_text(const Board& b, std::uint64_t occ) {
     const std::string s = format_position(b, Position{occ, Color::Black});
+    return s.substr(0, s.find(' '));
+}
+
+std::string rows_text(const BigBoard& b, const BigBits& occ) {
+    const std::string s = format_position(b, BigPosition{occ, Color::Black});
     return s.substr(0, s.find(' '));
 }
 
@@ -49,9 +55,9 @@ json tree(cgt::GameStore& s, cgt::GameId g, std::size_t& budget, bool& truncated
     return t;
 }
 
-}  // namespace
-
-json value_json(const Board& b, std::uint64_t occ, cgt::Valuer& v, std::size_t max_tree) {
+template <class BoardT, class Bits>
+json value_json_of(const BoardT& b, const Bits& occ, cgt::BasicValuer<BoardT>& v,
+                   std::size_t max_tree) {
     cgt::GameStore& s = v.store();
     const cgt::GameId g = v.value(occ);
     json j;
@@ -71,7 +77,7 @@ json value_json(const Board& b, std::uint64_t occ, cgt::Valuer& v, std::size_t m
         j["right_stop"] = s.right_stop(g).str();
     }
     j["regions"] = json::array();
-    for (std::uint64_t r : v.regions_of(occ)) {
+    for (const Bits& r : v.regions_of(occ)) {
         const cgt::GameId rv = v.value(r);
         j["regions"].push_back({{"position", rows_text(b, r)},
                                 {"value", s.format(rv)},
@@ -83,6 +89,16 @@ json value_json(const Board& b, std::uint64_t occ, cgt::Valuer& v, std::size_t m
     j["positions"] = v.positions();
     j["games"] = s.size();
     return j;
+}
+
+}  // namespace
+
+json value_json(const Board& b, std::uint64_t occ, cgt::Valuer& v, std::size_t max_tree) {
+    return value_json_of(b, occ, v, max_tree);
+}
+
+json value_json(const BigBoard& b, const BigBits& occ, cgt::WideValuer& v, std::size_t max_tree) {
+    return value_json_of(b, occ, v, max_tree);
 }
 
 }  // namespace konane::cli

@@ -8,6 +8,7 @@
 #include "cgt/konane.hpp"
 #include "cli/json.hpp"
 #include "core/board.hpp"
+#include "core/wide.hpp"
 
 namespace konane::cli {
 
@@ -25,8 +26,12 @@ const char* outcome_word(cgt::OutcomeClass o);
 /// full, then leaves, "tree_truncated": true); "positions" and "games": the work done.
 /// Values occ (the pieces; the side to move does not enter) with v. @throws cgt::ValueLimit.
 json value_json(const Board& b, std::uint64_t occ, cgt::Valuer& v, std::size_t max_tree = 2000);
+/// The same on a wide board (core/wide.hpp), one builder for both.
+json value_json(const BigBoard& b, const BigBits& occ, cgt::WideValuer& v,
+                std::size_t max_tree = 2000);
 
 /// The rows of a position without the side to move ("..xo/oxox").
 std::string rows_text(const Board& b, std::uint64_t occ);
+std::string rows_text(const BigBoard& b, const BigBits& occ);
 
 }  // namespace konane::cli

@@ -1,5 +1,6 @@
 #include "core/board.hpp"
 
+#include "core/rules_generic.hpp"
 #include "core/text.hpp"
 
 #include <charconv>
@@ -45,21 +46,7 @@ Board Board::make(int rows, int cols) {
     Board b;
     b.rows = rows;
     b.cols = cols;
-    const int n = rows * cols;
-    b.all = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
-    b.step[Up] = cols;
-    b.step[Down] = -cols;
-    b.step[Right] = 1;
-    b.step[Left] = -1;
-    for (int s = 0; s < n; ++s) {
-        const std::uint64_t bit = std::uint64_t{1} << s;
-        b.color[static_cast<int>(b.color_of(s))] |= bit;
-        const int f = b.file_of(s), k = b.rank_of(s);
-        if (k + 2 <= rows) b.can_jump[Up] |= bit;
-        if (k - 2 >= 1) b.can_jump[Down] |= bit;
-        if (f + 2 < cols) b.can_jump[Right] |= bit;
-        if (f - 2 >= 0) b.can_jump[Left] |= bit;
-    }
+    rules::init_geometry(b);  // the masks, written once for every bitboard width
     return b;
 }
 
@@ -90,54 +77,26 @@ std::string Board::name() const {
     return std::to_string(rows) + "x" + std::to_string(cols);
 }
 
+// The opening rules are written once, over the bitboard type, in core/rules_generic.hpp.
+
 std::uint64_t Board::centre() const {
-    std::uint64_t m = 0;
-    // Rows and columns counted 0-based from the top-left; rank = rows - row.
-    for (int row = (rows - 1) / 2; row <= rows / 2; ++row) {
-        for (int f = (cols - 1) / 2; f <= cols / 2; ++f) {
-            m |= std::uint64_t{1} << square(f, rows - row);
-        }
-    }
-    return m;
+    return rules::centre(*this);
 }
 
 std::uint64_t Board::corners() const {
-    return (std::uint64_t{1} << square(0, 1)) | (std::uint64_t{1} << square(cols - 1, 1)) |
-           (std::uint64_t{1} << square(0, rows)) | (std::uint64_t{1} << square(cols - 1, rows));
+    return rules::corners(*this);
 }
 
 std::uint64_t Board::black_removals(Ruleset r) const {
-    const std::uint64_t black = color[static_cast<int>(Color::Black)];
-    switch (r) {
-        case Ruleset::Brainking:
-            return (corners() | centre()) & black;
-        case Ruleset::Center:
-            return centre() & black;
-        case Ruleset::Any:
-            return black;
-    }
-    return 0;
+    return rules::black_removals(*this, r);
 }
 
 std::uint64_t Board::neighbours(int s) const {
-    const int f = file_of(s), k = rank_of(s);
-    std::uint64_t m = 0;
-    if (f > 0) m |= std::uint64_t{1} << (s - 1);
-    if (f + 1 < cols) m |= std::uint64_t{1} << (s + 1);
-    if (k > 1) m |= std::uint64_t{1} << (s - cols);
-    if (k < rows) m |= std::uint64_t{1} << (s + cols);
-    return m;
+    return rules::neighbours(*this, s);
 }
 
 Stage stage_of(const Board& b, Ruleset r, Position p) {
-    const std::uint64_t holes = b.all & ~p.occ;
-    if (holes == 0) return p.to_move == Color::Black ? Stage::FullBoard : Stage::Play;
-    // One hole, White to move, and Black could have emptied it under r: White's removal.
-    if ((holes & (holes - 1)) == 0 && p.to_move == Color::White &&
-        (holes & b.black_removals(r)) != 0) {
-        return Stage::OneHole;
-    }
-    return Stage::Play;
+    return rules::stage(b, r, p.occ, p.to_move);
 }
 
 Stage stage_of(const Board& b, Position p) {

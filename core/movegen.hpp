@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/board.hpp"
+#include "core/rules_generic.hpp"
 
 namespace konane {
 
@@ -26,6 +27,15 @@ struct MoveChild {
     Position child;
 };
 
+/// The position and move types of the 64-bit board for the rules written once
+/// (core/rules_generic.hpp).
+template <>
+struct RulesTypes<Board> {
+    using Pos = Position;
+    using Move = konane::Move;
+    using MoveChild = konane::MoveChild;
+};
+
 /// The largest number of legal moves a position on a board of up to 64 squares can have,
 /// with a safe margin: each jump of one direction takes a different opponent piece (two pieces
 /// jumping the same way never jump the same piece), so at most 4 directions x 32 opponent
@@ -39,34 +49,11 @@ inline constexpr int kMaxMoves = 384;
 /// one beyond is empty; every stopping point is a move (rules.md "Jumps").
 template <class F>
 inline void for_each_jump(const Board& b, Position p, F&& f) {
-    const std::uint64_t mine = mover_pieces(b, p);
-    const std::uint64_t opp = opponent_pieces(b, p);
-    const std::uint64_t empty = b.all & ~p.occ;
     const Color next = other(p.to_move);
-    for (int d = 0; d < 4; ++d) {
-        // No square can jump this way (a board of one or two ranks or files): skipping it also
-        // keeps the shifts below 64 bits (a direction with jumps has a step of at most 21).
-        if (!b.can_jump[d]) continue;
-        const int s = b.step[d];
-        // jumpable: squares x with x+s an opponent piece, x+2s empty, x+2s on the board.
-        const std::uint64_t jumpable = b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))
-                                                              : (opp << -s) & (empty << (-2 * s)));
-        std::uint64_t src = mine & jumpable;
-        while (src) {
-            const int from = std::countr_zero(src);
-            src &= src - 1;
-            std::uint64_t occ = p.occ & ~(std::uint64_t{1} << from);
-            int at = from;
-            for (;;) {
-                const int land = at + 2 * s;
-                occ &= ~(std::uint64_t{1} << (at + s));
-                f(Move{static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(land)},
-                  Position{occ | (std::uint64_t{1} << land), next});
-                if (!((jumpable >> land) & 1)) break;
-                at = land;
-            }
-        }
-    }
+    rules::jumps(b, p.occ, p.to_move, [&](int from, int land, std::uint64_t child) {
+        f(Move{static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(land)},
+          Position{child, next});
+    });
 }
 
 /// True when the side to move in p has at least one jump (Stage::Play semantics).

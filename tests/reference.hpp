@@ -32,6 +32,11 @@ namespace konane::ref {
 
 enum class Rules { Brainking, Center, Any };
 
+/// The most squares of a reference board: the wide boards' limit (core/wide.hpp
+/// kMaxWideSquares, 448), so that the same plain engine checks boards past 64 squares. Keys
+/// (key_of, pos_of) and to_core/from_core are for boards of at most 64 squares.
+inline constexpr int kRefMaxSquares = 448;
+
 inline Rules rules_of(Ruleset r) {
     switch (r) {
         case Ruleset::Brainking:
@@ -51,7 +56,8 @@ struct RefBoard {
 
     RefBoard() = default;
     RefBoard(int r, int c) : rows(r), cols(c) {
-        if (r < 1 || c < 1 || r * c > 64) throw std::invalid_argument("ref: bad board size");
+        if (r < 1 || c < 1 || r * c > kRefMaxSquares)
+            throw std::invalid_argument("ref: bad board size");
     }
     int squares() const { return rows * cols; }
     bool on_board(int row, int col) const {
@@ -77,7 +83,7 @@ struct RefBoard {
 
 /// A position: the squares and the side to move ('b' or 'w').
 struct RefPos {
-    std::array<char, 64> sq{};  // only the first rows*cols entries are used
+    std::array<char, kRefMaxSquares> sq{};  // only the first rows*cols entries are used
     char side = 'b';
 
     char at(const RefBoard& b, int row, int col) const { return sq[b.index(row, col)]; }
@@ -346,6 +352,7 @@ struct RefKeyHash {
 };
 
 inline RefKey key_of(const RefBoard& b, const RefPos& p) {
+    if (b.squares() > 64) throw std::invalid_argument("ref: keys are for boards of 64 squares");
     RefKey k;
     std::uint64_t bit = 1;
     for (int i = 0; i < b.squares(); ++i, bit *= 2)

@@ -58,7 +58,7 @@ TEST_CASE("CLI: bad input exits with code 2 and a message", "[cli]") {
         {"moves '..xo/oxox/xoxo/oxox b' --board 5x5", "expected 5x5"},
         {"moves --board 4x4 --game 'a4 b4 c4-a4'", "move 3 'c4-a4'"},
         {"moves --game 'a6 b6' --rules nonsense", "unknown ruleset 'nonsense'"},
-        {"perft 9x9 3", "out of range"},
+        {"perft 23x23 3", "out of range"},  // past 448 squares (9x9 is a wide board)
         {"perft 4by4 3", "malformed board size '4by4'"},
         {"perft 4x4 3 --rules foo", "unknown ruleset 'foo'"},
         {"perft 4x4 -1", "DEPTH"},
@@ -117,11 +117,13 @@ TEST_CASE("CLI: boards past 8 per side for moves, perft, solve --wdl and opening
     CHECK(openings.code == 0);
     CHECK_THAT(openings.out,
                Contains("3x12 brainking: every opening by proof search") && Contains("verdict: "));
-    // Out of range, with the size named; a square past the last file.
-    const Run big = run("perft 5x13 1");
+    // Out of range, with the size named (past 64 squares the wide boards take over, up to 448:
+    // 5x13 is one); a square past the last file.
+    CHECK(run("perft 5x13 1").code == 0);
+    const Run big = run("perft 5x90 1");
     CHECK(big.code == 2);
-    CHECK_THAT(big.out, Contains("board 5x13 is out of range: it has 65 squares, boards have at "
-                                 "most 64"));
+    CHECK_THAT(big.out, Contains("board 5x90 is out of range: it has 450 squares, boards have at "
+                                 "most 448"));
     const Run off = run("moves --board 1x30 --game 'ad1'");
     CHECK(off.code == 2);
     CHECK_THAT(off.out, Contains("'ad1' is not a legal removal"));  // a White square

@@ -3,7 +3,8 @@
 // positions no table holds, practice with hidden answers and hints, play against the table and
 // a review of the game. It talks only to the JSON API of the same server and applies no rule
 // itself: the positions after each move, the legal moves, the values and the review all come
-// from the server (/api/probe, /api/solve, /api/game, /api/analyse, /api/openings).
+// from the server (/api/probe, /api/solve, /api/game, /api/analyse, /api/openings, and
+// /api/value for the combinatorial game value of the position played by jumps alone).
 'use strict';
 
 const S = {
@@ -27,11 +28,15 @@ const S = {
   anim: null,         // {index, t0}: the move into history[index] is being animated
   review: null,       // /api/analyse answer for the game up to reviewIndex
   reviewIndex: -1,
+  cgt: null,          // /api/value answer for the current position, or {error}, or null (asking)
 };
 
 const $ = (id) => document.getElementById(id);
 const CELL = 60, MARGIN = 26, ANIM_MS = 450, REPLY_MS = 600;
 const RULESETS = ['brainking', 'center', 'any'];
+// The most positions the page lets the server value for the game value of one position (a small
+// budget: a position whose value needs more is shown as "not computed within ..." at once).
+const VALUE_LIMIT = 20000;
 
 // ---------------------------------------------------------------------------------------------
 // Reading positions and square names (the notation of the command line), to draw them.
@@ -101,6 +106,24 @@ async function answerFor(text) {
   return { error: 'search: ' + s.body.error };
 }
 
+// The combinatorial game value of a position played by jumps alone (/api/value), within
+// VALUE_LIMIT positions: the answer, or {error, limit: true} when it needs more, or {error}.
+async function valueFor(text) {
+  const r = await getJson('/api/value?' + query({ position: text, limit: String(VALUE_LIMIT) }));
+  if (r.status === 200) return r.body;
+  return { error: r.body.error, limit: r.status === 422 };
+}
+
+// How the page writes a game value: the form, the outcome class, the mean and temperature.
+function describeValue(v) {
+  const says = { L: 'Black wins whoever starts', R: 'White wins whoever starts',
+    N: 'the player to move wins', P: 'the player to move loses' }[v.outcome];
+  let t = `${v.value}  (${v.outcome}: ${says}`;
+  if (!v.number) t += `; mean ${v.mean}, temperature ${v.temperature}`;
+  if (v.regions.length > 1) t += `; ${v.regions.length} regions`;
+  return t + ')';
+}
+
 // The positions of a game (/api/game): {start, plies: [{move, position}], legal} or {error}.
 async function gameFor(board, rules, start, record) {
   const r = await getJson('/api/game?' + query({ board, rules, start: start || undefined, game: record }));
@@ -144,11 +167,16 @@ async function show() {
   S.hint = 0;
   S.revealed = false;
   S.busy = true;
+  S.cgt = null;
   document.body.dataset.state = 'loading';
   updateUrl();
   render();
   const text = current();
-  const r = await answerFor(text);
+  // The game value (jumps alone) is asked for beside the table's answer; the page is ready when
+  // both have come.
+  const [r, v] = await Promise.all([answerFor(text), valueFor(text)]);
+  if (id !== S.request) return;
+  S.cgt = v;
   if (id !== S.request) return;  // a newer position was asked for meanwhile
   if (r.error) {
     // No value: the legal moves still come from the rules, so that the game can go on.
@@ -422,6 +450,13 @@ function render() {
     : all ? describe(a.value, a.depth) + ' for ' + a.to_move
       : S.hint >= 1 ? `${a.value === 'win' ? 'won' : 'lost'} for ${a.to_move}` : hidden;
   $('value').className = a && (all || S.hint >= 1) ? a.value : '';
+  // The game value tells who wins: hidden in practice like the value.
+  const v = S.cgt;
+  $('cgt').textContent = !v ? '…' : !all ? hidden
+    : v.error ? (v.limit ? `not computed within ${VALUE_LIMIT.toLocaleString('en')} positions` : v.error)
+      : describeValue(v);
+  $('cgt').dataset.value = v && all && !v.error ? v.value : '';
+  $('cgt').dataset.state = !v ? 'asking' : v.error ? (v.limit ? 'limit' : 'error') : 'valued';
   $('best').textContent = !a ? '—'
     : !a.best ? 'none: ' + a.to_move + ' has no move and loses'
       : all || S.hint >= 3 ? a.best

@@ -9,7 +9,8 @@
 // practice mode (no answer before a hint, the three hints, the reveal), play against the table
 // (the table's reply, takebacks, the board turned for White), the review against `konane
 // analyse --json`, the openings table, a 360-px phone layout without horizontal scroll, error
-// answers of the API, and that Ctrl-C stops the server.
+// answers of the API, the game value (jumps alone) of the position shown within its small budget,
+// and that Ctrl-C stops the server.
 //
 // Environment: KONANE (the konane binary, required), WORK (a scratch folder, required),
 // CHROMIUM (default /usr/bin/chromium), SCREENSHOTS (a folder, e.g. docs: where to save the
@@ -347,6 +348,67 @@ await test('a board no table holds is answered by the search, its limit shown', 
   await page.close();
 });
 
+// What the page shows for a game value (the page's describeValue), from `konane value --json`.
+function valueText(v) {
+  const says = { L: 'Black wins whoever starts', R: 'White wins whoever starts',
+    N: 'the player to move wins', P: 'the player to move loses' }[v.outcome];
+  let t = `${v.value}  (${v.outcome}: ${says}`;
+  if (!v.number) t += `; mean ${v.mean}, temperature ${v.temperature}`;
+  if (v.regions.length > 1) t += `; ${v.regions.length} regions`;
+  return t + ')';
+}
+
+// Waits until the page has its game value (or its refusal) for the position shown.
+async function valued(page) {
+  await page.waitForFunction(() => document.body.dataset.state === 'ready' &&
+    document.querySelector('#cgt').dataset.state !== 'asking');
+  return page.textContent('#cgt');
+}
+
+await test('the game value (jumps alone) of the position shown, as `konane value` gives it, within a small budget', async () => {
+  const page = await newPage();
+  // A published value (cgt-tools' Kōnane tests; docs/cgt.md): the 3x4 position is {1|-1}.
+  const published = '.ox./o..x/.... b';
+  await page.goto(`${BASE}/?position=${encodeURIComponent(published)}&rules=brainking`);
+  await ready(page, published);
+  const want = konaneJson('value', published, '--json', '-q');
+  assert.equal(want.value, '{1|-1}');
+  assert.equal(await valued(page), valueText(want));
+  assert.equal(await page.getAttribute('#cgt', 'data-value'), '{1|-1}');
+  // After a move the value follows the position shown (by the CLI again).
+  const move = (await shown(page)).moves[0].move;
+  await clickMove(page, move);
+  await page.waitForFunction((p) => document.querySelector('#position').textContent !== p, published);
+  await ready(page);
+  const after = (await shown(page)).position;
+  assert.equal(await valued(page), valueText(konaneJson('value', after, '--json', '-q')));
+  // A position of two regions (3x6, no table): their sum, the regions counted.
+  const two = '.ox.../....../...ox. b';
+  await page.goto(`${BASE}/?position=${encodeURIComponent(two)}&rules=brainking`);
+  await ready(page, two);
+  const sum = konaneJson('value', two, '--json', '-q');
+  assert.equal(sum.regions.length, 2);
+  assert.equal(await valued(page), valueText(sum));
+  // A position whose value needs more than the page's budget (20,000 positions, as the CLI's
+  // --max-nodes confirms): "not computed within", and the table's answer still shown.
+  const rec = ['c3', 'c2'];
+  const big = after5(rec);
+  let refused = '';
+  try {
+    execFileSync(KONANE, ['value', big.position, '--max-nodes', '20000', '-q'], { encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) { refused = String(e.stderr); }
+  assert.match(refused, /not computed within 20000 positions/);
+  await page.goto(`${BASE}/?board=5x5&rules=brainking&game=${encodeURIComponent(rec.join(' '))}`);
+  await ready(page, big.position);
+  assert.equal(await valued(page), 'not computed within 20,000 positions');
+  await checkAgainstTable(page, T5);
+  // The API refuses a malformed limit, and never goes past the server's own.
+  const bad = await fetch(`${BASE}/api/value?position=${encodeURIComponent(published)}&limit=0`);
+  assert.equal(bad.status, 400);
+  assert.match((await bad.json()).error, /limit '0'/);
+  await page.close();
+});
+
 await test('practice mode shows no answer before a hint; three hints, then the reveal', async () => {
   const page = await newPage();
   await page.goto(`${BASE}/?board=5x5&rules=brainking&game=${encodeURIComponent('c3 c2')}&practice=1`);
@@ -358,6 +420,7 @@ await test('practice mode shows no answer before a hint; three hints, then the r
     assert.match(s.value, /hidden/);
     assert.match(s.best, /hidden/);
     assert.match(s.line, /hidden/);
+    assert.equal(await valued(page), 'hidden (practice)');
     assert.equal(s.arrows, 0);
     assert.equal(s.bestMarks, 0);
     assert.ok(s.moves.length > 0 && s.moves.every((m) => m.value === undefined && m.depth === undefined));
@@ -391,6 +454,7 @@ await test('practice mode shows no answer before a hint; three hints, then the r
   // Reveal: everything, as the library gives it.
   await page.click('#reveal');
   await checkAgainstTable(page, T5);
+  assert.equal(await valued(page), 'not computed within 20,000 positions');
   // The next position is hidden again.
   await clickMove(page, want.best);
   await ready(page, after5(['c3', 'c2', want.best]).position);
