@@ -24,16 +24,18 @@
 #include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
-#include "format/cleanup.hpp"
 #include "format/stats.hpp"
 #include "format/table.hpp"
 #include "format/upgrade.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
+#include "process/cleanup.hpp"
+#include "process/self.hpp"
 #include "solver/estimate.hpp"
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
 #include "solver/workdir.hpp"
+#include "table/header.hpp"
 
 namespace konane::cli {
 
@@ -191,7 +193,7 @@ int run_generate(GenerateArgs a) {
     check_locations(o.output, o.work_dir);
     check_threads(o.threads);
     // Temporary tables of this output left by a killed run (kill -9); a live writer's are locked.
-    for (const auto& p : format::remove_stale_temporaries(o.output)) {
+    for (const auto& p : process::remove_stale_temporaries(o.output)) {
         if (!a.quiet) {
             std::fprintf(stderr, "removed %s, a temporary table left by a run that was killed\n",
                          printable(p.string()).c_str());
@@ -206,7 +208,7 @@ int run_generate(GenerateArgs a) {
     if (!a.memory.empty()) warn_memory_over_physical(budget, a.memory, a.quiet);
     // --memory bounds the whole process: what it holds already (about 10 MiB) and the threads'
     // stacks are part of it.
-    o.process_bytes = solver::resident_bytes() +
+    o.process_bytes = process::resident_bytes() +
                       static_cast<std::uint64_t>(
                           o.threads > 0 ? o.threads : std::thread::hardware_concurrency()) *
                           (std::uint64_t{1} << 18);
@@ -242,13 +244,13 @@ int run_generate(GenerateArgs a) {
                          e->source.c_str());
         }
     }
-    // Shown if a signal ends the run (format/cleanup.hpp), after the progress line.
-    format::set_interrupt_message(fmt::format(
+    // Shown if a signal ends the run (process/cleanup.hpp), after the progress line.
+    process::set_interrupt_message(fmt::format(
         "\nkonane generate: interrupted; the finished steps are kept in {}: run the same "
         "command again to resume\n",
         printable(o.work_dir.string())));
     const auto rep = solver::generate(o);
-    format::set_interrupt_message("");
+    process::set_interrupt_message("");
     progress.finish();
     const auto table = format::Table::open(o.output);
     format::SectionSizes bits;  // summed over the layers
@@ -391,9 +393,10 @@ int run_info(const FileArgs& a) {
     std::optional<Gap> gap;
     std::optional<Board> geometry;
     try {
-        geometry = Board::make(static_cast<int>(m.rows), static_cast<int>(m.cols));
-        gap = parse_opening_tag(*geometry, m.ruleset).gap;
-    } catch (const std::invalid_argument&) {
+        const TableGame g = decode_header(m, t->path().string());
+        geometry = g.board;
+        gap = g.opening.gap;
+    } catch (const format::FormatError&) {
         // Shown as the header has it; probe and verify say what is wrong with it.
     }
     if (a.json) {
@@ -596,7 +599,7 @@ int run_verify(const FileArgs& a) {
     progress.finish();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::uint64_t peak = solver::peak_rss_bytes();
+    const std::uint64_t peak = process::peak_rss_bytes();
     if (a.json) {
         json j;
         j["file"] = printable(a.file);

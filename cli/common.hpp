@@ -67,7 +67,7 @@ std::string safe_message(std::string_view message);
 std::uint64_t parse_size(const std::string& text, const char* option);
 
 /// Prints a warning on stderr (unless quiet) when a --memory budget exceeds the machine's
-/// memory (solver::machine_memory_bytes()).
+/// memory (process::machine_memory_bytes()).
 void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet);
 
 /// Parses a whole number in decimal digits only, within [lo, hi]: the one number parser of the

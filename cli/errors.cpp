@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 #include "format/table.hpp"
 #include "probe/probe.hpp"
+#include "process/self.hpp"
 #include "solver/solve.hpp"
 
 namespace konane::cli {
@@ -117,7 +118,7 @@ std::uint64_t parse_size(const std::string& text, const char* option) {
 }
 
 void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet) {
-    const std::uint64_t phys = solver::machine_memory_bytes();
+    const std::uint64_t phys = process::machine_memory_bytes();
     if (quiet || phys == 0 || budget <= phys) return;
     std::fprintf(stderr,
                  "warning: --memory %s is more than this machine's memory (%.1f GiB): the run "

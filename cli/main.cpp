@@ -11,8 +11,8 @@
 #include "core/notation.hpp"
 #include "core/text.hpp"
 
-#include "format/cleanup.hpp"
 #include "format/table.hpp"
+#include "process/cleanup.hpp"
 
 using namespace konane::cli;
 
@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
     add_serve_command(app, commands);
     add_value_command(app, commands);
     // A process ended by a signal, or by exit() from a library (a failed OpenMP thread),
-    // removes its temporary files (format/cleanup.hpp).
-    konane::format::install_interrupt_cleanup();
+    // removes its temporary files (process/cleanup.hpp).
+    konane::process::install_interrupt_cleanup();
     // A first word that is neither an option nor a subcommand: say which.
     if (argc > 1 && argv[1][0] != '-') {
         bool known = false;

@@ -12,7 +12,9 @@
 #include <string>
 
 #include "format/table.hpp"
-#include "index/huge_pages.hpp"
+#include "process/huge_pages.hpp"
+#include "process/self.hpp"
+#include "process/temp_dir.hpp"
 #include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/retrograde.hpp"
@@ -32,7 +34,7 @@ double since(Clock::time_point t) {
 void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
                  const std::vector<std::uint64_t>& keys, std::vector<Depth>& by_rank, int threads,
                  const ProgressFn& progress) {
-    assign_huge(layer.depth, keys.size());
+    process::assign_huge(layer.depth, keys.size());
     by_rank.assign(keys.size(), 0);
     const MphfView mph = layer.mphf.view();
     recompute_layer(
@@ -45,25 +47,6 @@ void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
 }
 
 }  // namespace
-
-std::uint64_t machine_memory_bytes() {
-    std::ifstream in("/proc/meminfo");
-    std::string line;
-    std::uint64_t total = 0;
-    while (std::getline(in, line)) {
-        if (line.rfind("MemTotal:", 0) == 0) total = std::stoull(line.substr(9)) * 1024;
-    }
-    return total;
-}
-
-std::uint64_t default_memory_budget() {
-    const std::uint64_t gib = std::uint64_t{1} << 30;
-    return std::clamp<std::uint64_t>(machine_memory_bytes() / 10 * 6, gib / 4, 16 * gib);
-}
-
-std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window) {
-    return classes * 19 + window * 3 / 2 + (std::uint64_t{8} << 20);
-}
 
 std::filesystem::path default_work_dir(const std::filesystem::path& output) {
     // "<name>.work", the name cut (at a UTF-8 character boundary) to fit NAME_MAX (255 bytes).
@@ -102,7 +85,7 @@ class PhaseMeter {
     PhaseReport done() const {
         const auto io = io_bytes();
         return PhaseReport{since(t_), io.first - io_.first, io.second - io_.second,
-                           peak_rss_bytes()};
+                           process::peak_rss_bytes()};
     }
 
   private:
@@ -180,7 +163,7 @@ GenerateReport generate(const GenerateOptions& o) {
             throw format::IoError(o.output.string() + ": " + dir.string() + ": no such directory");
         }
     }
-    std::unique_ptr<TempDir> tmp;
+    std::unique_ptr<process::TempDir> tmp;
     std::filesystem::path work = o.work_dir;
     if (work.empty() && !o.output.empty()) work = default_work_dir(o.output);
     const Opening opening = opening_of(o);
@@ -198,7 +181,7 @@ GenerateReport generate(const GenerateOptions& o) {
             std::to_string((least >> 20) + 1) + "M or more");
     }
     if (work.empty()) {
-        tmp = std::make_unique<TempDir>("konane-generate");
+        tmp = std::make_unique<process::TempDir>("konane-generate");
         work = tmp->path() / "work";
     }
     WorkDir wd(work, b, opening);
@@ -293,8 +276,8 @@ GenerateReport generate(const GenerateOptions& o) {
             // Solved before an interruption: read back the hash and the depths.
             // In huge pages, as a layer solved here would be: the next layers look up depths
             // in it at random.
-            layer->mphf = Mphf::from_words(huge_copy(read_key_file(wd.solved_mphf(n))));
-            layer->depth = huge_copy(read_byte_file(wd.solved_depth(n), keys.size()));
+            layer->mphf = Mphf::from_words(process::huge_copy(read_key_file(wd.solved_mphf(n))));
+            layer->depth = process::huge_copy(read_byte_file(wd.solved_depth(n), keys.size()));
             if (layer->mphf.size() != keys.size()) {
                 throw std::runtime_error("work file " + wd.solved_mphf(n).string() +
                                          ": perfect hash of the wrong size");
@@ -313,9 +296,9 @@ GenerateReport generate(const GenerateOptions& o) {
             for (Depth d : layer->depth)
                 lr.max_depth = std::max<int>(lr.max_depth, d);
             write_key_file(wd.solved_mphf(n), layer->mphf.words(), threads, false);
-            kill_point();
+            process::kill_point();
             write_byte_file(wd.solved_depth(n), layer->depth, threads);
-            kill_point();
+            process::kill_point();
             wd.record_solved(n, lr.max_depth, layer->hash_seconds, layer->solve_seconds);
             note_disk();
         }

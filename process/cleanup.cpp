@@ -1,4 +1,4 @@
-#include "format/cleanup.hpp"
+#include "process/cleanup.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace konane::format {
+namespace konane::process {
 
 namespace {
 constexpr int kSlots = 256;
@@ -151,4 +151,4 @@ std::vector<std::filesystem::path> remove_stale_temporaries(
     return removed;
 }
 
-}  // namespace konane::format
+}  // namespace konane::process
