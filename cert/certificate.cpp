@@ -16,6 +16,7 @@
 
 #include "core/notation.hpp"
 #include "process/replace_file.hpp"
+#include "process/resource_error.hpp"
 
 namespace konane {
 
@@ -143,6 +144,8 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c) 
 
     try {
         process::replace_file(path, {head, packed}, {.xxh64_trailer = true});
+    } catch (const ResourceError&) {
+        throw;  // a full disk: the command's exit code for a shortage, not a bad certificate
     } catch (const std::runtime_error& e) {
         throw CertificateError(e.what());
     }

@@ -11,7 +11,9 @@
 #include "core/text.hpp"
 #include "format/table.hpp"
 #include "probe/probe.hpp"
+#include "process/resource_error.hpp"
 #include "process/self.hpp"
+#include "process/utf8_cut.hpp"
 #include "solver/solve.hpp"
 
 namespace konane::cli {
@@ -21,6 +23,8 @@ Failure failure_of(std::exception_ptr error, bool has_memory_option) {
         std::rethrow_exception(error);
     } catch (const UsageError& e) {
         return {kBadInput, e.what()};
+    } catch (const ResourceError& e) {
+        return {kResources, e.what()};
     } catch (const std::invalid_argument& e) {
         return {kBadInput, e.what()};
     } catch (const format::IoError& e) {
@@ -50,10 +54,7 @@ std::string safe_message(std::string_view message) {
     constexpr std::size_t kMax = 1000;
     std::string s = printable(message);
     if (s.size() > kMax) {
-        std::size_t cut = kMax;
-        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-            --cut;  // not inside a UTF-8 character
-        s.resize(cut);
+        process::cut_utf8(s, kMax);
         s += "...";
     }
     return s;

@@ -12,6 +12,7 @@
 #include "core/text.hpp"
 
 #include "format/table.hpp"
+#include "konane_version.hpp"
 #include "process/cleanup.hpp"
 
 using namespace konane::cli;
@@ -21,9 +22,14 @@ int main(int argc, char** argv) {
         "konane: Konane (Hawaiian checkers) tablebases: generate them by retrograde analysis, "
         "probe them for perfect play, analyse games."};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "konane 0.1.0");
-    app.footer(std::string("Run konane COMMAND --help for a command's options and examples.\n\n") +
-               kNotationLegend);
+    app.set_version_flag("--version", konane::kGenerator);
+    app.footer(
+        std::string("Run konane COMMAND --help for a command's options and examples.\n\n") +
+        kNotationLegend +
+        "\n\nExit codes: 0 success; 1 the work failed (I/O error, out of memory or "
+        "threads, verify found a problem); 2 bad usage or input (malformed position, "
+        "damaged or foreign table); 3 the table does not hold the position; 4 too little "
+        "memory or disk for the run (a --memory budget or free space under what it needs).\n");
     Commands commands;
     add_rules_commands(app, commands);
     add_generate_commands(app, commands);

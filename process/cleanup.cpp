@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "process/utf8_cut.hpp"
+
 namespace konane::process {
 
 namespace {
@@ -110,12 +112,7 @@ namespace {
 std::string temporary_stem(const std::filesystem::path& final_path) {
     std::string name = final_path.filename().string();
     const std::size_t room = kNameMax - 5 - kSuffixHex;  // ".tmp." and the suffix
-    if (name.size() > room) {
-        std::size_t cut = room;
-        while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
-            --cut;  // not inside a UTF-8 character
-        name.resize(cut);
-    }
+    cut_utf8(name, room);
     return name + ".tmp.";
 }
 }  // namespace

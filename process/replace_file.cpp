@@ -11,6 +11,8 @@
 #include <string>
 #include <system_error>
 
+#include "process/resource_error.hpp"
+
 namespace konane::process {
 
 namespace {
@@ -64,8 +66,10 @@ void replace_file(const std::filesystem::path& path, std::initializer_list<std::
     if (!ok) {
         std::error_code ec;
         std::filesystem::remove(tmp, ec);
-        throw std::runtime_error(path.string() + ": writing " + tmp.string() +
-                                 " failed: " + std::strerror(err));
+        const std::string what =
+            path.string() + ": writing " + tmp.string() + " failed: " + std::strerror(err);
+        if (err == ENOSPC || err == EDQUOT) throw ResourceError(what);
+        throw std::runtime_error(what);
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);

@@ -24,7 +24,9 @@ struct ReplaceOptions {
 /// name beside `path` and renames it over `path`. On any failure the temporary file is removed
 /// and `path` is left as it was.
 /// @throws std::runtime_error "<path>: cannot create <tmp>: <reason>", "<path>: writing <tmp>
-///         failed: <reason>" or "<path>: cannot rename <tmp> into place: <reason>"
+///         failed: <reason>" or "<path>: cannot rename <tmp> into place: <reason>"; the write's
+///         failure is a konane::ResourceError (resource_error.hpp) when the disk is full (ENOSPC,
+///         EDQUOT)
 void replace_file(const std::filesystem::path& path, std::initializer_list<std::string_view> parts,
                   const ReplaceOptions& options = {});
 

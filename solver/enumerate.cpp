@@ -219,11 +219,7 @@ void merge_runs_in_groups(WorkDir& wd, int target, std::size_t fan_in, std::uint
 
 std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
                            const EnumerateOptions& o) {
-    if (b.squares() > kMaxGenerateSquares) {
-        throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
-                                    " squares: tablebases are generated for at most " +
-                                    std::to_string(kMaxGenerateSquares));
-    }
+    require_generatable(b);
     if (wd.enumeration_complete()) return 0;
     std::uint64_t runs = 0;
     const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();

@@ -30,15 +30,17 @@ struct GenerateOptions {
     std::optional<Gap> gap;
     int threads = 0;               ///< OpenMP threads; <= 0: all
     std::filesystem::path output;  ///< table file to write; empty: write none
-    bool keep_layers = false;      ///< keep every SolvedLayer (with keys) in the result
+    /// Keep every SolvedLayer (with keys) in the result (for tests; the run's checks are the
+    /// same as without it).
+    bool keep_layers = false;
     /// Memory budget in bytes (0: default_memory_budget()). The enumeration sorts and spills
-    /// children to disk to stay within it; the solve refuses (std::invalid_argument, before
+    /// children to disk to stay within it; the solve refuses (konane::ResourceError, before
     /// solving) when a layer's working set does not fit (solve_memory_bytes()).
     std::uint64_t memory_bytes = 0;
     /// Memory the process holds already, before the run, that memory_bytes must also cover
     /// (the command line gives its resident size, about 10 MiB, so that `--memory` bounds the
     /// whole process): taken off the enumeration's share. The run is refused
-    /// (std::invalid_argument naming the least budget) when memory_bytes cannot cover it and the
+    /// (konane::ResourceError naming the least budget) when memory_bytes cannot cover it and the
     /// enumeration's least working set (kEnumerateLeastBytes). 0: none counted.
     std::uint64_t process_bytes = 0;
     /// Work directory holding the state of the run (layers, sorted runs, solved layers and a
@@ -95,12 +97,15 @@ inline Opening opening_of(const GenerateOptions& options) {
     return options.gap ? Opening::from_gap(*options.gap) : Opening(options.rules);
 }
 
-/// Enumerates, indexes and solves every position reachable after the removals of the chosen
+/// Checks first what preflight_generate() (preflight.hpp) checks, then enumerates, indexes and
+/// solves every position reachable after the removals of the chosen
 /// board and ruleset (or from the chosen gap), and writes the table to options.output (temporary
 /// name, renamed when complete), in bounded memory (options.memory_bytes) and resumably
 /// (options.work_dir). Deterministic: the same board and ruleset give the same file for any thread
 /// count, memory budget, and any number of interruptions and resumptions. Throws
-/// std::invalid_argument for a board that is too large or a budget that cannot hold a layer,
+/// std::invalid_argument for a board that is too large, konane::ResourceError
+/// (process/resource_error.hpp) for a budget that cannot hold a layer or a file system without
+/// the free space the estimate needs,
 /// konane::format::FormatError for I/O failures of the table (no file is left under the final name)
 /// and std::runtime_error for the work directory's.
 GenerateReport generate(const GenerateOptions& options);

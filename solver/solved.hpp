@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/board.hpp"
@@ -77,5 +78,21 @@ class SolvedLookup {
     SymmetryGroup group_;
     std::vector<Entry> layers_;
 };
+
+/// Drops the layers a jump from a layer above `pieces` can no longer reach: every layer of at
+/// most `pieces` - `most_captured` pieces (most_captured = max_capture(b): the children of a
+/// position of n pieces have n-1 .. n-max_capture(b)) is removed from `lookup` and freed (its
+/// entry in `layers` left null). Called after layer `pieces` is solved (or verified), by the
+/// solve and by verify alike.
+inline void drop_unreachable_layers(SolvedLookup& lookup,
+                                    std::vector<std::unique_ptr<SolvedLayer>>& layers, int pieces,
+                                    int most_captured) {
+    for (auto& l : layers) {
+        if (l && l->pieces <= pieces - most_captured) {
+            lookup.remove(l->pieces);
+            l.reset();
+        }
+    }
+}
 
 }  // namespace konane::solver

@@ -191,13 +191,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         }
         lookup.add(el.pieces, view, layer->depth.data());
         solved.push_back(std::move(layer));
-        // Drop layers no later layer can reach.
-        for (auto& l : solved) {
-            if (l && l->pieces <= el.pieces - most_captured) {
-                lookup.remove(l->pieces);
-                l.reset();
-            }
-        }
+        drop_unreachable_layers(lookup, solved, el.pieces, most_captured);
     }
     return r;
 }
