@@ -53,6 +53,7 @@
 #include "probe/probe.hpp"
 #include "probe/proof.hpp"
 #include "probe/search.hpp"
+#include "process/resource_error.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
 
