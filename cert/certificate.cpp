@@ -15,6 +15,8 @@
 #include <zstd.h>
 
 #include "core/notation.hpp"
+#include "process/replace_file.hpp"
+#include "process/resource_error.hpp"
 
 namespace konane {
 
@@ -140,42 +142,12 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c) 
     head += "data " + std::to_string(raw.size()) + " " + std::to_string(packed.size()) + "\n";
     head += "end\n";
 
-    XXH64_state_t* st = XXH64_createState();
-    XXH64_reset(st, 0);
-    XXH64_update(st, head.data(), head.size());
-    XXH64_update(st, packed.data(), packed.size());
-    const std::uint64_t sum = XXH64_digest(st);
-    XXH64_freeState(st);
-    unsigned char trailer[8];
-    for (int i = 0; i < 8; ++i)
-        trailer[i] = static_cast<unsigned char>(sum >> (8 * i));
-
-    const std::filesystem::path tmp =
-        path.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f) {
-            throw CertificateError(path.string() + ": cannot create " + tmp.string() + ": " +
-                                   std::strerror(errno));
-        }
-        f.write(head.data(), static_cast<std::streamsize>(head.size()));
-        f.write(packed.data(), static_cast<std::streamsize>(packed.size()));
-        f.write(reinterpret_cast<const char*>(trailer), 8);
-        f.flush();
-        if (!f) {
-            const int err = errno;
-            std::error_code ec;
-            std::filesystem::remove(tmp, ec);
-            throw CertificateError(path.string() + ": writing " + tmp.string() +
-                                   " failed: " + std::strerror(err) + " (disk full?)");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw CertificateError(path.string() +
-                               ": cannot rename the temporary file into place: " + ec.message());
+    try {
+        process::replace_file(path, {head, packed}, {.xxh64_trailer = true});
+    } catch (const ResourceError&) {
+        throw;  // a full disk: the command's exit code for a shortage, not a bad certificate
+    } catch (const std::runtime_error& e) {
+        throw CertificateError(e.what());
     }
 }
 

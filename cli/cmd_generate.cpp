@@ -24,16 +24,20 @@
 #include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
-#include "format/cleanup.hpp"
 #include "format/stats.hpp"
 #include "format/table.hpp"
 #include "format/upgrade.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
+#include "process/cleanup.hpp"
+#include "process/resource_error.hpp"
+#include "process/self.hpp"
 #include "solver/estimate.hpp"
+#include "solver/preflight.hpp"
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
 #include "solver/workdir.hpp"
+#include "table/header.hpp"
 
 namespace konane::cli {
 
@@ -69,88 +73,9 @@ std::string mib(std::uint64_t bytes) {
     return fmt::format("{:.1f} MiB", bytes / 1048576.0);
 }
 
-/// The least free disk space a generation starts with.
-constexpr std::uint64_t kMinDisk = std::uint64_t{64} << 20;
-
-/// Throws format::IoError naming `what` unless a file can be created in directory `dir`
-/// (tried for real, so that permissions, a read-only file system and root's rights all count;
-/// the file is removed at once).
-void check_creatable(const std::filesystem::path& dir, const std::string& what) {
-    const auto probe = dir / (".konane-write-check-" + std::to_string(::getpid()));
-    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        throw format::IoError(fmt::format("{}: cannot create files in {} ({})", what,
-                                          printable(dir.string()), std::strerror(errno)));
-    }
-    ::close(fd);
-    ::unlink(probe.c_str());
-}
-
 /// The smallest memory budget accepted: below it the process (about 10 MiB) and the
 /// enumeration's fixed buffers (solver::kEnumerateLeastBytes) would not fit.
 constexpr std::uint64_t kMinBudget = std::uint64_t{24} << 20;
-
-void check_work_dir(const std::filesystem::path& work);
-
-/// Checks, before any work, that the table can be created in its directory and that the work
-/// directory can be created and written. Throws UsageError for a path of the wrong kind,
-/// format::IoError for a missing or unwritable directory, each naming the location.
-void check_locations(const std::filesystem::path& output, const std::filesystem::path& work) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const std::string out = printable(output.string());
-    // As the table writer will (lstat): a link, even to a regular file or to nothing, would be
-    // replaced by the table, so it is refused here, before any work, rather than at the end.
-    const fs::file_status st = fs::symlink_status(output, ec);
-    if (fs::exists(st) && !fs::is_regular_file(st)) {
-        throw UsageError(out + ": exists and is not a regular file" +
-                         (fs::is_directory(st) ? " (a directory)"
-                          : fs::is_symlink(st) ? " (a symbolic link: it would be replaced)"
-                                               : ""));
-    }
-    const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
-    if (!fs::is_directory(dir, ec)) {
-        throw format::IoError(out + ": " + printable(dir.string()) + ": no such directory");
-    }
-    check_creatable(dir, out);
-    check_work_dir(work);
-}
-
-/// Throws unless `work` can serve as a work directory: UsageError when it exists and is not a
-/// directory, format::IoError when it (or, when missing, the directory it would be created in)
-/// does not take new files.
-void check_work_dir(const std::filesystem::path& work) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const std::string what = "--work " + printable(work.string());
-    if (fs::exists(work, ec) && !fs::is_directory(work, ec)) {
-        throw UsageError(what + ": exists and is not a directory");
-    }
-    const fs::path base = solver::existing_parent(work);
-    if (!fs::is_directory(base, ec)) {
-        throw UsageError(what + ": " + printable(base.string()) + " is not a directory");
-    }
-    check_creatable(base, what);
-}
-
-/// Starts and joins `threads` - 1 threads, so that a machine that cannot give them (`ulimit -u`,
-/// address space) is refused before any work, with a message, instead of the OpenMP runtime
-/// ending the process later. Throws std::system_error.
-void check_threads(int threads) {
-    const unsigned n = threads > 0 ? static_cast<unsigned>(threads)
-                                   : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    try {
-        for (unsigned i = 1; i < n; ++i)
-            pool.emplace_back([] {});
-    } catch (const std::system_error& e) {
-        for (auto& t : pool)
-            t.join();
-        throw std::system_error(e.code(), fmt::format("cannot start {} threads", n));
-    }
-    for (auto& t : pool)
-        t.join();
-}
 
 struct GenerateArgs {
     std::string board;         ///< BOARD
@@ -176,11 +101,7 @@ int run_generate(GenerateArgs a) {
     if (!a.gap.empty()) o.gap = gap_arg(o.board, a.gap, a.rules_given, a.rules);
     const Opening opening = solver::opening_of(o);
     const std::string label = opening_label(o.board, opening);
-    if (o.board.squares() > solver::kMaxGenerateSquares) {
-        throw UsageError(fmt::format("board {} has {} squares: tables are generated for at most {}",
-                                     o.board.name(), o.board.squares(),
-                                     solver::kMaxGenerateSquares));
-    }
+    solver::require_generatable(o.board);
     if (a.threads < 0) throw UsageError("-j THREADS must be 1 or more (0: all cores)");
     o.threads = a.threads;
     o.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
@@ -188,10 +109,9 @@ int run_generate(GenerateArgs a) {
     o.work_dir =
         a.work.empty() ? solver::default_work_dir(o.output) : std::filesystem::path(a.work);
     o.keep_work = a.keep_work;
-    check_locations(o.output, o.work_dir);
-    check_threads(o.threads);
-    // Temporary tables of this output left by a killed run (kill -9); a live writer's are locked.
-    for (const auto& p : format::remove_stale_temporaries(o.output)) {
+    // Locations, threads, stale temporaries and free disk (generate() checks them again).
+    const solver::Preflight pre = solver::preflight_generate(o);
+    for (const auto& p : pre.removed_temporaries) {
         if (!a.quiet) {
             std::fprintf(stderr, "removed %s, a temporary table left by a run that was killed\n",
                          printable(p.string()).c_str());
@@ -200,13 +120,13 @@ int run_generate(GenerateArgs a) {
     const std::uint64_t budget =
         a.memory.empty() ? solver::default_memory_budget() : o.memory_bytes;
     if (budget < kMinBudget) {
-        throw UsageError(fmt::format("--memory {}: at least {} is needed", safe_message(a.memory),
-                                     mib(kMinBudget)));
+        throw ResourceError(fmt::format("--memory {}: at least {} is needed",
+                                        safe_message(a.memory), mib(kMinBudget)));
     }
     if (!a.memory.empty()) warn_memory_over_physical(budget, a.memory, a.quiet);
     // --memory bounds the whole process: what it holds already (about 10 MiB) and the threads'
     // stacks are part of it.
-    o.process_bytes = solver::resident_bytes() +
+    o.process_bytes = process::resident_bytes() +
                       static_cast<std::uint64_t>(
                           o.threads > 0 ? o.threads : std::thread::hardware_concurrency()) *
                           (std::uint64_t{1} << 18);
@@ -216,19 +136,11 @@ int run_generate(GenerateArgs a) {
         progress(phase, pieces, done, total);
     };
     o.run_progress = [&](std::uint64_t done, std::uint64_t total) { progress.run(done, total); };
-    std::error_code ec;
-    const auto space = std::filesystem::space(solver::existing_parent(o.work_dir), ec);
-    if (!ec && space.available < kMinDisk) {
-        throw UsageError(fmt::format(
-            "work directory {}: only {} free on its file system (a generation starts with at "
-            "least {})",
-            o.work_dir.string(), mib(space.available), mib(kMinDisk)));
-    }
     if (!a.quiet) {
         std::fprintf(stderr, "%s %s: memory budget %s, work directory %s (%s free)%s\n",
                      o.board.name().c_str(), label.c_str(), mib(budget).c_str(),
                      printable(o.work_dir.string()).c_str(),
-                     ec ? "?" : mib(space.available).c_str(),
+                     pre.work_free_bytes == UINT64_MAX ? "?" : mib(pre.work_free_bytes).c_str(),
                      std::filesystem::exists(o.work_dir / "manifest") ? ", resuming" : "");
     }
     if (!a.quiet) {
@@ -242,13 +154,13 @@ int run_generate(GenerateArgs a) {
                          e->source.c_str());
         }
     }
-    // Shown if a signal ends the run (format/cleanup.hpp), after the progress line.
-    format::set_interrupt_message(fmt::format(
+    // Shown if a signal ends the run (process/cleanup.hpp), after the progress line.
+    process::set_interrupt_message(fmt::format(
         "\nkonane generate: interrupted; the finished steps are kept in {}: run the same "
         "command again to resume\n",
         printable(o.work_dir.string())));
     const auto rep = solver::generate(o);
-    format::set_interrupt_message("");
+    process::set_interrupt_message("");
     progress.finish();
     const auto table = format::Table::open(o.output);
     format::SectionSizes bits;  // summed over the layers
@@ -392,9 +304,10 @@ int run_info(const FileArgs& a) {
     std::optional<Gap> gap;
     std::optional<Board> geometry;
     try {
-        geometry = Board::make(static_cast<int>(m.rows), static_cast<int>(m.cols));
-        gap = parse_opening_tag(*geometry, m.ruleset).gap;
-    } catch (const std::invalid_argument&) {
+        const TableGame g = decode_header(m, t->path().string());
+        geometry = g.board;
+        gap = g.opening.gap;
+    } catch (const format::FormatError&) {
         // Shown as the header has it; probe and verify say what is wrong with it.
     }
     if (a.json) {
@@ -580,13 +493,13 @@ int run_verify(const FileArgs& a) {
     vo.threads = a.threads;
     vo.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
     if (!a.memory.empty() && vo.memory_bytes < kMinBudget) {
-        throw UsageError(fmt::format("--memory {}: at least {} is needed", safe_message(a.memory),
-                                     mib(kMinBudget)));
+        throw ResourceError(fmt::format("--memory {}: at least {} is needed",
+                                        safe_message(a.memory), mib(kMinBudget)));
     }
     if (!a.memory.empty()) warn_memory_over_physical(vo.memory_bytes, a.memory, a.quiet);
     vo.work_dir = a.work;
-    if (!vo.work_dir.empty()) check_work_dir(vo.work_dir);
-    check_threads(vo.threads);
+    if (!vo.work_dir.empty()) solver::check_work_dir(vo.work_dir);
+    solver::check_threads(vo.threads);
     if (!vo.work_dir.empty()) progress.watch_directory(vo.work_dir);
     vo.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
         progress(phase, pieces, done, total);
@@ -597,7 +510,7 @@ int run_verify(const FileArgs& a) {
     progress.finish();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::uint64_t peak = solver::peak_rss_bytes();
+    const std::uint64_t peak = process::peak_rss_bytes();
     if (a.json) {
         json j;
         j["file"] = printable(a.file);

@@ -25,6 +25,7 @@
 #include "probe/proof.hpp"
 #include "probe/proof_certificate.hpp"
 #include "probe/search.hpp"
+#include "process/replace_file.hpp"
 
 namespace konane::cli {
 
@@ -66,7 +67,7 @@ class ProofProgressLine {
             "%s[proof%s] %.2f M nodes, %.2f M/s, %.0f s, memory %.0f MiB (table %.0f "
             "MiB, %.0f%% used); line:%s%s",
             tty_ ? "\r" : "", label_.c_str(), static_cast<double>(p.nodes) / 1e6, rate / 1e6,
-            p.seconds, static_cast<double>(resident_bytes()) / 1048576.0,
+            p.seconds, static_cast<double>(process::resident_bytes()) / 1048576.0,
             static_cast<double>(p.table_bytes) / 1048576.0,
             100.0 * static_cast<double>(p.stored) * 16.0 / static_cast<double>(p.table_bytes),
             line.c_str(), tty_ ? "\x1b[K" : "\n");
@@ -272,14 +273,7 @@ class SearchWork {
                                 l.seconds, l.cpu_seconds);
         }
         text += fmt::format("xxh64 {:016x}\n", XXH64(text.data(), text.size(), 0));
-        const std::string tmp = lines_path() + ".tmp";
-        {
-            std::ofstream f(tmp, std::ios::trunc);
-            f << text;
-            f.flush();
-            if (!f) throw std::runtime_error(tmp + ": cannot write the search state");
-        }
-        std::filesystem::rename(tmp, lines_path());
+        process::replace_file(lines_path(), {text});
     }
 
     /// Removes the work directory (the search is complete).

@@ -22,6 +22,8 @@ enum Exit : int {
                      ///< problem, a search over its limit)
     kBadInput = 2,   ///< bad usage or bad input (malformed position, damaged or foreign table)
     kNotStored = 3,  ///< the position is not in the table
+    kResources = 4,  ///< too little memory or disk: a budget that cannot hold the run, a file
+                     ///< system without the free space it needs (konane::ResourceError)
 };
 
 /// A bad-usage or bad-input error: printed on stderr, exit code 2.
@@ -52,7 +54,8 @@ struct Failure {
 
 /// The one mapping from error to exit code, used for every subcommand: UsageError,
 /// std::invalid_argument (malformed notation, board, ruleset) and format::FormatError (a damaged
-/// or foreign table) give kBadInput; NotStored gives kNotStored; format::IoError (a file that
+/// or foreign table) give kBadInput; NotStored gives kNotStored; konane::ResourceError (a memory
+/// budget or free disk too small for the run) gives kResources; format::IoError (a file that
 /// cannot be opened, read or written), std::bad_alloc, std::system_error (a thread that cannot
 /// be started), SearchLimit, a damaged work file and anything else give kFailed. The message
 /// for std::bad_alloc advises --memory only when has_memory_option (the subcommand has one).
@@ -69,7 +72,7 @@ std::string safe_message(std::string_view message);
 std::uint64_t parse_size(const std::string& text, const char* option);
 
 /// Prints a warning on stderr (unless quiet) when a --memory budget exceeds the machine's
-/// memory (solver::machine_memory_bytes()).
+/// memory (process::machine_memory_bytes()).
 void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet);
 
 /// Parses a whole number in decimal digits only, within [lo, hi]: the one number parser of the
@@ -116,7 +119,6 @@ void add_rules_commands(CLI::App& app, Commands& out);       // moves, perft
 void add_generate_commands(CLI::App& app, Commands& out);    // generate, info, openings, verify
 void add_probe_commands(CLI::App& app, Commands& out);       // probe, analyse, solve
 void add_check_proof_command(CLI::App& app, Commands& out);  // check-proof
-void add_bench_command(CLI::App& app, Commands& out);        // bench
 void add_serve_command(CLI::App& app, Commands& out);        // serve
 void add_value_command(CLI::App& app, Commands& out);        // value
 

@@ -11,6 +11,9 @@
 #include "core/text.hpp"
 #include "format/table.hpp"
 #include "probe/probe.hpp"
+#include "process/resource_error.hpp"
+#include "process/self.hpp"
+#include "process/utf8_cut.hpp"
 #include "solver/solve.hpp"
 
 namespace konane::cli {
@@ -20,6 +23,8 @@ Failure failure_of(std::exception_ptr error, bool has_memory_option) {
         std::rethrow_exception(error);
     } catch (const UsageError& e) {
         return {kBadInput, e.what()};
+    } catch (const ResourceError& e) {
+        return {kResources, e.what()};
     } catch (const std::invalid_argument& e) {
         return {kBadInput, e.what()};
     } catch (const format::IoError& e) {
@@ -49,10 +54,7 @@ std::string safe_message(std::string_view message) {
     constexpr std::size_t kMax = 1000;
     std::string s = printable(message);
     if (s.size() > kMax) {
-        std::size_t cut = kMax;
-        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-            --cut;  // not inside a UTF-8 character
-        s.resize(cut);
+        process::cut_utf8(s, kMax);
         s += "...";
     }
     return s;
@@ -117,7 +119,7 @@ std::uint64_t parse_size(const std::string& text, const char* option) {
 }
 
 void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet) {
-    const std::uint64_t phys = solver::machine_memory_bytes();
+    const std::uint64_t phys = process::machine_memory_bytes();
     if (quiet || phys == 0 || budget <= phys) return;
     std::fprintf(stderr,
                  "warning: --memory %s is more than this machine's memory (%.1f GiB): the run "

@@ -11,8 +11,9 @@
 #include "core/notation.hpp"
 #include "core/text.hpp"
 
-#include "format/cleanup.hpp"
 #include "format/table.hpp"
+#include "konane_version.hpp"
+#include "process/cleanup.hpp"
 
 using namespace konane::cli;
 
@@ -21,9 +22,14 @@ int main(int argc, char** argv) {
         "konane: Konane (Hawaiian checkers) tablebases: generate them by retrograde analysis, "
         "probe them for perfect play, analyse games."};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "konane 0.1.0");
-    app.footer(std::string("Run konane COMMAND --help for a command's options and examples.\n\n") +
-               kNotationLegend);
+    app.set_version_flag("--version", konane::kGenerator);
+    app.footer(
+        std::string("Run konane COMMAND --help for a command's options and examples.\n\n") +
+        kNotationLegend +
+        "\n\nExit codes: 0 success; 1 the work failed (I/O error, out of memory or "
+        "threads, verify found a problem); 2 bad usage or input (malformed position, "
+        "damaged or foreign table); 3 the table does not hold the position; 4 too little "
+        "memory or disk for the run (a --memory budget or free space under what it needs).\n");
     Commands commands;
     add_rules_commands(app, commands);
     add_generate_commands(app, commands);
@@ -32,8 +38,8 @@ int main(int argc, char** argv) {
     add_serve_command(app, commands);
     add_value_command(app, commands);
     // A process ended by a signal, or by exit() from a library (a failed OpenMP thread),
-    // removes its temporary files (format/cleanup.hpp).
-    konane::format::install_interrupt_cleanup();
+    // removes its temporary files (process/cleanup.hpp).
+    konane::process::install_interrupt_cleanup();
     // A first word that is neither an option nor a subcommand: say which.
     if (argc > 1 && argv[1][0] != '-') {
         bool known = false;

@@ -9,20 +9,10 @@
 #include <filesystem>
 #include <string>
 
+#include "process/self.hpp"
 #include "solver/workdir.hpp"
 
 namespace konane::cli {
-
-/// This process's resident set in bytes (/proc/self/statm); 0 when it cannot be read.
-inline std::uint64_t resident_bytes() {
-    std::FILE* f = std::fopen("/proc/self/statm", "r");
-    unsigned long long pages = 0, resident = 0;
-    if (f) {
-        if (std::fscanf(f, "%llu %llu", &pages, &resident) != 2) resident = 0;
-        std::fclose(f);
-    }
-    return resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-}
 
 /// Prints "[phase] layer N: done/total positions, R/s, T s left, memory M, disk D" on stderr, at
 /// most four times a second; on a terminal the line is rewritten in place, elsewhere a line is
@@ -68,7 +58,7 @@ class ProgressLine {
                      "%s[%s] layer %d: %llu/%llu positions, %.2f M/s%s, memory %.0f MiB%s%s",
                      tty_ ? "\r" : "", phase, pieces, static_cast<unsigned long long>(done),
                      static_cast<unsigned long long>(total), rate / 1e6, eta,
-                     static_cast<double>(resident_bytes()) / 1048576.0,
+                     static_cast<double>(process::resident_bytes()) / 1048576.0,
                      (disk() + whole_run(now)).c_str(), tty_ ? "\x1b[K" : "\n");
         std::fflush(stderr);
         dirty_ = tty_;
@@ -90,7 +80,8 @@ class ProgressLine {
         if (limit) std::snprintf(lim, sizeof lim, " (limit %.2f M)", limit / 1e6);
         std::fprintf(stderr, "%s[%s] %.2f M positions%s, %.2f M/s, memory %.0f MiB%s",
                      tty_ ? "\r" : "", phase, done / 1e6, lim, el > 0 ? done / el / 1e6 : 0.0,
-                     static_cast<double>(resident_bytes()) / 1048576.0, tty_ ? "\x1b[K" : "\n");
+                     static_cast<double>(process::resident_bytes()) / 1048576.0,
+                     tty_ ? "\x1b[K" : "\n");
         std::fflush(stderr);
         dirty_ = tty_;
     }

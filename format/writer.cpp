@@ -13,13 +13,13 @@
 #include <system_error>
 
 #include "format/block.hpp"
-#include "format/cleanup.hpp"
 #include "format/detail.hpp"
 #include "format/table.hpp"
 #include "format/values.hpp"
 #include "format/xxh.hpp"
 #include "index/colex.hpp"
 #include "index/elias_fano.hpp"
+#include "process/cleanup.hpp"
 
 namespace konane::format {
 
@@ -59,7 +59,7 @@ struct TableWriter::Impl {
     std::vector<std::uint8_t> layer_table;
     std::optional<std::uint32_t> last_pieces;
     std::size_t layer_count = 0;
-    int cleanup_handle = -1;  // registration for removal on SIGINT/SIGTERM (format/cleanup.hpp)
+    int cleanup_handle = -1;  // registration for removal on SIGINT/SIGTERM (process/cleanup.hpp)
 
     ~Impl() { discard(); }
 
@@ -74,7 +74,7 @@ struct TableWriter::Impl {
         }
         if (state == State::open && !tmp_path.empty()) ::unlink(tmp_path.c_str());
         if (state == State::open) state = State::failed;
-        unregister_temporary(cleanup_handle);
+        process::unregister_temporary(cleanup_handle);
         cleanup_handle = -1;
     }
 
@@ -143,9 +143,9 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
                           "a link, a pipe); it would be replaced");
 
     for (int attempt = 0;; ++attempt) {
-        const fs::path tmp = temporary_path(final_path, random_suffix());
+        const fs::path tmp = process::temporary_path(final_path, random_suffix());
         // Registered before it exists, so that a signal right after the open removes it too.
-        const int handle = register_temporary(tmp);
+        const int handle = process::register_temporary(tmp);
         const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd >= 0) {
             // Held while it is written: remove_stale_temporaries() leaves a locked file.
@@ -156,7 +156,7 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
             break;
         }
         const int err = errno;
-        unregister_temporary(handle);
+        process::unregister_temporary(handle);
         if (err == EEXIST && attempt < 8) continue;
         throw IoError(final_path.string() + ": create temporary file " + tmp.string() + ": " +
                       std::strerror(err));
@@ -415,7 +415,7 @@ void TableWriter::commit() {
     if (::close(fd) != 0) w.fail("close", errno);
     if (::rename(w.tmp_path.c_str(), w.final_path.c_str()) != 0) w.fail("rename", errno);
     w.state = Impl::State::committed;
-    unregister_temporary(w.cleanup_handle);
+    process::unregister_temporary(w.cleanup_handle);
     w.cleanup_handle = -1;
 
     // Make the rename durable. The complete table is already under its final name here.

@@ -1,4 +1,5 @@
-// Combinatorial (colex) rank of an occupancy within its layer: the index of table format 2.
+// Combinatorial (colex) rank of an occupancy within its layer: the index of the table format
+// (format/FORMAT.md; the index since format 2, kept in format 4).
 //
 // A layer holds positions with the same number k of pieces on S squares. Its keys
 // (core/board.hpp key_of: bits 0..62 the occupied squares, bit 63 the side to move) are mapped

@@ -48,9 +48,6 @@ struct EliasFanoShape {
     std::uint64_t low_words() const { return (n * l + 63) / 64; }
     std::uint64_t high_bits() const { return n + buckets; }
     std::uint64_t high_words() const { return (high_bits() + 63) / 64; }
-    std::uint64_t sample_words() const { return (buckets + q - 1) / q; }
-    /// Total words of format 3's three arrays.
-    std::uint64_t words() const { return low_words() + high_words() + sample_words(); }
 };
 
 /// Index of set bit number r (from 0) of w; requires r < popcount(w). A byte at a time, then

@@ -2,7 +2,7 @@
 // algorithm, the query and the serialized layout.
 #include "index/mphf.hpp"
 
-#include "index/huge_pages.hpp"
+#include "process/huge_pages.hpp"
 
 #include <omp.h>
 #include <xxhash.h>
@@ -304,7 +304,7 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
 
     // Phase 2: build partitions independently.
     std::vector<std::uint8_t> pilots;
-    assign_huge(pilots, P * B + 8);
+    process::assign_huge(pilots, P * B + 8);
     std::vector<std::vector<std::uint64_t>> free_slots(P);
     std::atomic<int> status{0};  // 0 ok, 1 fail, 2 duplicate
     std::exception_ptr error;
@@ -345,7 +345,7 @@ std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, in
     const std::uint64_t remap_words = words_for_bytes(static_cast<unsigned __int128>(R) * W);
     const std::uint64_t total = kHeaderWords + off_words + pilot_words + remap_words;
     std::vector<std::uint64_t> words;
-    assign_huge(words, total);
+    process::assign_huge(words, total);
     std::uint8_t* remap =
         reinterpret_cast<std::uint8_t*>(words.data() + kHeaderWords + off_words + pilot_words);
     {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/notation.hpp"
-#include "probe/table_check.hpp"
+#include "table/header.hpp"
 
 namespace konane {
 
@@ -49,22 +49,8 @@ struct Tablebase::State {
 Tablebase Tablebase::open(const std::filesystem::path& path, const format::Expect& expect,
                           const format::OpenOptions& options) {
     auto table = format::Table::open(path, expect, options);
-    const auto& m = table->meta();
-    Board b;
-    Opening r;
-    try {
-        b = Board::make(static_cast<int>(m.rows), static_cast<int>(m.cols));
-        r = parse_opening_tag(b, m.ruleset);
-    } catch (const std::invalid_argument& e) {
-        throw format::FormatError(path.string() + ": header: " + e.what());
-    }
-    if (b.squares() > 63) {
-        throw format::FormatError(path.string() + ": header: board " + b.name() +
-                                  " has more than 63 squares, which no table can key");
-    }
-    if (const std::string why = table_shape_problem(*table, b, r); !why.empty())
-        throw format::FormatError(why);
-    return Tablebase(std::make_shared<const State>(std::move(table), b, r));
+    TableGame g = checked_game(*table);
+    return Tablebase(std::make_shared<const State>(std::move(table), g.board, g.opening));
 }
 
 const Board& Tablebase::board() const {

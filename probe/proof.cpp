@@ -15,11 +15,12 @@
 #include <string>
 #include <thread>
 
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
-#include <sys/mman.h>
-#include <time.h>
+#include "process/huge_pages.hpp"
+#include "process/replace_file.hpp"
 
 namespace konane {
 
@@ -59,9 +60,7 @@ struct ProofSearch::Entry {
 struct ProofSearch::Memory {
     void* base = nullptr;
     std::size_t bytes = 0;
-    ~Memory() {
-        if (base) ::munmap(base, bytes);
-    }
+    ~Memory() { process::unmap_huge(base, bytes); }
 };
 
 /// What the threads of one team solve() share.
@@ -128,22 +127,14 @@ ProofSearch::ProofSearch(const Board& b, const ProofOptions& options,
     while (buckets * 2 * 64 <= budget)
         buckets *= 2;
     // Anonymous memory (zero-filled) in 2 MiB huge pages where the kernel allows: the table is
-    // probed at random, and with 4 KiB pages nearly every probe also misses the TLB.
+    // probed at random, and with 4 KiB pages nearly every probe also misses the TLB. Every page
+    // is faulted in now, so that the search's time does not include the kernel zeroing it.
     table_size_ = buckets * 64;
-    void* mem =
-        ::mmap(nullptr, table_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) throw std::bad_alloc();
+    void* mem = process::map_huge_zeroed(table_size_);
     memory_ = std::make_shared<Memory>();
     memory_->base = mem;
     memory_->bytes = table_size_;
-#ifdef MADV_HUGEPAGE
-    ::madvise(mem, table_size_, MADV_HUGEPAGE);
-#endif
     entries_ = static_cast<Entry*>(mem);
-    // Fault every page in now, so that the search's time does not include the kernel zeroing it.
-    auto* bytes = static_cast<volatile unsigned char*>(mem);
-    for (std::size_t i = 0; i < table_size_; i += 4096)
-        bytes[i] = 0;
     bucket_mask_ = buckets - 1;
     if (options_.algorithm == ProofAlgorithm::DfPn) init_dfpn(buckets * 64);
     history_.assign(2 * 64 * 64, 0);
@@ -168,7 +159,7 @@ ProofSearch::ProofSearch(const ProofSearch& lead, int index)
 }
 
 ProofSearch::~ProofSearch() {
-    if (dfpn_) ::munmap(dfpn_, dfpn_size_);
+    process::unmap_huge(dfpn_, dfpn_size_);
 }
 
 std::uint64_t ProofSearch::stored() const {
@@ -237,38 +228,7 @@ std::uint64_t ProofSearch::save_proven(const std::filesystem::path& path,
         ++count;
     }
     const std::string head = proven_header(board_, options_, count);
-    XXH64_state_t* st = XXH64_createState();
-    XXH64_reset(st, 0);
-    XXH64_update(st, head.data(), head.size());
-    XXH64_update(st, body.data(), body.size());
-    const std::uint64_t sum = XXH64_digest(st);
-    XXH64_freeState(st);
-    char trailer[8];
-    for (int k = 0; k < 8; ++k)
-        trailer[k] = static_cast<char>(sum >> (8 * k));
-    const std::filesystem::path tmp =
-        path.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f.write(head.data(), static_cast<std::streamsize>(head.size()));
-        f.write(body.data(), static_cast<std::streamsize>(body.size()));
-        f.write(trailer, 8);
-        f.flush();
-        if (!f) {
-            const int err = errno;
-            std::error_code ec;
-            std::filesystem::remove(tmp, ec);
-            throw std::runtime_error(path.string() +
-                                     ": cannot write the checkpoint: " + std::strerror(err));
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw std::runtime_error(path.string() +
-                                 ": cannot rename the checkpoint into place: " + ec.message());
-    }
+    process::replace_file(path, {head, body}, {.xxh64_trailer = true});
     return count;
 }
 
@@ -587,17 +547,8 @@ std::uint32_t sat_add(std::uint32_t a, std::uint32_t b) {
 
 void ProofSearch::init_dfpn(std::size_t bytes) {
     dfpn_size_ = bytes;
-    void* mem =
-        ::mmap(nullptr, dfpn_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-    ::madvise(mem, dfpn_size_, MADV_HUGEPAGE);
-#endif
-    dfpn_ = static_cast<DfpnEntry*>(mem);
+    dfpn_ = static_cast<DfpnEntry*>(process::map_huge_zeroed(dfpn_size_));  // as the table
     dfpn_mask_ = dfpn_size_ / 64 - 1;
-    auto* page = static_cast<volatile unsigned char*>(mem);  // faulted in now, as the other
-    for (std::size_t i = 0; i < dfpn_size_; i += 4096)
-        page[i] = 0;
 }
 
 ProofSearch::ProofNumbers ProofSearch::numbers(Position c, Position key) {

@@ -7,11 +7,12 @@
 // to the end in plies (the winner hurries, the loser delays). Moves and positions are strings in
 // the project's notation (rules.md "Notation"). Errors: konane.NotStored (a LookupError),
 // konane.FormatError (a damaged, foreign or missing table; konane.IoError, also an OSError, for
-// a failed write), konane.SearchLimit (a RuntimeError), ValueError for bad input (malformed
-// notation, a board out of range, an illegal move, a position of another board), each with the
-// C++ library's message (file names in it decoded as Python decodes them, surrogateescape).
-// Probes, searches and generation run with the GIL released. No call may crash or hang the
-// interpreter: objects made by __new__ alone are valid (Position) or report that they were
+// a failed write), konane.SearchLimit and konane.ResourceError (RuntimeErrors: a search over
+// its limit; a memory budget or free disk too small for the run), ValueError for bad input
+// (malformed notation, a board out of range, an illegal move, a position of another board), each
+// with the C++ library's message (file names in it decoded as Python decodes them,
+// surrogateescape). Probes, searches and generation run with the GIL released. No call may crash or
+// hang the interpreter: objects made by __new__ alone are valid (Position) or report that they were
 // never opened (Tablebase), pickling a Tablebase is a TypeError, generate() refuses to run
 // inside a progress callback.
 #include <pybind11/eval.h>
@@ -47,10 +48,12 @@
 #include "core/notation.hpp"
 #include "core/symmetry.hpp"
 #include "format/table.hpp"
+#include "konane_version.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "probe/proof.hpp"
 #include "probe/search.hpp"
+#include "process/resource_error.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
 
@@ -1064,6 +1067,7 @@ depth to the end in plies (the winner hurries, the loser delays).
 
 Errors: NotStored (the table does not hold the position), FormatError (a missing, damaged or
 foreign table file; IoError for a failed write), SearchLimit (a search over its memory limit),
+ResourceError (a memory budget or free disk too small for a generation),
 ValueError (malformed notation, a board out of range, an illegal move, a position of another
 board). Rules and notation: docs/rules.md of the project; the API: docs/python.md.)";
 
@@ -1092,6 +1096,11 @@ board). Rules and notation: docs/rules.md of the project; the API: docs/python.m
     search_limit.attr("__doc__") =
         "A search would keep more positions than its max_positions allows, or a proof search "
         "(wdl=True) did not decide within max_nodes (a RuntimeError).";
+    auto& resource_error =
+        py::register_exception<konane::ResourceError>(m, "ResourceError", PyExc_RuntimeError);
+    resource_error.attr("__doc__") =
+        "A run that lacks memory or disk: a memory budget that cannot hold it, or a file system "
+        "without the free space it needs (a RuntimeError); the message says how much is needed.";
     // Registered last, so tried first: every error of the library with its message decoded as
     // file names are (a message naming a file that is not UTF-8 keeps its text), IoError before
     // the FormatError it derives from, and a file-system error (a work directory removed during
@@ -1099,6 +1108,7 @@ board). Rules and notation: docs/rules.md of the project; the API: docs/python.m
     static PyObject* const not_stored_type = not_stored.ptr();
     static PyObject* const format_error_type = format_error.ptr();
     static PyObject* const search_limit_type = search_limit.ptr();
+    static PyObject* const resource_error_type = resource_error.ptr();
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
@@ -1112,6 +1122,8 @@ board). Rules and notation: docs/rules.md of the project; the API: docs/python.m
             set_error(not_stored_type, e.what());
         } catch (const konane::SearchLimit& e) {
             set_error(search_limit_type, e.what());
+        } catch (const konane::ResourceError& e) {
+            set_error(resource_error_type, e.what());
         } catch (const py::value_error& e) {
             set_error(PyExc_ValueError, e.what());
         } catch (const std::invalid_argument& e) {
@@ -1749,5 +1761,5 @@ Runs without the GIL. Raises SearchLimit when over max_positions, ValueError for
             "konane.value(self): the combinatorial game value of this position's pieces.");
     }
 
-    m.attr("__version__") = "0.1.0";
+    m.attr("__version__") = konane::kVersion;  // project(VERSION), konane_version.hpp
 }

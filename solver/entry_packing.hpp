@@ -16,6 +16,17 @@ namespace konane::solver {
 /// The largest board the generator handles, in squares (6x6 is the goal; 1x36 the longest jump).
 inline constexpr int kMaxGenerateSquares = 36;
 
+/// The one check of the generator's size limit (generate(), enumerate_to(), the command).
+/// @throws std::invalid_argument "board RxC has N squares: tablebases are generated for at most
+///         36" when b has more than kMaxGenerateSquares squares
+inline void require_generatable(const Board& b) {
+    if (b.squares() > kMaxGenerateSquares) {
+        throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
+                                    " squares: tablebases are generated for at most " +
+                                    std::to_string(kMaxGenerateSquares));
+    }
+}
+
 /// The most flag bits an entry carries: a gap's run has one per symmetry of the board (at most
 /// 8, the square's), a ruleset's run two (the sides to move the class was reached with).
 inline constexpr int kMaxFlagBits = 8;

@@ -14,8 +14,9 @@
 #include <stdexcept>
 
 #include "core/movegen.hpp"
-#include "format/cleanup.hpp"
-#include "index/huge_pages.hpp"
+#include "process/huge_pages.hpp"
+#include "process/self.hpp"
+#include "process/temp_dir.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/radix_sort.hpp"
 #include "solver/workdir.hpp"
@@ -207,7 +208,7 @@ void merge_runs_in_groups(WorkDir& wd, int target, std::size_t fan_in, std::uint
                 w.append(out);
             w.finish();
         }
-        kill_point();
+        process::kill_point();
         for (const auto& p : group)
             std::filesystem::remove(p);
         runs = wd.runs_of(target);
@@ -218,11 +219,7 @@ void merge_runs_in_groups(WorkDir& wd, int target, std::size_t fan_in, std::uint
 
 std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
                            const EnumerateOptions& o) {
-    if (b.squares() > kMaxGenerateSquares) {
-        throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
-                                    " squares: tablebases are generated for at most " +
-                                    std::to_string(kMaxGenerateSquares));
-    }
+    require_generatable(b);
     if (wd.enumeration_complete()) return 0;
     std::uint64_t runs = 0;
     const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
@@ -270,12 +267,12 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
         }
         compact(first, scratch, pk.bits(), flag_mask, 1);
         write_key_file(wd.run(top, top + 1, 0), first);
-        kill_point();
+        process::kill_point();
     }
 
     std::vector<std::uint64_t> pending, entries, scratch;
-    reserve_huge(pending, capacity);
-    reserve_huge(scratch, capacity);
+    process::reserve_huge(pending, capacity);
+    process::reserve_huge(scratch, capacity);
     // The merge holds about 1 MiB per run (a decoded chunk and its compressed bytes): more runs
     // than an eighth of the budget allows are first merged in groups into one run each.
     const std::size_t fan_in =
@@ -308,7 +305,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
                 write_key_file(wd.run(n - cap, n, run_index[cap]++),
                                std::span(pending).subspan(at, end - at), threads);
                 ++runs;
-                kill_point();
+                process::kill_point();
                 at = end;
             }
             pending.clear();
@@ -398,7 +395,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
         }
         spill(true);
         keys_out.finish();
-        kill_point();
+        process::kill_point();
         const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
         wd.record_enumerated(n, classes, raw, seconds);
         for (const auto& p : wd.runs_of(n))
@@ -411,7 +408,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
 
 std::vector<EnumeratedLayer> enumerate(const Board& b, const Opening& r, int threads,
                                        const ProgressFn& progress) {
-    TempDir tmp("konane-enumerate");
+    process::TempDir tmp("konane-enumerate");
     WorkDir wd(tmp.path() / "work", b, r);
     EnumerateOptions o;
     o.threads = threads;
@@ -431,29 +428,6 @@ std::vector<EnumeratedLayer> enumerate(const Board& b, const Opening& r, int thr
         layers.push_back(std::move(l));
     }
     return layers;
-}
-
-TempDir::TempDir(const char* prefix) {
-    std::error_code ec;
-    const auto base = std::filesystem::temp_directory_path(ec);
-    if (ec) throw std::runtime_error("temporary directory: " + ec.message());
-    static std::atomic<unsigned> counter{0};
-    for (int tries = 0;; ++tries) {
-        path_ = base / (std::string(prefix) + "-" + std::to_string(::getpid()) + "-" +
-                        std::to_string(counter++));
-        if (std::filesystem::create_directory(path_, ec)) break;
-        if (ec || tries > 1000) {
-            throw std::runtime_error("temporary directory " + path_.string() + ": " +
-                                     (ec ? ec.message() : std::string("cannot create")));
-        }
-    }
-    handle_ = format::register_temporary(path_, true);
-}
-
-TempDir::~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-    format::unregister_temporary(handle_);
 }
 
 }  // namespace konane::solver

@@ -86,20 +86,4 @@ std::uint64_t enumerate_to(class WorkDir& wd, const Board& b, const Opening& o,
 std::vector<EnumeratedLayer> enumerate(const Board& b, const Opening& o, int threads,
                                        const ProgressFn& progress = {});
 
-/// A fresh directory for temporary work under the system's temporary directory
-/// ($TMPDIR or /tmp), removed with its contents on destruction and on SIGINT/SIGTERM/SIGHUP.
-class TempDir {
-  public:
-    /// Throws std::runtime_error when it cannot be created.
-    explicit TempDir(const char* prefix = "konane");
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::filesystem::path& path() const { return path_; }
-
-  private:
-    std::filesystem::path path_;
-    int handle_ = -1;
-};
-
 }  // namespace konane::solver

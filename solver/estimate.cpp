@@ -1,6 +1,8 @@
 #include "solver/estimate.hpp"
 
-#include "solver/solve.hpp"
+#include <algorithm>
+
+#include "process/self.hpp"
 
 namespace konane::solver {
 
@@ -56,6 +58,15 @@ std::optional<ResourceEstimate> estimate_resources(const Board& b, Ruleset rules
         return e;
     }
     return std::nullopt;
+}
+
+std::uint64_t default_memory_budget() {
+    const std::uint64_t gib = std::uint64_t{1} << 30;
+    return std::clamp<std::uint64_t>(process::machine_memory_bytes() / 10 * 6, gib / 4, 16 * gib);
+}
+
+std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window) {
+    return classes * 19 + window * 3 / 2 + (std::uint64_t{8} << 20);
 }
 
 }  // namespace konane::solver

@@ -1,5 +1,6 @@
 // What a generation will need before it starts: memory for its largest solve step and disk
-// for its work directory and table, from the sizes measured on the published tables.
+// for its work directory and table, from the sizes measured on the published tables; the
+// memory a layer's solve takes, and the default memory budget.
 #pragma once
 
 #include <cstdint>
@@ -28,5 +29,19 @@ struct ResourceEstimate {
 /// bound there. Returns nothing where no table was measured (other boards, ruleset `any`).
 /// Throws nothing.
 std::optional<ResourceEstimate> estimate_resources(const Board& b, Ruleset rules);
+
+/// The default memory budget: 60% of the machine's memory (process::machine_memory_bytes(),
+/// process/self.hpp), at most 16 GiB, at least 256 MiB.
+std::uint64_t default_memory_budget();
+
+/// Bytes the solve of a layer of `classes` positions needs, with `window` positions in the
+/// lower layers its jumps reach: keys (8 bytes), the perfect hash's build (8), depths (1) and
+/// the table writer's buffers (2) per position, 1.5 bytes per window position, 8 MiB more.
+std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window);
+
+/// The least memory the enumeration takes of its own, whatever its budget (enumerate.cpp: an
+/// arena of at least 2^16 slots of 16 bytes, a merge of at least 8 runs of about 1 MiB each,
+/// the chunk being expanded and the threads' buffers).
+inline constexpr std::uint64_t kEnumerateLeastBytes = std::uint64_t{12} << 20;
 
 }  // namespace konane::solver

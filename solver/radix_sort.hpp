@@ -15,7 +15,7 @@
 #include <cstring>
 #include <vector>
 
-#include "index/huge_pages.hpp"
+#include "process/huge_pages.hpp"
 
 namespace konane::solver {
 
@@ -73,7 +73,7 @@ inline void radix_sort(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>
         std::sort(v.begin(), v.end());
         return;
     }
-    reserve_huge(scratch, n);
+    process::reserve_huge(scratch, n);
     scratch.resize(n);
     if (n < (std::size_t{1} << 16) || bits <= 2 * kDigit) {
         if (lsd_serial(v.data(), scratch.data(), n, bits)) v.swap(scratch);

@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "core/movegen.hpp"
-#include "solver/solve.hpp"
+#include "solver/enumerate.hpp"
+#include "solver/solved.hpp"
 
 namespace konane::solver {
 

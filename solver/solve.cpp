@@ -12,9 +12,15 @@
 #include <string>
 
 #include "format/table.hpp"
-#include "index/huge_pages.hpp"
+#include "konane_version.hpp"
+#include "process/huge_pages.hpp"
+#include "process/resource_error.hpp"
+#include "process/self.hpp"
+#include "process/temp_dir.hpp"
+#include "process/utf8_cut.hpp"
 #include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
+#include "solver/preflight.hpp"
 #include "solver/retrograde.hpp"
 #include "solver/workdir.hpp"
 
@@ -32,7 +38,7 @@ double since(Clock::time_point t) {
 void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
                  const std::vector<std::uint64_t>& keys, std::vector<Depth>& by_rank, int threads,
                  const ProgressFn& progress) {
-    assign_huge(layer.depth, keys.size());
+    process::assign_huge(layer.depth, keys.size());
     by_rank.assign(keys.size(), 0);
     const MphfView mph = layer.mphf.view();
     recompute_layer(
@@ -46,34 +52,10 @@ void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
 
 }  // namespace
 
-std::uint64_t machine_memory_bytes() {
-    std::ifstream in("/proc/meminfo");
-    std::string line;
-    std::uint64_t total = 0;
-    while (std::getline(in, line)) {
-        if (line.rfind("MemTotal:", 0) == 0) total = std::stoull(line.substr(9)) * 1024;
-    }
-    return total;
-}
-
-std::uint64_t default_memory_budget() {
-    const std::uint64_t gib = std::uint64_t{1} << 30;
-    return std::clamp<std::uint64_t>(machine_memory_bytes() / 10 * 6, gib / 4, 16 * gib);
-}
-
-std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window) {
-    return classes * 19 + window * 3 / 2 + (std::uint64_t{8} << 20);
-}
-
 std::filesystem::path default_work_dir(const std::filesystem::path& output) {
     // "<name>.work", the name cut (at a UTF-8 character boundary) to fit NAME_MAX (255 bytes).
     std::string name = output.filename().string();
-    if (name.size() > 250) {
-        std::size_t cut = 250;
-        while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
-            --cut;
-        name.resize(cut);
-    }
+    process::cut_utf8(name, 250);
     return output.parent_path() / (name + ".work");
 }
 
@@ -102,7 +84,7 @@ class PhaseMeter {
     PhaseReport done() const {
         const auto io = io_bytes();
         return PhaseReport{since(t_), io.first - io_.first, io.second - io_.second,
-                           peak_rss_bytes()};
+                           process::peak_rss_bytes()};
     }
 
   private:
@@ -133,11 +115,11 @@ void check_resources(const Board& b, Ruleset rules, std::uint64_t budget,
     if (!e || e->upper_bound) return;
     const std::string what = b.name() + " " + ruleset_name(rules);
     if (e->memory_bytes > budget) {
-        throw std::invalid_argument("memory budget " + gib(budget) + " cannot hold the solve of " +
-                                    what + "'s largest layer (" + std::to_string(e->largest_layer) +
-                                    " positions): it needs about " + gib(e->memory_bytes) + " (" +
-                                    e->source + "); rerun with --memory " +
-                                    std::to_string((e->memory_bytes >> 20) + 1) + "M or more");
+        throw ResourceError("memory budget " + gib(budget) + " cannot hold the solve of " + what +
+                            "'s largest layer (" + std::to_string(e->largest_layer) +
+                            " positions): it needs about " + gib(e->memory_bytes) + " (" +
+                            e->source + "); rerun with --memory " +
+                            std::to_string((e->memory_bytes >> 20) + 1) + "M or more");
     }
     // The work directory may already hold part of the work (a resumed run).
     std::error_code ec;
@@ -150,9 +132,8 @@ void check_resources(const Board& b, Ruleset rules, std::uint64_t budget,
                       ::stat(existing_parent(output).c_str(), &so) == 0 && sw.st_dev == so.st_dev;
     if (same) need_work += need_out, need_out = 0;
     auto refuse = [&](const std::filesystem::path& where, std::uint64_t need, std::uint64_t have) {
-        throw std::invalid_argument(where.string() + ": " + gib(have) +
-                                    " free on its file system, " + what + " needs about " +
-                                    gib(need) + " there (" + e->source + ")");
+        throw ResourceError(where.string() + ": " + gib(have) + " free on its file system, " +
+                            what + " needs about " + gib(need) + " there (" + e->source + ")");
     };
     if (const auto have = free_bytes(work); need_work > have) refuse(work, need_work, have);
     if (const auto have = free_bytes(output); need_out > have) refuse(output, need_out, have);
@@ -167,38 +148,27 @@ GenerateReport generate(const GenerateOptions& o) {
     rep.memory_bytes = o.memory_bytes ? o.memory_bytes : default_memory_budget();
     const int threads = rep.threads;
     const Board& b = o.board;
-    if (b.squares() > kMaxGenerateSquares) {
-        throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
-                                    " squares: tablebases are generated for at most " +
-                                    std::to_string(kMaxGenerateSquares));
-    }
-
-    if (!o.output.empty()) {
-        // Before any work (and before the work directory, which would create it).
-        const auto dir = o.output.has_parent_path() ? o.output.parent_path() : ".";
-        if (!std::filesystem::is_directory(dir)) {
-            throw format::IoError(o.output.string() + ": " + dir.string() + ": no such directory");
-        }
-    }
-    std::unique_ptr<TempDir> tmp;
+    // Before any work (and before the work directory, which would create it).
+    preflight_generate(o);
+    std::unique_ptr<process::TempDir> tmp;
     std::filesystem::path work = o.work_dir;
     if (work.empty() && !o.output.empty()) work = default_work_dir(o.output);
     const Opening opening = opening_of(o);
     // A gap's table is a part of the ruleset tables the estimates are measured on: none is given.
-    if (!o.keep_layers && !o.gap) {
+    if (!o.gap) {
         check_resources(b, o.rules, rep.memory_bytes,
                         work.empty() ? std::filesystem::temp_directory_path() : work, o.output);
     }
     if (o.process_bytes > 0 && rep.memory_bytes < o.process_bytes + kEnumerateLeastBytes) {
         const std::uint64_t least = o.process_bytes + kEnumerateLeastBytes;
-        throw std::invalid_argument(
-            "memory budget " + gib(rep.memory_bytes) + " is less than any run takes: the process " +
-            "holds " + gib(o.process_bytes) + " before any work and the enumeration needs " +
-            gib(kEnumerateLeastBytes) + " more; rerun with --memory " +
-            std::to_string((least >> 20) + 1) + "M or more");
+        throw ResourceError("memory budget " + gib(rep.memory_bytes) +
+                            " is less than any run takes: the process " + "holds " +
+                            gib(o.process_bytes) + " before any work and the enumeration needs " +
+                            gib(kEnumerateLeastBytes) + " more; rerun with --memory " +
+                            std::to_string((least >> 20) + 1) + "M or more");
     }
     if (work.empty()) {
-        tmp = std::make_unique<TempDir>("konane-generate");
+        tmp = std::make_unique<process::TempDir>("konane-generate");
         work = tmp->path() / "work";
     }
     WorkDir wd(work, b, opening);
@@ -245,8 +215,8 @@ GenerateReport generate(const GenerateOptions& o) {
         const std::uint64_t need = solve_memory_bytes(wd.layer(n).classes, window_of(n));
         if (need > worst) worst = need, worst_layer = n;
     }
-    if (worst > rep.memory_bytes && !o.keep_layers) {
-        throw std::invalid_argument(
+    if (worst > rep.memory_bytes) {
+        throw ResourceError(
             "memory budget " + gib(rep.memory_bytes) + " cannot hold the solve of " + b.name() +
             ": its largest layer, " + std::to_string(worst_layer) + " pieces (" +
             std::to_string(wd.layer(worst_layer).classes) + " positions), needs about " +
@@ -261,7 +231,7 @@ GenerateReport generate(const GenerateOptions& o) {
         meta.rows = static_cast<unsigned>(b.rows);
         meta.cols = static_cast<unsigned>(b.cols);
         meta.ruleset = opening_tag(b, opening);
-        meta.generator = "konane 0.1.0";
+        meta.generator = kGenerator;  // the project version (konane_version.hpp)
         writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
     }
 
@@ -293,8 +263,8 @@ GenerateReport generate(const GenerateOptions& o) {
             // Solved before an interruption: read back the hash and the depths.
             // In huge pages, as a layer solved here would be: the next layers look up depths
             // in it at random.
-            layer->mphf = Mphf::from_words(huge_copy(read_key_file(wd.solved_mphf(n))));
-            layer->depth = huge_copy(read_byte_file(wd.solved_depth(n), keys.size()));
+            layer->mphf = Mphf::from_words(process::huge_copy(read_key_file(wd.solved_mphf(n))));
+            layer->depth = process::huge_copy(read_byte_file(wd.solved_depth(n), keys.size()));
             if (layer->mphf.size() != keys.size()) {
                 throw std::runtime_error("work file " + wd.solved_mphf(n).string() +
                                          ": perfect hash of the wrong size");
@@ -313,9 +283,9 @@ GenerateReport generate(const GenerateOptions& o) {
             for (Depth d : layer->depth)
                 lr.max_depth = std::max<int>(lr.max_depth, d);
             write_key_file(wd.solved_mphf(n), layer->mphf.words(), threads, false);
-            kill_point();
+            process::kill_point();
             write_byte_file(wd.solved_depth(n), layer->depth, threads);
-            kill_point();
+            process::kill_point();
             wd.record_solved(n, lr.max_depth, layer->hash_seconds, layer->solve_seconds);
             note_disk();
         }
@@ -355,13 +325,7 @@ GenerateReport generate(const GenerateOptions& o) {
         keys = {};
         lookup.add(*layer);
         live.push_back(std::move(layer));
-        // Drop layers no later layer can reach.
-        for (auto& l : live) {
-            if (l && l->pieces <= n - most_captured && !o.keep_layers) {
-                lookup.remove(l->pieces);
-                l.reset();
-            }
-        }
+        if (!o.keep_layers) drop_unreachable_layers(lookup, live, n, most_captured);
     }
     if (writer) {
         const auto t = Clock::now();

@@ -1,5 +1,5 @@
-// Retrograde solve: WIN/LOSS and depth to end for every enumerated position, layer by layer
-// from the fewest pieces up, and the generate pipeline that writes a tablebase file.
+// The generate pipeline: enumerate, hash, solve and write a tablebase file for one board and
+// opening (the solve step itself is retrograde.hpp, the solved layers solved.hpp).
 // Source: docs/rules.md ("Values"), README.md ("How it works").
 #pragma once
 
@@ -14,75 +14,12 @@
 #include "core/depth.hpp"
 #include "core/gap.hpp"
 #include "core/symmetry.hpp"
-#include "index/mphf.hpp"
 #include "solver/enumerate.hpp"
+#include "solver/estimate.hpp"
+#include "solver/solved.hpp"
 #include "solver/workdir.hpp"
 
 namespace konane::solver {
-
-/// A depth-to-end byte: the number of plies to the end under perfect play (the winner hurries,
-/// the loser delays). Even = LOSS for the side to move, odd = WIN; 0 = no move (rules.md).
-using Depth = std::uint8_t;
-
-/// The rule combining children's depths: konane::DepthAccumulator (core/depth.hpp).
-using konane::DepthAccumulator;
-
-/// One solved layer: the perfect hash of its keys and the depth of each slot.
-struct SolvedLayer {
-    int pieces = 0;
-    std::uint64_t raw = 0;
-    Mphf mphf;
-    std::vector<Depth> depth;         ///< by slot: depth[mphf(key)]
-    std::vector<std::uint64_t> keys;  ///< sorted canonical keys (kept only when asked)
-    double hash_seconds = 0, solve_seconds = 0;
-};
-
-/// Depth look-up of positions in already solved layers, by canonical key: per piece count a
-/// perfect hash and the depths by slot (not owned).
-class SolvedLookup {
-  public:
-    explicit SolvedLookup(const Board& b) : group_(b), layers_(b.squares() + 1) {}
-    /// Makes a layer's values available; `depth` must outlive the lookup or be removed first.
-    void add(int pieces, MphfView mphf, const Depth* depth) { layers_[pieces] = {mphf, depth}; }
-    void add(const SolvedLayer& l) { add(l.pieces, l.mphf.view(), l.depth.data()); }
-    void remove(int pieces) { layers_[pieces] = {}; }
-    const SymmetryGroup& group() const { return group_; }
-    /// A child being looked up in two steps, so that a batch can overlap its cache misses:
-    /// start() canonicalises and prefetches the perfect hash's pilot, finish() computes the slot
-    /// and prefetches the depth.
-    struct Pending {
-        std::uint64_t key;
-        int pieces;
-    };
-    Pending start(Position p) const {
-        const Pending q{group_.canonical_key(p), std::popcount(p.occ)};
-        layers_[q.pieces].mphf.prefetch(q.key);
-        return q;
-    }
-    const Depth* finish(const Pending& q) const {
-        const Entry& e = layers_[q.pieces];
-        const Depth* d = e.depth + e.mphf(q.key);
-        __builtin_prefetch(d);
-        return d;
-    }
-
-    /// Where the depth of position p is held; p must be stored in an added layer (not checked).
-    const Depth* locate(Position p) const {
-        const std::uint64_t k = group_.canonical_key(p);
-        const Entry& e = layers_[std::popcount(p.occ)];
-        return e.depth + e.mphf(k);
-    }
-    /// Depth of position p, which must be stored in an added layer (not checked).
-    Depth depth_of(Position p) const { return *locate(p); }
-
-  private:
-    struct Entry {
-        MphfView mphf;
-        const Depth* depth = nullptr;
-    };
-    SymmetryGroup group_;
-    std::vector<Entry> layers_;
-};
 
 /// Options of generate().
 struct GenerateOptions {
@@ -93,15 +30,17 @@ struct GenerateOptions {
     std::optional<Gap> gap;
     int threads = 0;               ///< OpenMP threads; <= 0: all
     std::filesystem::path output;  ///< table file to write; empty: write none
-    bool keep_layers = false;      ///< keep every SolvedLayer (with keys) in the result
+    /// Keep every SolvedLayer (with keys) in the result (for tests; the run's checks are the
+    /// same as without it).
+    bool keep_layers = false;
     /// Memory budget in bytes (0: default_memory_budget()). The enumeration sorts and spills
-    /// children to disk to stay within it; the solve refuses (std::invalid_argument, before
+    /// children to disk to stay within it; the solve refuses (konane::ResourceError, before
     /// solving) when a layer's working set does not fit (solve_memory_bytes()).
     std::uint64_t memory_bytes = 0;
     /// Memory the process holds already, before the run, that memory_bytes must also cover
     /// (the command line gives its resident size, about 10 MiB, so that `--memory` bounds the
     /// whole process): taken off the enumeration's share. The run is refused
-    /// (std::invalid_argument naming the least budget) when memory_bytes cannot cover it and the
+    /// (konane::ResourceError naming the least budget) when memory_bytes cannot cover it and the
     /// enumeration's least working set (kEnumerateLeastBytes). 0: none counted.
     std::uint64_t process_bytes = 0;
     /// Work directory holding the state of the run (layers, sorted runs, solved layers and a
@@ -158,32 +97,18 @@ inline Opening opening_of(const GenerateOptions& options) {
     return options.gap ? Opening::from_gap(*options.gap) : Opening(options.rules);
 }
 
-/// Enumerates, indexes and solves every position reachable after the removals of the chosen
+/// Checks first what preflight_generate() (preflight.hpp) checks, then enumerates, indexes and
+/// solves every position reachable after the removals of the chosen
 /// board and ruleset (or from the chosen gap), and writes the table to options.output (temporary
 /// name, renamed when complete), in bounded memory (options.memory_bytes) and resumably
 /// (options.work_dir). Deterministic: the same board and ruleset give the same file for any thread
 /// count, memory budget, and any number of interruptions and resumptions. Throws
-/// std::invalid_argument for a board that is too large or a budget that cannot hold a layer,
+/// std::invalid_argument for a board that is too large, konane::ResourceError
+/// (process/resource_error.hpp) for a budget that cannot hold a layer or a file system without
+/// the free space the estimate needs,
 /// konane::format::FormatError for I/O failures of the table (no file is left under the final name)
 /// and std::runtime_error for the work directory's.
 GenerateReport generate(const GenerateOptions& options);
-
-/// The machine's memory in bytes (MemTotal of /proc/meminfo), 0 when it cannot be read.
-std::uint64_t machine_memory_bytes();
-
-/// The default memory budget: 60% of the machine's memory (machine_memory_bytes()), at most
-/// 16 GiB, at least 256 MiB.
-std::uint64_t default_memory_budget();
-
-/// Bytes the solve of a layer of `classes` positions needs, with `window` positions in the
-/// lower layers its jumps reach: keys (8 bytes), the perfect hash's build (8), depths (1) and
-/// the table writer's buffers (2) per position, 1.5 bytes per window position, 8 MiB more.
-std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window);
-
-/// The least memory the enumeration takes of its own, whatever its budget (enumerate.cpp: an
-/// arena of at least 2^16 slots of 16 bytes, a merge of at least 8 runs of about 1 MiB each,
-/// the chunk being expanded and the threads' buffers).
-inline constexpr std::uint64_t kEnumerateLeastBytes = std::uint64_t{12} << 20;
 
 /// The default work directory of a generation writing `output`: OUTPUT.work beside it.
 std::filesystem::path default_work_dir(const std::filesystem::path& output);

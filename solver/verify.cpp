@@ -9,13 +9,14 @@
 
 #include "core/notation.hpp"
 #include "core/symmetry.hpp"
-#include "index/huge_pages.hpp"
 #include "index/mphf.hpp"
-#include "probe/table_check.hpp"
+#include "process/huge_pages.hpp"
+#include "process/temp_dir.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/retrograde.hpp"
 #include "solver/solve.hpp"
 #include "solver/workdir.hpp"
+#include "table/header.hpp"
 
 namespace konane::solver {
 
@@ -33,14 +34,14 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
     const std::string file = table.path().string();
     // Cheap checks first: the header's board and ruleset against the stored layers (a header
     // edited to name a larger board must not start enumerating it).
-    const auto& m = table.meta();
     Board b;
     Opening rules;  // the header's ruleset, or the gap it was built from
     try {
-        b = Board::make(static_cast<int>(m.rows), static_cast<int>(m.cols));
-        rules = parse_opening_tag(b, m.ruleset);
-    } catch (const std::exception& e) {
-        note(r, file + ": header: " + e.what());
+        TableGame g = decode_header(table.meta(), file);
+        b = g.board;
+        rules = g.opening;
+    } catch (const format::FormatError& e) {
+        note(r, e.what());
         return r;
     }
     try {
@@ -59,7 +60,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         note(r, p);
     if (!sums.ok) return r;  // the data cannot be trusted further
     std::filesystem::path work = o.work_dir;
-    std::unique_ptr<TempDir> tmp;
+    std::unique_ptr<process::TempDir> tmp;
     if (work.empty()) {
         // Beside the table where it can be written (room in proportion), else a temporary one.
         const auto dir = table.path().has_parent_path() ? table.path().parent_path()
@@ -68,7 +69,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
             work = table.path();
             work += ".verify-work";
         } else {
-            tmp = std::make_unique<TempDir>("konane-verify");
+            tmp = std::make_unique<process::TempDir>("konane-verify");
             work = tmp->path() / "work";
         }
     }
@@ -157,7 +158,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         // Depths by slot of a perfect hash built here, for the children's look-ups.
         layer->mphf = Mphf::build(el.keys, threads, Mphf::kDefaultSeed, kFastBuild);
         const MphfView view = layer->mphf.view();
-        assign_huge(layer->depth, el.keys.size());
+        process::assign_huge(layer->depth, el.keys.size());
         const auto n = static_cast<std::int64_t>(el.keys.size());
 #pragma omp parallel for num_threads(threads) if (n > 65536) schedule(static)
         for (std::int64_t i = 0; i < n; ++i) {
@@ -190,13 +191,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         }
         lookup.add(el.pieces, view, layer->depth.data());
         solved.push_back(std::move(layer));
-        // Drop layers no later layer can reach.
-        for (auto& l : solved) {
-            if (l && l->pieces <= el.pieces - most_captured) {
-                lookup.remove(l->pieces);
-                l.reset();
-            }
-        }
+        drop_unreachable_layers(lookup, solved, el.pieces, most_captured);
     }
     return r;
 }

@@ -19,7 +19,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "format/cleanup.hpp"
+#include "process/cleanup.hpp"
+#include "process/replace_file.hpp"
+#include "process/self.hpp"
 
 namespace konane::solver {
 
@@ -76,33 +78,6 @@ std::string hex64(std::uint64_t x) {
 
 }  // namespace
 
-std::uint64_t peak_rss_bytes() {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-    }
-    return 0;
-}
-
-std::uint64_t resident_bytes() {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-    }
-    return 0;
-}
-
-void kill_point() {
-    static const long limit = [] {
-        const char* s = std::getenv("KONANE_KILL_AT");
-        return s ? std::strtol(s, nullptr, 10) : 0L;
-    }();
-    static std::atomic<long> count{0};
-    if (limit > 0 && ++count == limit) ::kill(::getpid(), SIGKILL);
-}
-
 WorkDir::WorkDir(std::filesystem::path dir, const Board& b, const Opening& o)
     : dir_(std::move(dir)), board_(b.name()), rules_(opening_tag(b, o)) {
     std::error_code ec;
@@ -138,14 +113,14 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, const Opening& o)
     } catch (...) {
         ::close(lock_fd_);
         lock_fd_ = -1;
-        format::unregister_temporary(handle_);
+        process::unregister_temporary(handle_);
         throw;
     }
 }
 
 void WorkDir::load() {
     const auto manifest = dir_ / "manifest";
-    handle_ = format::register_temporary(manifest.string() + ".tmp");
+    handle_ = process::register_temporary(manifest.string() + ".tmp");
     std::ifstream in(manifest);
     if (in) {
         resumed_ = true;
@@ -217,7 +192,7 @@ void WorkDir::load() {
 }
 
 WorkDir::~WorkDir() {
-    format::unregister_temporary(handle_);
+    process::unregister_temporary(handle_);
     if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
@@ -332,18 +307,10 @@ void WorkDir::save() {
     text += "xxh3 " + hex64(XXH3_64bits(text.data(), text.size())) + "\n";
     const auto path = dir_ / "manifest";
     const auto tmp = dir_ / "manifest.tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) fail(dir_, std::string("manifest: ") + std::strerror(errno));
-    const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                    ::fsync(fd) == 0;
-    const int err = errno;
-    ::close(fd);
-    if (!ok) fail(dir_, std::string("manifest: write: ") + std::strerror(err));
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) fail(dir_, "manifest: rename: " + ec.message());
+    // Durable before the directory is synced: the manifest records the step only once both are.
+    process::replace_file(path, {text}, {.durable = true, .temporary = tmp});
     sync_directory();
-    kill_point();
+    process::kill_point();
 }
 
 void WorkDir::record_enumerated(int pieces, std::uint64_t classes, std::uint64_t raw,
@@ -353,7 +320,7 @@ void WorkDir::record_enumerated(int pieces, std::uint64_t classes, std::uint64_t
     rec.classes = classes;
     rec.raw = raw;
     rec.enumerate_seconds = seconds;
-    rec.enumerate_rss = peak_rss_bytes();
+    rec.enumerate_rss = process::peak_rss_bytes();
     rec.enumerate_disk = bytes_on_disk();
     save();
 }
@@ -369,7 +336,7 @@ void WorkDir::record_solved(int pieces, int max_depth, double hash_seconds, doub
     rec.max_depth = max_depth;
     rec.hash_seconds = hash_seconds;
     rec.solve_seconds = solve_seconds;
-    rec.solve_rss = peak_rss_bytes();
+    rec.solve_rss = process::peak_rss_bytes();
     rec.solve_disk = bytes_on_disk();
     save();
 }

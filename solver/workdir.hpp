@@ -117,16 +117,4 @@ std::uint64_t directory_bytes(const std::filesystem::path& dir);
 /// The nearest existing path at or above `p` ("." when none); it may be a file. Throws nothing.
 std::filesystem::path existing_parent(std::filesystem::path p);
 
-/// Peak resident set size of this process in bytes since it started (VmHWM of
-/// /proc/self/status; 0 if unknown).
-std::uint64_t peak_rss_bytes();
-
-/// Resident set size of this process in bytes now (VmRSS of /proc/self/status; 0 if unknown).
-std::uint64_t resident_bytes();
-
-/// Test hook: when the environment variable KONANE_KILL_AT is a number N, the N-th call of
-/// kill_point() in this process ends it at once with SIGKILL (as a power cut or `kill -9`
-/// would). Called after every file and manifest write of a generation.
-void kill_point();
-
 }  // namespace konane::solver

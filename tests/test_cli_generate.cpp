@@ -290,7 +290,7 @@ TEST_CASE("a generate whose estimate exceeds the memory budget is refused before
     for (const char* args : {"6x6 --memory 2G", "5x6 --memory 100M", "6x5 --memory 150M"}) {
         INFO(args);
         const Run r = run(std::string("generate ") + args + " -q -o " + out.string());
-        CHECK(r.code == 2);
+        CHECK(r.code == 4);
         CHECK(r.out.find("cannot hold the solve") != std::string::npos);
         CHECK(r.out.find("rerun with --memory") != std::string::npos);
         CHECK_FALSE(fs::exists(out));

@@ -359,7 +359,7 @@ TEST_CASE("cli: --memory takes fractions and binary units, and echoes what was g
     }
     // Refused, naming what was given (not a rounded figure).
     const Run small = run("generate 3x4 -q --memory 10K -o t.kbt", in);
-    CHECK(small.code == 2);
+    CHECK(small.code == 4);
     CHECK_THAT(small.out, Catch::Contains("--memory 10K: at least 24.0 MiB is needed"));
     const Run frac = run("generate 3x4 -q --memory 1.5 -o t.kbt", in);
     CHECK(frac.code == 2);

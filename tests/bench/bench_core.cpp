@@ -24,9 +24,9 @@
 #include "core/movegen.hpp"
 #include "core/symmetry.hpp"
 #include "format/table.hpp"
-#include "index/huge_pages.hpp"
 #include "index/mphf.hpp"
 #include "probe/probe.hpp"
+#include "process/huge_pages.hpp"
 #include "solver/enumerate.hpp"
 #include "solver/solve.hpp"
 
@@ -279,13 +279,13 @@ BENCHMARK(BM_ReadValuesLargestLayer)->Unit(benchmark::kMillisecond)->UseRealTime
 // Random one-byte reads from 1 GiB, in batches of 32 prefetched before any is read: how the
 // solve reads the depths of a layer's children (solver/solve.cpp). Arg 0: the memory in 4 KiB
 // pages (MADV_NOHUGEPAGE); Arg 1: advised to 2 MiB huge pages before first touch, as
-// index/huge_pages.hpp does for the depths, the perfect hash's pilots and the radix sort.
+// process/huge_pages.hpp does for the depths, the perfect hash's pilots and the radix sort.
 void BM_RandomReadsHugePages(benchmark::State& state) {
     const bool huge = state.range(0) != 0;
     constexpr std::size_t kBytes = std::size_t{1} << 30;
     std::vector<std::uint8_t> a;
     if (huge) {
-        konane::assign_huge(a, kBytes);
+        konane::process::assign_huge(a, kBytes);
     } else {
         a.reserve(kBytes);
         const auto page = reinterpret_cast<std::uintptr_t>(a.data() + 4095) & ~std::uintptr_t{4095};

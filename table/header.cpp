@@ -1,12 +1,36 @@
-#include "probe/table_check.hpp"
+#include "table/header.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "core/symmetry.hpp"
 
 namespace konane {
+
+TableGame decode_header(const format::TableMeta& m, const std::string& file) {
+    try {
+        TableGame g;
+        g.board = Board::make(static_cast<int>(m.rows), static_cast<int>(m.cols));
+        if (g.board.squares() > kMaxKeySquares) {
+            throw std::invalid_argument("board " + g.board.name() + " has more than " +
+                                        std::to_string(kMaxKeySquares) +
+                                        " squares, which no table can key");
+        }
+        g.opening = parse_opening_tag(g.board, m.ruleset);
+        return g;
+    } catch (const std::invalid_argument& e) {
+        throw format::FormatError(file + ": header: " + e.what());
+    }
+}
+
+TableGame checked_game(const format::Table& table) {
+    TableGame g = decode_header(table.meta(), table.path().string());
+    if (const std::string why = table_shape_problem(table, g.board, g.opening); !why.empty())
+        throw format::FormatError(why);
+    return g;
+}
 
 std::string table_shape_problem(const format::Table& table, const Board& b, const Opening& r) {
     const std::string where = table.path().string() + ": layer table: ";

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace konane::format {
+namespace konane::process {
 
 /// Registers a temporary file (or, with `directory`, an empty-at-the-end directory) to remove if
 /// the process is interrupted. Returns a handle for unregister_temporary(), or -1 when the
@@ -47,4 +47,4 @@ std::filesystem::path temporary_path(const std::filesystem::path& final_path,
 std::vector<std::filesystem::path> remove_stale_temporaries(
     const std::filesystem::path& final_path);
 
-}  // namespace konane::format
+}  // namespace konane::process

@@ -9,9 +9,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
-namespace konane {
+namespace konane::process {
 
 /// Asks the kernel to back the whole 2 MiB pages inside [p, p + bytes) with transparent huge
 /// pages (madvise MADV_HUGEPAGE). Takes effect for pages not yet touched, so call it before the
@@ -68,4 +69,26 @@ void reserve_huge(std::vector<T>& v, std::size_t n) {
     v.swap(fresh);
 }
 
-}  // namespace konane
+/// `bytes` of zero-filled anonymous memory (mmap), advised to huge pages as a whole
+/// (madvise MADV_HUGEPAGE, where the kernel has it) and with every 4 KiB page faulted in before
+/// it returns, so that later work does not pay for the kernel zeroing it: for hash tables that
+/// are probed at random. Release it with unmap_huge(). Throws std::bad_alloc when the kernel
+/// refuses the mapping.
+inline void* map_huge_zeroed(std::size_t bytes) {
+    void* mem = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    ::madvise(mem, bytes, MADV_HUGEPAGE);
+#endif
+    auto* page = static_cast<volatile unsigned char*>(mem);
+    for (std::size_t i = 0; i < bytes; i += 4096)
+        page[i] = 0;
+    return mem;
+}
+
+/// Releases memory from map_huge_zeroed() (`bytes` as given there); nullptr is ignored.
+inline void unmap_huge(void* p, std::size_t bytes) {
+    if (p) ::munmap(p, bytes);
+}
+
+}  // namespace konane::process

@@ -1,4 +1,4 @@
-#include "format/cleanup.hpp"
+#include "process/cleanup.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace konane::format {
+#include "process/utf8_cut.hpp"
+
+namespace konane::process {
 
 namespace {
 constexpr int kSlots = 256;
@@ -110,12 +112,7 @@ namespace {
 std::string temporary_stem(const std::filesystem::path& final_path) {
     std::string name = final_path.filename().string();
     const std::size_t room = kNameMax - 5 - kSuffixHex;  // ".tmp." and the suffix
-    if (name.size() > room) {
-        std::size_t cut = room;
-        while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
-            --cut;  // not inside a UTF-8 character
-        name.resize(cut);
-    }
+    cut_utf8(name, room);
     return name + ".tmp.";
 }
 }  // namespace
@@ -151,4 +148,4 @@ std::vector<std::filesystem::path> remove_stale_temporaries(
     return removed;
 }
 
-}  // namespace konane::format
+}  // namespace konane::process

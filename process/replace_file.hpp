@@ -1,0 +1,33 @@
+// Writing a whole file so that readers see the old one or the complete new one, never a part:
+// the bytes go to a temporary name beside it, which is renamed over it once complete.
+#pragma once
+
+#include <filesystem>
+#include <initializer_list>
+#include <string_view>
+
+namespace konane::process {
+
+/// How replace_file() writes.
+struct ReplaceOptions {
+    /// Append the 8 bytes of XXH64 (seed 0) of everything written before them, least
+    /// significant byte first (the trailer of proof certificates and proof checkpoints).
+    bool xxh64_trailer = false;
+    /// fsync the temporary file before the rename (the caller syncs the directory if the
+    /// rename itself must be durable).
+    bool durable = false;
+    /// The temporary name; empty: "<path>.tmp.<pid>" beside `path`.
+    std::filesystem::path temporary;
+};
+
+/// Writes `parts` one after another (then the trailer ReplaceOptions asks for) to a temporary
+/// name beside `path` and renames it over `path`. On any failure the temporary file is removed
+/// and `path` is left as it was.
+/// @throws std::runtime_error "<path>: cannot create <tmp>: <reason>", "<path>: writing <tmp>
+///         failed: <reason>" or "<path>: cannot rename <tmp> into place: <reason>"; the write's
+///         failure is a konane::ResourceError (resource_error.hpp) when the disk is full (ENOSPC,
+///         EDQUOT)
+void replace_file(const std::filesystem::path& path, std::initializer_list<std::string_view> parts,
+                  const ReplaceOptions& options = {});
+
+}  // namespace konane::process

@@ -1,0 +1,128 @@
+#include "solver/preflight.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include "core/text.hpp"
+#include "format/table.hpp"
+#include "process/cleanup.hpp"
+#include "process/resource_error.hpp"
+#include "solver/workdir.hpp"
+
+namespace konane::solver {
+
+namespace {
+
+std::string mib(std::uint64_t bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
+    return buf;
+}
+
+// Throws format::IoError naming `what` unless a file can be created in directory `dir` (tried
+// for real; the file is removed at once).
+void check_creatable(const std::filesystem::path& dir, const std::string& what) {
+    const auto probe = dir / (".konane-write-check-" + std::to_string(::getpid()));
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        throw format::IoError(what + ": cannot create files in " + printable(dir.string()) + " (" +
+                              std::strerror(errno) + ")");
+    }
+    ::close(fd);
+    ::unlink(probe.c_str());
+}
+
+// The table can be created in its directory and is not a path of another kind.
+void check_output(const std::filesystem::path& output) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const std::string out = printable(output.string());
+    // As the table writer will (lstat): a link, even to a regular file or to nothing, would be
+    // replaced by the table, so it is refused here, before any work, rather than at the end.
+    const fs::file_status st = fs::symlink_status(output, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st)) {
+        throw std::invalid_argument(out + ": exists and is not a regular file" +
+                                    (fs::is_directory(st) ? " (a directory)"
+                                     : fs::is_symlink(st)
+                                         ? " (a symbolic link: it would be replaced)"
+                                         : ""));
+    }
+    const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
+    if (!fs::is_directory(dir, ec)) {
+        throw format::IoError(out + ": " + printable(dir.string()) + ": no such directory");
+    }
+    check_creatable(dir, out);
+}
+
+}  // namespace
+
+// Throws unless `work` can serve as a work directory: std::invalid_argument when it exists and
+// is not a directory, format::IoError when it (or, when missing, the directory it would be
+// created in) does not take new files.
+void check_work_dir(const std::filesystem::path& work) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const std::string what = "--work " + printable(work.string());
+    if (fs::exists(work, ec) && !fs::is_directory(work, ec)) {
+        throw std::invalid_argument(what + ": exists and is not a directory");
+    }
+    const fs::path base = existing_parent(work);
+    if (!fs::is_directory(base, ec)) {
+        throw std::invalid_argument(what + ": " + printable(base.string()) + " is not a directory");
+    }
+    check_creatable(base, what);
+}
+
+// Starts and joins `threads` - 1 threads, so that a machine that cannot give them is refused
+// before any work, with a message, instead of the OpenMP runtime ending the process later.
+void check_threads(int threads) {
+    const unsigned n = threads > 0 ? static_cast<unsigned>(threads)
+                                   : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    try {
+        for (unsigned i = 1; i < n; ++i)
+            pool.emplace_back([] {});
+    } catch (const std::system_error& e) {
+        for (auto& t : pool)
+            t.join();
+        throw std::system_error(e.code(), "cannot start " + std::to_string(n) + " threads");
+    }
+    for (auto& t : pool)
+        t.join();
+}
+
+Preflight preflight_generate(const GenerateOptions& o) {
+    require_generatable(o.board);
+    Preflight p;
+    std::filesystem::path work = o.work_dir;
+    if (!o.output.empty()) {
+        check_output(o.output);
+        if (work.empty()) work = default_work_dir(o.output);
+    }
+    if (!work.empty()) check_work_dir(work);
+    check_threads(o.threads);
+    if (!o.output.empty()) p.removed_temporaries = process::remove_stale_temporaries(o.output);
+    std::error_code ec;
+    const auto where = work.empty() ? std::filesystem::temp_directory_path(ec) : work;
+    if (!ec) {
+        const auto space = std::filesystem::space(existing_parent(where), ec);
+        if (!ec) p.work_free_bytes = space.available;
+    }
+    if (p.work_free_bytes < kMinGenerateDisk) {
+        throw ResourceError("work directory " + printable(where.string()) + ": only " +
+                            mib(p.work_free_bytes) +
+                            " free on its file system (a generation starts with at least " +
+                            mib(kMinGenerateDisk) + ")");
+    }
+    return p;
+}
+
+}  // namespace konane::solver
