@@ -18,6 +18,7 @@
 
 #include "cli/common.hpp"
 #include "cli/gap_arg.hpp"
+#include "cli/generate_parts.hpp"
 #include "cli/help.hpp"
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
@@ -30,6 +31,7 @@
 #include "format/upgrade.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
+#include "solver/distributed.hpp"
 #include "solver/estimate.hpp"
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
@@ -165,6 +167,7 @@ struct GenerateArgs {
     bool keep_work = false;
     bool json = false;
     bool quiet = false;
+    bool staged = false;  ///< --staged: the generator of layer parts, one rank
 };
 
 int run_generate(GenerateArgs a) {
@@ -176,10 +179,21 @@ int run_generate(GenerateArgs a) {
     if (!a.gap.empty()) o.gap = gap_arg(o.board, a.gap, a.rules_given, a.rules);
     const Opening opening = solver::opening_of(o);
     const std::string label = opening_label(o.board, opening);
-    if (o.board.squares() > solver::kMaxGenerateSquares) {
+    // Under an MPI launcher (or with --staged) the generator of layer parts runs instead.
+    const bool parts = a.staged || under_mpi();
+    if (o.board.squares() >
+        (parts ? solver::kMaxDistributedSquares : solver::kMaxGenerateSquares)) {
+        if (!parts && o.board.squares() <= solver::kMaxDistributedSquares) {
+            throw UsageError(fmt::format(
+                "board {} has {} squares: one process generates tables of at most {}; {}; use "
+                "the MPI generator on a cluster: mpirun -np N konane generate {} (an MPI build, "
+                "docs/distributed.md; `konane generate {} --estimate --ranks N` sizes it)",
+                o.board.name(), o.board.squares(), solver::kMaxGenerateSquares,
+                solver::estimate_text(o.board), o.board.name(), o.board.name()));
+        }
         throw UsageError(fmt::format("board {} has {} squares: tables are generated for at most {}",
                                      o.board.name(), o.board.squares(),
-                                     solver::kMaxGenerateSquares));
+                                     solver::kMaxDistributedSquares));
     }
     if (a.threads < 0) throw UsageError("-j THREADS must be 1 or more (0: all cores)");
     o.threads = a.threads;
@@ -210,6 +224,10 @@ int run_generate(GenerateArgs a) {
                       static_cast<std::uint64_t>(
                           o.threads > 0 ? o.threads : std::thread::hardware_concurrency()) *
                           (std::uint64_t{1} << 18);
+    if (parts) {
+        // Each rank checks its own work directory (ranks on other nodes see other disks).
+        return run_generate_parts(o, a.json, a.quiet || launcher_rank() != 0);
+    }
     ProgressLine progress(!a.quiet);
     progress.watch_directory(o.work_dir);
     o.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
@@ -694,6 +712,9 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                   "the table from it without solving again)");
     gen->add_flag("--json", g->json, "JSON summary on stdout");
     gen->add_flag("-q,--quiet", g->quiet, "No progress line on stderr");
+    gen->add_flag("--staged", g->staged,
+                  "Run the generator of layer parts in this process: the one-rank case of the "
+                  "MPI generator (which runs under mpirun or srun; docs/distributed.md)");
     help_footer(gen,
                 {"konane generate 5x5                  writes konane-5x5-brainking.kbt",
                  "konane generate --board 5x5 -j 2     the same with 2 compute threads",
