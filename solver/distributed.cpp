@@ -150,6 +150,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     std::vector<std::uint64_t> classes(static_cast<std::size_t>(top) + 1, 0),
         raw(classes.size(), 0);
     std::vector<double> enum_seconds(classes.size(), 0);
+    std::vector<std::uint64_t> own(classes.size(), 0);  // this rank's part of each layer
     std::uint64_t own_classes = 0;
 
     // 1. Enumeration, unless every rank finished it before.
@@ -162,7 +163,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         double s = 0;
         while (in >> n >> c >> r >> mine >> s) {
             if (n < 0 || n > top) throw std::runtime_error(dir.enumerated().string() + ": damaged");
-            classes[n] = c, raw[n] = r, enum_seconds[n] = s;
+            classes[n] = c, raw[n] = r, enum_seconds[n] = s, own[n] = mine;
             own_classes += mine;
         }
         rep.resumed = true;
@@ -266,6 +267,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
             kill_point();
             own_classes += keys.size();
             const std::uint64_t mine = keys.size();
+            own[n] = mine;
             classes[n] = wait([&] { return ex.sum(mine); });
             raw[n] = wait([&] { return ex.sum(layer_raw); });
             enum_seconds[n] = since(tl);
@@ -286,6 +288,36 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         throw std::invalid_argument(std::string("no position is reachable after the removals on ") +
                                     b.name() + " " + opening_text(b, op) +
                                     ": there is no table to write");
+    }
+
+    // The solve's working set, checked on every rank before any layer is solved: the parts of
+    // the layers a jump reaches (a perfect hash of about 5 bits and a depth per position), the
+    // layer's keys and depths (9 bytes a position), the batches; rank 0 also merges a whole
+    // layer (18 bytes a position). A refusal names the rank and the budget it needs.
+    {
+        std::uint64_t need = 0;
+        int worst = -1;
+        for (int n : order) {
+            std::uint64_t window = 0;
+            for (int k = 1; k <= most_captured && n - k >= 0; ++k)
+                window += own[n - k];
+            std::uint64_t bytes =
+                window * 2 + own[n] * 9 + batch * 64 * 32 + (std::uint64_t{8} << 20);
+            if (me == 0 && !o.output.empty()) bytes += classes[n] * 18;
+            if (bytes > need) need = bytes, worst = n;
+        }
+        const auto needs = wait([&] { return ex.all(need); });
+        const auto worsts = wait([&] { return ex.all(static_cast<std::uint64_t>(worst)); });
+        for (int r = 0; r < ranks; ++r) {
+            if (needs[r] <= budget) continue;
+            const std::uint64_t mib = (needs[r] >> 20) + 1;
+            throw std::invalid_argument(
+                "memory budget " + std::to_string(budget >> 20) + " MiB cannot hold the solve " +
+                "of rank " + std::to_string(r) + "'s part of layer " + std::to_string(worsts[r]) +
+                ": it needs about " + std::to_string(mib) + " MiB; rerun with --memory " +
+                std::to_string(mib) + "M or more (or more ranks, in a new work directory) to " +
+                "resume from the work directory " + o.work_dir.string());
+        }
     }
 
     // 2. Solve, layer by layer from the fewest pieces; rank 0 writes each layer once solved.
