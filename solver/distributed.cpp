@@ -3,8 +3,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -142,6 +144,10 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     const std::uint64_t batch =
         std::clamp<std::uint64_t>(budget / 16 / (64 * 32), 1024, std::uint64_t{1} << 20);
     ExchangeClock wait;
+    // The batches' send buffer, reserved at its bound (64 children of a position) before any
+    // work: a rank whose memory cannot hold its batches fails now, not hours into the run.
+    std::vector<std::uint64_t> sendbuf;
+    sendbuf.reserve(batch * 64);
 
     if (o.work_dir.empty()) throw std::invalid_argument("generate_parts: no work directory");
     const std::string identity =
@@ -170,7 +176,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     } else {
         std::vector<std::vector<std::uint64_t>> pending(classes.size());
         std::vector<std::size_t> compact_at(classes.size(), std::size_t{1} << 16);
-        std::vector<std::uint64_t> scratch, sendbuf, recv, recv_counts;
+        std::vector<std::uint64_t> scratch, recv, recv_counts;
         for (const Position& p : start_positions(b, op)) {
             std::uint64_t key = 0, e = 0;
             if (orient) {
@@ -201,35 +207,47 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
                     std::min<std::uint64_t>(entries.size(), round * batch));
                 const auto hi = static_cast<std::int64_t>(
                     std::min<std::uint64_t>(entries.size(), (round + 1) * batch));
+                // An exception (out of memory) must not leave the OpenMP region: the first one
+                // is kept, the other iterations skipped, and it is rethrown after the region.
+                std::exception_ptr error;
+                std::atomic<bool> failed{false};
 #pragma omp parallel num_threads(threads) if (hi - lo > 4096) reduction(+ : layer_raw)
                 {
                     auto& mine = out[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 256)
                     for (std::int64_t i = lo; i < hi; ++i) {
-                        const std::uint64_t e = entries[i];
-                        const std::uint64_t flags = e & flag_mask;
-                        keys[i] = pk.key(e);
-                        const Position p = position_of_key(keys[i]);
-                        if (orient) {
-                            layer_raw += static_cast<std::uint64_t>(orient->raw(p, flags));
-                            for_each_jump(b, p, [&](Move, Position c) {
-                                int h = 0;
-                                const std::uint64_t key = orient->canonical(c, h);
-                                mine[part_of(key, ranks)].push_back(
-                                    pk.pack(key, orient->child(flags, h)));
-                            });
-                        } else {
-                            layer_raw +=
-                                static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
-                                static_cast<std::uint64_t>(std::popcount(flags));
-                            const std::uint64_t child_flags = swap_sides(flags);
-                            for_each_jump(b, p, [&](Move, Position c) {
-                                const std::uint64_t key = group.canonical_key(c);
-                                mine[part_of(key, ranks)].push_back(pk.pack(key, child_flags));
-                            });
+                        if (failed.load(std::memory_order_relaxed)) continue;
+                        try {
+                            const std::uint64_t e = entries[i];
+                            const std::uint64_t flags = e & flag_mask;
+                            keys[i] = pk.key(e);
+                            const Position p = position_of_key(keys[i]);
+                            if (orient) {
+                                layer_raw += static_cast<std::uint64_t>(orient->raw(p, flags));
+                                for_each_jump(b, p, [&](Move, Position c) {
+                                    int h = 0;
+                                    const std::uint64_t key = orient->canonical(c, h);
+                                    mine[part_of(key, ranks)].push_back(
+                                        pk.pack(key, orient->child(flags, h)));
+                                });
+                            } else {
+                                layer_raw +=
+                                    static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
+                                    static_cast<std::uint64_t>(std::popcount(flags));
+                                const std::uint64_t child_flags = swap_sides(flags);
+                                for_each_jump(b, p, [&](Move, Position c) {
+                                    const std::uint64_t key = group.canonical_key(c);
+                                    mine[part_of(key, ranks)].push_back(pk.pack(key, child_flags));
+                                });
+                            }
+                        } catch (...) {
+#pragma omp critical(konane_parts_error)
+                            if (!error) error = std::current_exception();
+                            failed.store(true, std::memory_order_relaxed);
                         }
                     }
                 }
+                if (error) std::rethrow_exception(error);
                 std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0);
                 sendbuf.clear();
                 for (int r = 0; r < ranks; ++r) {
@@ -339,7 +357,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
     }
     std::vector<SolvedPart> parts(classes.size());
-    std::vector<std::uint64_t> sendbuf, recv, recv_counts, child_key;
+    std::vector<std::uint64_t> recv, recv_counts, child_key;
     std::vector<std::uint8_t> answers, back;
     std::vector<std::uint32_t> child_parent;
     std::vector<int> child_owner;
@@ -531,10 +549,12 @@ namespace konane::solver {
 
 namespace {
 // Rates measured with this generator on the 2-core machine of docs/distributed.md
-// ("Measurements"): positions solved and written per second per rank (one thread), and bytes
-// sent between ranks per position at 4 ranks.
-constexpr double kPositionsPerSecond = 1.0e6;
-constexpr double kBytesPerPosition = 60;
+// ("Measurements"): positions generated per second by one rank of one thread (4x6, one rank,
+// under nice on the busy machine: a pessimistic rate), and bytes sent between ranks per
+// position when every child goes to another rank (5x5: 32.3 bytes at 2 ranks, 48.5 at 4, so
+// 64.6 times (N-1)/N).
+constexpr double kPositionsPerSecond = 1.0e5;
+constexpr double kBytesPerPosition = 64.6;
 }  // namespace
 
 std::optional<PartsEstimate> estimate_parts(const Board& b, int ranks) {
@@ -580,7 +600,7 @@ std::optional<PartsEstimate> estimate_parts(const Board& b, int ranks) {
     e.bytes_exchanged =
         ranks == 1 ? 0
                    : static_cast<std::uint64_t>(kBytesPerPosition * static_cast<double>(e.classes) *
-                                                static_cast<double>(ranks - 1) / ranks * 4 / 3);
+                                                static_cast<double>(ranks - 1) / ranks);
     e.seconds = static_cast<double>(e.classes) / kPositionsPerSecond / ranks;
     return e;
 }

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 
 #include "cli_helpers.hpp"
 #include "core/gap.hpp"
