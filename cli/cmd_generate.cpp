@@ -18,6 +18,7 @@
 
 #include "cli/common.hpp"
 #include "cli/gap_arg.hpp"
+#include "cli/generate_parts.hpp"
 #include "cli/help.hpp"
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
@@ -32,6 +33,7 @@
 #include "process/cleanup.hpp"
 #include "process/resource_error.hpp"
 #include "process/self.hpp"
+#include "solver/distributed.hpp"
 #include "solver/estimate.hpp"
 #include "solver/preflight.hpp"
 #include "solver/solve.hpp"
@@ -90,7 +92,56 @@ struct GenerateArgs {
     bool keep_work = false;
     bool json = false;
     bool quiet = false;
+    bool staged = false;    ///< --staged: the generator of layer parts, one rank
+    bool estimate = false;  ///< --estimate: print what the run needs and stop
+    int ranks = 1;          ///< --ranks: the ranks --estimate is for
 };
+
+/// `konane generate RxC --estimate [--ranks N]`: what a generation over N ranks needs
+/// (solver::estimate_parts), or that there is no estimate for this board.
+int print_estimate(const Board& b, int ranks, bool as_json) {
+    const auto e = solver::estimate_parts(b, ranks);
+    if (!e) {
+        throw UsageError(fmt::format(
+            "no estimate for {}: its counts were not measured here (solver/estimate.cpp) and no "
+            "model covers it (6x7 and 7x6 only)",
+            b.name()));
+    }
+    if (as_json) {
+        json j;
+        j["board"] = b.name();
+        j["ranks"] = ranks;
+        j["counted"] = e->measured;
+        j["source"] = e->source;
+        j["positions"] = e->classes;
+        j["largest_layer"] = e->largest_layer;
+        j["window"] = e->window;
+        j["memory_per_rank_bytes"] = e->memory_per_rank;
+        j["rank0_extra_bytes"] = e->root_extra;
+        j["disk_per_rank_bytes"] = e->disk_per_rank;
+        j["table_bytes"] = e->table_bytes;
+        j["bytes_exchanged"] = e->bytes_exchanged;
+        j["seconds"] = e->seconds;
+        std::printf("%s\n", dump(j).c_str());
+        return kOk;
+    }
+    auto gib = [](std::uint64_t v) { return fmt::format("{:.2f} GiB", v / 1073741824.0); };
+    std::printf("%s over %d rank%s (%s, from %s):\n", b.name().c_str(), ranks,
+                ranks == 1 ? "" : "s", e->measured ? "counted" : "estimated", e->source.c_str());
+    std::printf("  positions        %.4g (largest layer %.4g, the layers its jumps reach %.4g)\n",
+                static_cast<double>(e->classes), static_cast<double>(e->largest_layer),
+                static_cast<double>(e->window));
+    std::printf("  memory per rank  %s, and %s more on rank 0 (it merges a layer to write it)\n",
+                gib(e->memory_per_rank).c_str(), gib(e->root_extra).c_str());
+    std::printf("  disk per rank    %s of work files; table %s\n", gib(e->disk_per_rank).c_str(),
+                gib(e->table_bytes).c_str());
+    std::printf("  exchanged        %s between ranks\n", gib(e->bytes_exchanged).c_str());
+    std::printf(
+        "  time             %.3g hours (rate measured on this machine kind, "
+        "docs/distributed.md)\n",
+        e->seconds / 3600);
+    return kOk;
+}
 
 int run_generate(GenerateArgs a) {
     merge_board(a.board, a.board_option);
@@ -101,7 +152,23 @@ int run_generate(GenerateArgs a) {
     if (!a.gap.empty()) o.gap = gap_arg(o.board, a.gap, a.rules_given, a.rules);
     const Opening opening = solver::opening_of(o);
     const std::string label = opening_label(o.board, opening);
-    solver::require_generatable(o.board);
+    if (a.estimate) return print_estimate(o.board, a.ranks, a.json);
+    // Under an MPI launcher (or with --staged) the generator of layer parts runs instead.
+    const bool parts = a.staged || under_mpi();
+    if (o.board.squares() >
+        (parts ? solver::kMaxDistributedSquares : solver::kMaxGenerateSquares)) {
+        if (!parts && o.board.squares() <= solver::kMaxDistributedSquares) {
+            throw UsageError(fmt::format(
+                "board {} has {} squares: one process generates tables of at most {}; {}; use "
+                "the MPI generator on a cluster: mpirun -np N konane generate {} (an MPI build, "
+                "docs/distributed.md; `konane generate {} --estimate --ranks N` sizes it)",
+                o.board.name(), o.board.squares(), solver::kMaxGenerateSquares,
+                solver::estimate_text(o.board), o.board.name(), o.board.name()));
+        }
+        throw UsageError(fmt::format("board {} has {} squares: tables are generated for at most {}",
+                                     o.board.name(), o.board.squares(),
+                                     solver::kMaxDistributedSquares));
+    }
     if (a.threads < 0) throw UsageError("-j THREADS must be 1 or more (0: all cores)");
     o.threads = a.threads;
     o.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
@@ -110,7 +177,8 @@ int run_generate(GenerateArgs a) {
         a.work.empty() ? solver::default_work_dir(o.output) : std::filesystem::path(a.work);
     o.keep_work = a.keep_work;
     // Locations, threads, stale temporaries and free disk (generate() checks them again).
-    const solver::Preflight pre = solver::preflight_generate(o);
+    const solver::Preflight pre = solver::preflight_generate(
+        o, parts ? solver::kMaxDistributedSquares : solver::kMaxGenerateSquares);
     for (const auto& p : pre.removed_temporaries) {
         if (!a.quiet) {
             std::fprintf(stderr, "removed %s, a temporary table left by a run that was killed\n",
@@ -130,6 +198,10 @@ int run_generate(GenerateArgs a) {
                       static_cast<std::uint64_t>(
                           o.threads > 0 ? o.threads : std::thread::hardware_concurrency()) *
                           (std::uint64_t{1} << 18);
+    if (parts) {
+        // Each rank checks its own work directory (ranks on other nodes see other disks).
+        return run_generate_parts(o, a.json, a.quiet || launcher_rank() != 0);
+    }
     ProgressLine progress(!a.quiet);
     progress.watch_directory(o.work_dir);
     o.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
@@ -608,6 +680,14 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                   "the table from it without solving again)");
     gen->add_flag("--json", g->json, "JSON summary on stdout");
     gen->add_flag("-q,--quiet", g->quiet, "No progress line on stderr");
+    gen->add_flag("--staged", g->staged,
+                  "Run the generator of layer parts in this process: the one-rank case of the "
+                  "MPI generator (which runs under mpirun or srun; docs/distributed.md)");
+    gen->add_flag("--estimate", g->estimate,
+                  "Print what the generation needs (positions, memory and disk per rank, bytes "
+                  "exchanged, time) and stop");
+    gen->add_option("--ranks", g->ranks, "With --estimate: the MPI ranks to size it for")
+        ->check(decimal(1, 1 << 20));
     help_footer(gen,
                 {"konane generate 5x5                  writes konane-5x5-brainking.kbt",
                  "konane generate --board 5x5 -j 2     the same with 2 compute threads",

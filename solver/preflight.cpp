@@ -99,8 +99,14 @@ void check_threads(int threads) {
         t.join();
 }
 
-Preflight preflight_generate(const GenerateOptions& o) {
-    require_generatable(o.board);
+Preflight preflight_generate(const GenerateOptions& o, int max_squares) {
+    if (max_squares <= kMaxGenerateSquares) {
+        require_generatable(o.board);
+    } else if (o.board.squares() > max_squares) {
+        throw std::invalid_argument(
+            "board " + o.board.name() + " has " + std::to_string(o.board.squares()) +
+            " squares: tables are generated for at most " + std::to_string(max_squares));
+    }
     Preflight p;
     std::filesystem::path work = o.work_dir;
     if (!o.output.empty()) {

@@ -35,17 +35,19 @@ void check_work_dir(const std::filesystem::path& work);
 void check_threads(int threads);
 
 /// The checks of generate() before any work, in this order: the board's size
-/// (require_generatable()); with an output: the output is not an existing non-regular file (a
-/// directory, or a link that the table would replace), its directory exists and takes new files
-/// (tried for real, so permissions, a read-only file system and root's rights all count); the
-/// work directory (options.work_dir, else default_work_dir(output)) is a directory or can be
-/// created in an existing one that takes new files; `options.threads` threads can be started
+/// (require_generatable(), or at most `max_squares` squares when that is larger: the generator
+/// of layer parts, solver/distributed.hpp, takes up to kMaxDistributedSquares); with an output: the
+/// output is not an existing non-regular file (a directory, or a link that the table would
+/// replace), its directory exists and takes new files (tried for real, so permissions, a read-only
+/// file system and root's rights all count); the work directory (options.work_dir, else
+/// default_work_dir(output)) is a directory or can be created in an existing one that takes new
+/// files; `options.threads` threads can be started
 /// (`ulimit -u`, address space); the output's stale temporaries are removed; the work
 /// directory's file system has kMinGenerateDisk free. generate() calls it; the command calls
 /// it first to report the removed temporaries. Creates and leaves nothing.
 /// @throws std::invalid_argument for a board over kMaxGenerateSquares or a path of the wrong kind,
 ///         format::IoError for a missing or unwritable directory, std::system_error when the
 ///         threads cannot be started, konane::ResourceError for too little free disk
-Preflight preflight_generate(const GenerateOptions& options);
+Preflight preflight_generate(const GenerateOptions& options, int max_squares = kMaxGenerateSquares);
 
 }  // namespace konane::solver

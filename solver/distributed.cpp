@@ -1,0 +1,622 @@
+#include "solver/distributed.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "core/movegen.hpp"
+#include "format/table.hpp"
+#include "process/self.hpp"
+#include "solver/entry_packing.hpp"
+#include "solver/estimate.hpp"
+#include "solver/keyfile.hpp"
+#include "solver/orientations.hpp"
+#include "solver/radix_sort.hpp"
+#include "solver/workdir.hpp"
+
+namespace konane::solver {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Sorts packed entries and merges equal keys, OR-ing their flags (the bits of `flags`).
+void compact(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch, int bits,
+             std::uint64_t flags, int threads) {
+    radix_sort(v, scratch, bits, threads);
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (j > 0 && (v[j - 1] & ~flags) == (v[i] & ~flags)) {
+            v[j - 1] |= v[i] & flags;
+        } else {
+            v[j++] = v[i];
+        }
+    }
+    v.resize(j);
+}
+
+// Times the collective exchanges of a rank.
+struct ExchangeClock {
+    double seconds = 0;
+    template <class F>
+    auto operator()(F&& f) {
+        const auto t = Clock::now();
+        struct Add {
+            double& s;
+            Clock::time_point t;
+            ~Add() { s += since(t); }
+        } add{seconds, t};
+        return f();
+    }
+};
+
+// The rank's work directory: its parts' keys per layer ("layer-N.keys"), their solved depths
+// by rank ("solved-N.depth"), the enumeration's record ("enumerated": per layer the classes and
+// raw positions of the whole layer) and the run's identity ("identity": board, opening, ranks).
+class RankDir {
+  public:
+    RankDir(const fs::path& work, int rank, int ranks, const std::string& identity)
+        : dir_(work / ("rank-" + std::to_string(rank) + "-of-" + std::to_string(ranks))) {
+        fs::create_directories(dir_);
+        const fs::path id = dir_ / "identity";
+        if (fs::exists(id)) {
+            std::ifstream in(id);
+            std::string held((std::istreambuf_iterator<char>(in)), {});
+            if (held != identity) {
+                throw std::runtime_error("work directory " + dir_.string() + " holds the work of " +
+                                         held + ", not of " + identity +
+                                         ": remove it or choose another --work");
+            }
+        } else {
+            write_text(id, identity);
+        }
+    }
+    const fs::path& path() const { return dir_; }
+    fs::path keys(int n) const { return dir_ / ("layer-" + std::to_string(n) + ".keys"); }
+    fs::path solved(int n) const { return dir_ / ("solved-" + std::to_string(n) + ".depth"); }
+    fs::path enumerated() const { return dir_ / "enumerated"; }
+
+    // Writes `text` to `p` through a temporary name and a rename.
+    static void write_text(const fs::path& p, const std::string& text) {
+        const fs::path tmp = p.string() + ".tmp";
+        {
+            std::ofstream out(tmp, std::ios::trunc);
+            out << text;
+            out.flush();
+            if (!out) throw std::runtime_error(tmp.string() + ": cannot write");
+        }
+        fs::rename(tmp, p);
+    }
+
+  private:
+    fs::path dir_;
+};
+
+// A solved part of a layer: the perfect hash of its keys and their depths by slot.
+struct SolvedPart {
+    bool present = false;
+    Mphf mphf;
+    std::vector<Depth> depth;
+};
+
+}  // namespace
+
+PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
+    const auto t0 = Clock::now();
+    PartsReport rep;
+    const Board& b = o.board;
+    const int ranks = ex.size(), me = ex.rank();
+    rep.ranks = ranks;
+    if (b.squares() > kMaxDistributedSquares) {
+        throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
+                                    " squares: tablebases are generated for at most " +
+                                    std::to_string(kMaxDistributedSquares));
+    }
+    const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+    const std::uint64_t budget = o.memory_bytes ? o.memory_bytes : default_memory_budget();
+    const Opening op = opening_of(o);
+    const SymmetryGroup group(b);
+    std::optional<Orientations> orient;
+    if (op.gap) orient.emplace(group);
+    const EntryPacking pk = EntryPacking::of(b, orient ? orient->bits() : 2);
+    const std::uint64_t flag_mask = pk.flag_mask();
+    const std::uint64_t occ_mask = (std::uint64_t{1} << b.squares()) - 1;
+    const int top = first_layer_pieces(b);
+    const int most_captured = max_capture(b);
+    // Positions expanded (enumeration) or solved per batch: a position has at most a few dozen
+    // children, each 8 bytes sent and received, and the solve's 8-byte request and 1-byte
+    // answer: 64 children of 32 bytes a position within a sixteenth of the budget.
+    const std::uint64_t batch =
+        std::clamp<std::uint64_t>(budget / 16 / (64 * 32), 1024, std::uint64_t{1} << 20);
+    ExchangeClock wait;
+    // The batches' send buffer, reserved at its bound (64 children of a position) before any
+    // work: a rank whose memory cannot hold its batches fails now, not hours into the run.
+    std::vector<std::uint64_t> sendbuf;
+    sendbuf.reserve(batch * 64);
+
+    if (o.work_dir.empty()) throw std::invalid_argument("generate_parts: no work directory");
+    const std::string identity =
+        b.name() + " " + opening_tag(b, op) + ", " + std::to_string(ranks) + " ranks\n";
+    RankDir dir(o.work_dir, me, ranks, identity);
+    std::vector<std::uint64_t> classes(static_cast<std::size_t>(top) + 1, 0),
+        raw(classes.size(), 0);
+    std::vector<double> enum_seconds(classes.size(), 0);
+    std::vector<std::uint64_t> own(classes.size(), 0);  // this rank's part of each layer
+    std::uint64_t own_classes = 0;
+
+    // 1. Enumeration, unless every rank finished it before.
+    const auto te = Clock::now();
+    const bool enumerated = wait([&] { return ex.min(fs::exists(dir.enumerated()) ? 1 : 0); });
+    if (enumerated) {
+        std::ifstream in(dir.enumerated());
+        int n = 0;
+        std::uint64_t c = 0, r = 0, mine = 0;
+        double s = 0;
+        while (in >> n >> c >> r >> mine >> s) {
+            if (n < 0 || n > top) throw std::runtime_error(dir.enumerated().string() + ": damaged");
+            classes[n] = c, raw[n] = r, enum_seconds[n] = s, own[n] = mine;
+            own_classes += mine;
+        }
+        rep.resumed = true;
+    } else {
+        std::vector<std::vector<std::uint64_t>> pending(classes.size());
+        std::vector<std::size_t> compact_at(classes.size(), std::size_t{1} << 16);
+        std::vector<std::uint64_t> scratch, recv, recv_counts;
+        for (const Position& p : start_positions(b, op)) {
+            std::uint64_t key = 0, e = 0;
+            if (orient) {
+                int h = 0;
+                key = orient->canonical(p, h);
+                e = pk.pack(key, orient->of_start(h));
+            } else {
+                key = group.canonical_key(p);
+                e = pk.pack(key, 1u << static_cast<int>(p.to_move));
+            }
+            if (part_of(key, ranks) == me) pending[top].push_back(e);
+        }
+        std::string record;
+        std::vector<std::vector<std::vector<std::uint64_t>>> out(
+            static_cast<std::size_t>(threads),
+            std::vector<std::vector<std::uint64_t>>(static_cast<std::size_t>(ranks)));
+        for (int n = top; n >= 0; --n) {
+            const auto tl = Clock::now();
+            std::vector<std::uint64_t> entries = std::move(pending[n]);
+            pending[n] = {};
+            compact(entries, scratch, pk.bits(), flag_mask, threads);
+            std::vector<std::uint64_t> keys(entries.size());
+            std::uint64_t layer_raw = 0;
+            const std::uint64_t rounds =
+                wait([&] { return ex.max((entries.size() + batch - 1) / batch); });
+            for (std::uint64_t round = 0; round < rounds; ++round) {
+                const auto lo = static_cast<std::int64_t>(
+                    std::min<std::uint64_t>(entries.size(), round * batch));
+                const auto hi = static_cast<std::int64_t>(
+                    std::min<std::uint64_t>(entries.size(), (round + 1) * batch));
+                // An exception (out of memory) must not leave the OpenMP region: the first one
+                // is kept, the other iterations skipped, and it is rethrown after the region.
+                std::exception_ptr error;
+                std::atomic<bool> failed{false};
+#pragma omp parallel num_threads(threads) if (hi - lo > 4096) reduction(+ : layer_raw)
+                {
+                    auto& mine = out[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 256)
+                    for (std::int64_t i = lo; i < hi; ++i) {
+                        if (failed.load(std::memory_order_relaxed)) continue;
+                        try {
+                            const std::uint64_t e = entries[i];
+                            const std::uint64_t flags = e & flag_mask;
+                            keys[i] = pk.key(e);
+                            const Position p = position_of_key(keys[i]);
+                            if (orient) {
+                                layer_raw += static_cast<std::uint64_t>(orient->raw(p, flags));
+                                for_each_jump(b, p, [&](Move, Position c) {
+                                    int h = 0;
+                                    const std::uint64_t key = orient->canonical(c, h);
+                                    mine[part_of(key, ranks)].push_back(
+                                        pk.pack(key, orient->child(flags, h)));
+                                });
+                            } else {
+                                layer_raw +=
+                                    static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
+                                    static_cast<std::uint64_t>(std::popcount(flags));
+                                const std::uint64_t child_flags = swap_sides(flags);
+                                for_each_jump(b, p, [&](Move, Position c) {
+                                    const std::uint64_t key = group.canonical_key(c);
+                                    mine[part_of(key, ranks)].push_back(pk.pack(key, child_flags));
+                                });
+                            }
+                        } catch (...) {
+#pragma omp critical(konane_parts_error)
+                            if (!error) error = std::current_exception();
+                            failed.store(true, std::memory_order_relaxed);
+                        }
+                    }
+                }
+                if (error) std::rethrow_exception(error);
+                std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0);
+                sendbuf.clear();
+                for (int r = 0; r < ranks; ++r) {
+                    for (auto& t : out) {
+                        auto& v = t[static_cast<std::size_t>(r)];
+                        sendbuf.insert(sendbuf.end(), v.begin(), v.end());
+                        counts[static_cast<std::size_t>(r)] += v.size();
+                        v.clear();
+                    }
+                }
+                wait([&] {
+                    ex.alltoall<std::uint64_t>(sendbuf, counts, recv, recv_counts);
+                    return 0;
+                });
+                for (const std::uint64_t e : recv) {
+                    const int m = std::popcount((e >> pk.flag_bits) & occ_mask);
+                    if (m >= n || m < n - most_captured) {
+                        throw std::logic_error("generate_parts: a child of layer " +
+                                               std::to_string(n) + " has " + std::to_string(m) +
+                                               " pieces");
+                    }
+                    pending[m].push_back(e);
+                }
+                // Children of one class arrive many times: merge them when a layer's list has
+                // doubled since its last merge.
+                for (int m = std::max(0, n - most_captured); m < n; ++m) {
+                    auto& v = pending[m];
+                    if (v.size() > compact_at[m]) {
+                        compact(v, scratch, pk.bits(), flag_mask, threads);
+                        compact_at[m] = std::max<std::size_t>(compact_at[m], 2 * v.size());
+                    }
+                }
+            }
+            write_key_file(dir.keys(n), keys, threads);
+            process::kill_point();
+            own_classes += keys.size();
+            const std::uint64_t mine = keys.size();
+            own[n] = mine;
+            classes[n] = wait([&] { return ex.sum(mine); });
+            raw[n] = wait([&] { return ex.sum(layer_raw); });
+            enum_seconds[n] = since(tl);
+            record += std::to_string(n) + " " + std::to_string(classes[n]) + " " +
+                      std::to_string(raw[n]) + " " + std::to_string(mine) + " " +
+                      std::to_string(enum_seconds[n]) + "\n";
+            if (o.progress) o.progress("enumerate", n, classes[n], classes[n]);
+        }
+        RankDir::write_text(dir.enumerated(), record);
+        process::kill_point();
+    }
+    rep.enumerate_seconds = since(te);
+
+    std::vector<int> order;
+    for (int n = 0; n <= top; ++n)
+        if (classes[n] > 0) order.push_back(n);
+    if (!o.output.empty() && order.empty()) {
+        throw std::invalid_argument(std::string("no position is reachable after the removals on ") +
+                                    b.name() + " " + opening_text(b, op) +
+                                    ": there is no table to write");
+    }
+
+    // The solve's working set, checked on every rank before any layer is solved: the parts of
+    // the layers a jump reaches (a perfect hash of about 5 bits and a depth per position), the
+    // layer's keys and depths (9 bytes a position), the batches; rank 0 also merges a whole
+    // layer (18 bytes a position). A refusal names the rank and the budget it needs.
+    {
+        std::uint64_t need = 0;
+        int worst = -1;
+        for (int n : order) {
+            std::uint64_t window = 0;
+            for (int k = 1; k <= most_captured && n - k >= 0; ++k)
+                window += own[n - k];
+            std::uint64_t bytes =
+                window * 2 + own[n] * 9 + batch * 64 * 32 + (std::uint64_t{8} << 20);
+            if (me == 0 && !o.output.empty()) bytes += classes[n] * 18;
+            if (bytes > need) need = bytes, worst = n;
+        }
+        const auto needs = wait([&] { return ex.all(need); });
+        const auto worsts = wait([&] { return ex.all(static_cast<std::uint64_t>(worst)); });
+        for (int r = 0; r < ranks; ++r) {
+            if (needs[r] <= budget) continue;
+            const std::uint64_t mib = (needs[r] >> 20) + 1;
+            throw std::invalid_argument(
+                "memory budget " + std::to_string(budget >> 20) + " MiB cannot hold the solve " +
+                "of rank " + std::to_string(r) + "'s part of layer " + std::to_string(worsts[r]) +
+                ": it needs about " + std::to_string(mib) + " MiB; rerun with --memory " +
+                std::to_string(mib) + "M or more (or more ranks, in a new work directory) to " +
+                "resume from the work directory " + o.work_dir.string());
+        }
+    }
+
+    // 2. Solve, layer by layer from the fewest pieces; rank 0 writes each layer once solved.
+    // Layers solved by every rank before an interruption are read back.
+    std::size_t first_unsolved = 0;
+    for (; first_unsolved < order.size(); ++first_unsolved) {
+        const int n = order[first_unsolved];
+        if (wait([&] { return ex.min(fs::exists(dir.solved(n)) ? 1 : 0); }) == 0) break;
+    }
+    rep.layers_resumed = static_cast<int>(first_unsolved);
+
+    std::unique_ptr<format::TableWriter> writer;
+    if (me == 0 && !o.output.empty()) {
+        format::TableMeta meta;
+        meta.rows = static_cast<unsigned>(b.rows);
+        meta.cols = static_cast<unsigned>(b.cols);
+        meta.ruleset = opening_tag(b, op);
+        meta.generator = "konane 0.1.0";
+        writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
+    }
+    std::vector<SolvedPart> parts(classes.size());
+    std::vector<std::uint64_t> recv, recv_counts, child_key;
+    std::vector<std::uint8_t> answers, back;
+    std::vector<std::uint32_t> child_parent;
+    std::vector<int> child_owner;
+    for (std::size_t li = 0; li < order.size(); ++li) {
+        const int n = order[li];
+        const auto tl = Clock::now();
+        std::vector<std::uint64_t> keys = read_key_file(dir.keys(n));
+        std::vector<Depth> depth(keys.size(), 0);
+        LayerReport lr;
+        lr.pieces = n;
+        lr.classes = classes[n];
+        lr.raw = raw[n];
+        lr.enumerate_seconds = enum_seconds[n];
+        if (li < first_unsolved) {
+            depth = read_byte_file(dir.solved(n), keys.size());
+        } else {
+            const std::uint64_t rounds =
+                wait([&] { return ex.max((keys.size() + batch - 1) / batch); });
+            for (std::uint64_t round = 0; round < rounds; ++round) {
+                const std::size_t lo = std::min<std::size_t>(keys.size(), round * batch);
+                const std::size_t hi = std::min<std::size_t>(keys.size(), (round + 1) * batch);
+                // The children of positions lo .. hi-1, in position order.
+                child_key.clear();
+                child_parent.clear();
+                for (std::size_t i = lo; i < hi; ++i) {
+                    for_each_jump(b, position_of_key(keys[i]), [&](Move, Position c) {
+                        child_key.push_back(key_of(c));
+                        child_parent.push_back(static_cast<std::uint32_t>(i - lo));
+                    });
+                }
+                const auto count = static_cast<std::int64_t>(child_key.size());
+                child_owner.resize(child_key.size());
+#pragma omp parallel for num_threads(threads) if (count > 4096) schedule(static)
+                for (std::int64_t j = 0; j < count; ++j) {
+                    const std::uint64_t k = group.canonical_key(position_of_key(child_key[j]));
+                    child_key[j] = k;
+                    child_owner[j] = part_of(k, ranks);
+                }
+                // Requests grouped by owner; where[j]: child j's place among them.
+                std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0),
+                    start(static_cast<std::size_t>(ranks), 0);
+                for (std::int64_t j = 0; j < count; ++j)
+                    ++counts[child_owner[j]];
+                for (int r = 1; r < ranks; ++r)
+                    start[r] = start[r - 1] + counts[r - 1];
+                sendbuf.resize(child_key.size());
+                std::vector<std::uint64_t> where(child_key.size());
+                for (std::int64_t j = 0; j < count; ++j) {
+                    where[j] = start[child_owner[j]]++;
+                    sendbuf[where[j]] = child_key[j];
+                }
+                wait([&] {
+                    ex.alltoall<std::uint64_t>(sendbuf, counts, recv, recv_counts);
+                    return 0;
+                });
+                // Answer the requests from this rank's solved parts.
+                answers.resize(recv.size());
+                const auto asked = static_cast<std::int64_t>(recv.size());
+                bool unknown = false;
+#pragma omp parallel for num_threads(threads) if (asked > 4096) schedule(static) \
+    reduction(||                                                                 \
+              : unknown)
+                for (std::int64_t j = 0; j < asked; ++j) {
+                    const std::uint64_t k = recv[j];
+                    const int m = std::popcount(k & occ_mask);
+                    const SolvedPart& s = parts[m];
+                    if (m >= n || !s.present) {
+                        unknown = true;
+                        continue;
+                    }
+                    answers[j] = s.depth[s.mphf(k)];
+                }
+                if (unknown) {
+                    throw std::logic_error("generate_parts: a child of layer " + std::to_string(n) +
+                                           " is in no solved part");
+                }
+                std::vector<std::uint64_t> back_counts;
+                wait([&] {
+                    ex.alltoall<std::uint8_t>(answers, recv_counts, back, back_counts);
+                    return 0;
+                });
+                std::vector<DepthAccumulator> acc(hi - lo);
+                for (std::int64_t j = 0; j < count; ++j)
+                    acc[child_parent[j]].add(back[where[j]]);
+                for (std::size_t i = lo; i < hi; ++i) {
+                    const int d = acc[i - lo].result();
+                    if (d > 255) throw std::runtime_error("depth to end over 255 plies");
+                    depth[i] = static_cast<Depth>(d);
+                }
+            }
+            const fs::path tmp = dir.solved(n).string() + ".tmp";
+            write_byte_file(tmp, depth, threads);
+            fs::rename(tmp, dir.solved(n));
+            process::kill_point();
+        }
+        for (Depth d : depth)
+            lr.max_depth = std::max<int>(lr.max_depth, d);
+        lr.max_depth = static_cast<int>(
+            wait([&] { return ex.max(static_cast<std::uint64_t>(lr.max_depth)); }));
+        // Hash the part for the layers above, when one of them still has to be solved.
+        const bool needed = li + 1 < order.size() && order.back() > n && [&] {
+            for (std::size_t k = std::max(li + 1, first_unsolved); k < order.size(); ++k)
+                if (order[k] - n <= most_captured) return true;
+            return false;
+        }();
+        const auto th = Clock::now();
+        if (needed) {
+            SolvedPart& s = parts[n];
+            s.present = true;
+            s.mphf = Mphf::build(keys, threads, Mphf::kDefaultSeed, kFastBuild);
+            s.depth.assign(keys.size(), 0);
+            const MphfView v = s.mphf.view();
+            for (std::size_t i = 0; i < keys.size(); ++i)
+                s.depth[v(keys[i])] = depth[i];
+        }
+        lr.hash_seconds = since(th);
+        for (int m = 0; m <= n - most_captured; ++m)
+            parts[m] = {};
+        lr.solve_seconds = since(tl) - lr.hash_seconds;
+
+        // 3. Encode and write: rank 0 merges the parts in key order.
+        const auto tw = Clock::now();
+        auto all_keys = wait([&] { return ex.gather<std::uint64_t>(keys); });
+        auto all_depth = wait([&] { return ex.gather<std::uint8_t>(depth); });
+        if (writer) {
+            std::vector<std::uint64_t> merged_keys;
+            std::vector<std::uint8_t> merged_depth;
+            merged_keys.reserve(classes[n]);
+            merged_depth.reserve(classes[n]);
+            using Item = std::pair<std::uint64_t, std::size_t>;
+            std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+            std::vector<std::size_t> at(all_keys.size(), 0);
+            for (std::size_t r = 0; r < all_keys.size(); ++r)
+                if (!all_keys[r].empty()) heap.push({all_keys[r][0], r});
+            while (!heap.empty()) {
+                const auto [k, r] = heap.top();
+                heap.pop();
+                merged_keys.push_back(k);
+                merged_depth.push_back(all_depth[r][at[r]]);
+                if (++at[r] < all_keys[r].size()) heap.push({all_keys[r][at[r]], r});
+            }
+            all_keys = {};
+            all_depth = {};
+            if (merged_keys.size() != classes[n]) {
+                throw std::logic_error("generate_parts: layer " + std::to_string(n) + " has " +
+                                       std::to_string(merged_keys.size()) + " keys, expected " +
+                                       std::to_string(classes[n]));
+            }
+            writer->add_layer(format::LayerInfo{static_cast<std::uint32_t>(n), classes[n], raw[n]},
+                              merged_keys, merged_depth);
+        }
+        rep.write_seconds += since(tw);
+        rep.solve_seconds += since(tl) - since(tw);
+        rep.classes += classes[n];
+        rep.raw += raw[n];
+        rep.layers.push_back(lr);
+        if (o.run_progress) o.run_progress(rep.classes, 0);
+    }
+    if (writer) {
+        const auto t = Clock::now();
+        writer->commit();
+        rep.write_seconds += since(t);
+        rep.file_bytes = fs::file_size(o.output);
+    }
+    rep.total_seconds = since(t0);
+
+    // Every rank's figures, to rank 0.
+    const auto rss = ex.all(process::peak_rss_bytes());
+    const auto sent = ex.all(ex.bytes_sent());
+    const auto owned = ex.all(own_classes);
+    const auto waited = ex.all(static_cast<std::uint64_t>(wait.seconds * 1e6));
+    for (int r = 0; r < ranks; ++r) {
+        rep.by_rank.push_back(RankReport{rss[r], sent[r], owned[r], waited[r] / 1e6});
+    }
+    // The work directory goes once every rank is done with it.
+    ex.max(0);
+    if (!o.keep_work) {
+        std::error_code ec;
+        fs::remove_all(dir.path(), ec);
+        ex.max(0);
+        if (me == 0) fs::remove(o.work_dir, ec);  // only when empty
+    }
+    return rep;
+}
+
+}  // namespace konane::solver
+
+namespace konane::solver {
+
+namespace {
+// Rates measured with this generator on the 2-core machine of docs/distributed.md
+// ("Measurements"): positions generated per second by one rank of one thread (4x6, one rank,
+// under nice on the busy machine: a pessimistic rate), and bytes sent between ranks per
+// position when every child goes to another rank (5x5: 32.3 bytes at 2 ranks, 48.5 at 4, so
+// 64.6 times (N-1)/N).
+constexpr double kPositionsPerSecond = 1.0e5;
+constexpr double kBytesPerPosition = 64.6;
+}  // namespace
+
+std::optional<PartsEstimate> estimate_parts(const Board& b, int ranks) {
+    PartsEstimate e;
+    ranks = std::max(ranks, 1);
+    if (const auto m = estimate_resources(b, Ruleset::Brainking)) {
+        e.classes = m->classes;
+        e.largest_layer = m->largest_layer;
+        e.window = m->window;
+        e.table_bytes = m->table_bytes;
+        e.measured = true;
+        e.source = m->source;
+    } else if ((b.rows == 6 && b.cols == 7) || (b.rows == 7 && b.cols == 6)) {
+        const auto six = estimate_resources(Board::make(6, 6), Ruleset::Brainking);
+        const auto five = estimate_resources(Board::make(6, 5), Ruleset::Brainking);
+        if (!six || !five) return std::nullopt;
+        const double growth =
+            static_cast<double>(six->classes) / static_cast<double>(five->classes) * 2;
+        auto scale = [&](std::uint64_t v) {
+            return static_cast<std::uint64_t>(static_cast<double>(v) * growth);
+        };
+        e.classes = scale(six->classes);
+        e.largest_layer = scale(six->largest_layer);
+        e.window = scale(six->window);
+        e.table_bytes = scale(six->table_bytes);
+        e.source = "a model, not a count: 6x6's counts times " +
+                   std::to_string(static_cast<int>(growth)) +
+                   " (the growth from 6x5 to 6x6 per added column, times 2 for the 4 "
+                   "symmetries of a non-square board against 6x6's 8)";
+    } else {
+        return std::nullopt;
+    }
+    const std::uint64_t n = static_cast<std::uint64_t>(ranks);
+    // Enumeration: the children waiting for the layers below, merged when doubled (16 bytes a
+    // class of the window); solve: the window's parts (perfect hash ~0.7 bytes and a depth a
+    // class), the layer's keys and depths (9 bytes a class); 64 MiB of batches and code.
+    e.memory_per_rank =
+        std::max<std::uint64_t>(16 * e.window, 2 * e.window + 9 * e.largest_layer) / n +
+        (std::uint64_t{64} << 20);
+    e.root_extra = 18 * e.largest_layer;
+    // The parts' keys (about 3 bytes a class compressed) and depths (1 byte).
+    e.disk_per_rank = 4 * e.classes / n;
+    e.bytes_exchanged =
+        ranks == 1 ? 0
+                   : static_cast<std::uint64_t>(kBytesPerPosition * static_cast<double>(e.classes) *
+                                                static_cast<double>(ranks - 1) / ranks);
+    e.seconds = static_cast<double>(e.classes) / kPositionsPerSecond / ranks;
+    return e;
+}
+
+std::string estimate_text(const Board& b) {
+    const auto e = estimate_parts(b, 1);
+    if (!e) return "no estimate for " + b.name();
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "estimate: %.3g positions, a largest layer of %.3g (%s), %.0f GiB of memory in "
+                  "one process",
+                  static_cast<double>(e->classes), static_cast<double>(e->largest_layer),
+                  e->measured ? "counted" : "a model",
+                  (e->memory_per_rank + e->root_extra) / 1073741824.0);
+    return buf;
+}
+
+}  // namespace konane::solver

@@ -1,0 +1,86 @@
+// The staged generator over layer parts: enumerate, hash, solve, encode and write, each layer
+// split into parts by a hash of the canonical key (solver/exchange.hpp part_of), each rank
+// owning one part of every layer. With one rank (LocalExchange) it is the whole generation in
+// one process; with N MPI ranks (mpi/mpi_exchange.hpp) it writes the same file byte for byte.
+// Source: docs/distributed.md, README.md ("How it works").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "solver/exchange.hpp"
+#include "solver/solve.hpp"
+
+namespace konane::solver {
+
+/// The most squares the staged generator accepts (6x7 and 7x6): an enumeration entry then
+/// takes 42 + 8 + 1 bits and a key 42 + 1, within 64.
+inline constexpr int kMaxDistributedSquares = 42;
+
+/// What one rank did, as rank 0 reports it for every rank.
+struct RankReport {
+    std::uint64_t peak_rss_bytes = 0;  ///< VmHWM of the rank's process
+    std::uint64_t bytes_sent = 0;      ///< bytes sent to other ranks
+    std::uint64_t classes = 0;         ///< positions of the rank's parts, all layers
+    double exchange_seconds = 0;       ///< time inside collective exchanges (waiting included)
+};
+
+/// What generate_parts() did. Rank 0's report is complete; the others' hold their own figures.
+struct PartsReport {
+    int ranks = 1;
+    std::vector<LayerReport> layers;  ///< ascending pieces, layers with positions
+    std::uint64_t classes = 0, raw = 0;
+    double enumerate_seconds = 0, solve_seconds = 0, write_seconds = 0, total_seconds = 0;
+    std::uint64_t file_bytes = 0;
+    bool resumed = false;             ///< the enumeration was read back from the work directory
+    int layers_resumed = 0;           ///< solved layers read back from the work directory
+    std::vector<RankReport> by_rank;  ///< rank 0 only: one per rank
+};
+
+/// Generates the table of options.board and opening over the ranks of `ex`, each rank owning
+/// the part part_of(key, ex.size()) == ex.rank() of every layer:
+///  - enumerate (descending pieces): each rank expands its part of layer n and sends each child
+///    (canonical key and its flags, as enumerate_to() packs them) to the child's owner, in
+///    bounded batches; the owner sorts and merges them (flags OR-ed) into its part of the lower
+///    layers; classes and raw counts are summed over the ranks;
+///  - hash: each rank builds a minimal perfect hash of its part of each solved layer;
+///  - solve (ascending pieces): each rank asks the owners of its positions' children for their
+///    depths (a request and answer exchange per batch) and combines them (DepthAccumulator);
+///  - encode and write: rank 0 merges the parts' sorted keys and depths of each layer in key
+///    order and writes the layer (format::TableWriter) exactly as generate() does.
+/// State is kept per rank under options.work_dir/rank-R-of-N (the parts' keys and solved
+/// depths), so that a rerun of the same command after a kill resumes after the last layer
+/// every rank solved (an enumeration cut short is done again). options.memory_bytes bounds
+/// the batches (not the parts themselves). Throws as generate() does; a failure on one rank
+/// must end the whole job (the caller aborts it), since the others then wait in a collective.
+PartsReport generate_parts(const GenerateOptions& options, Exchange& ex);
+
+/// What a generation over `ranks` ranks needs, before it starts.
+struct PartsEstimate {
+    std::uint64_t classes = 0;        ///< positions in the table
+    std::uint64_t largest_layer = 0;  ///< classes of the largest layer
+    std::uint64_t window = 0;         ///< classes of the layers its jumps reach
+    bool measured = false;  ///< counted on a table built here (else: the model, see source)
+    std::string source;     ///< where the counts come from, for messages
+    std::uint64_t memory_per_rank = 0;  ///< bytes each rank holds at its peak
+    std::uint64_t root_extra = 0;       ///< bytes rank 0 holds more (the merge of a layer)
+    std::uint64_t disk_per_rank = 0;    ///< bytes of each rank's work directory
+    std::uint64_t table_bytes = 0;      ///< bytes of the table file
+    std::uint64_t bytes_exchanged = 0;  ///< bytes sent between ranks in all
+    double seconds = 0;                 ///< wall time, from the rate measured here
+};
+
+/// The estimate of a generation of board b (the brainking ruleset's counts: the other
+/// rulesets' tables are parts of it) over `ranks` ranks: counted figures for the boards of
+/// solver/estimate.cpp, a model for 6x7 and 7x6 (6x6's counts times the growth per added
+/// column measured from 6x5 to 6x6, times 2 for the halved symmetry group), nothing for other
+/// boards. Formulas and the rates they use: docs/distributed.md ("Estimates").
+std::optional<PartsEstimate> estimate_parts(const Board& b, int ranks);
+
+/// One line naming the estimate of board b (estimate_parts), for messages; "no estimate" when
+/// there is none.
+std::string estimate_text(const Board& b);
+
+}  // namespace konane::solver

@@ -1,0 +1,290 @@
+// The generator of layer parts (solver/distributed.hpp) against the single-process generator
+// (solver::generate), the independent reference here: the same table file, byte for byte, for
+// 1 to 4 ranks. Ranks are threads of this process over an in-memory Exchange, so that these
+// tests run in every build (the MPI runs are tests/mpi/*.sh, registered when KONANE_MPI is on).
+#include <atomic>
+#include <barrier>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "cli_helpers.hpp"
+#include "core/gap.hpp"
+#include "solver/distributed.hpp"
+#include "solver/solve.hpp"
+#include "temp_dir.hpp"
+
+using namespace konane;
+
+namespace {
+
+// N ranks as N threads: each collective writes into shared mailboxes, waits for every rank,
+// reads, and waits again. A rank that throws marks the group failed and leaves the barrier,
+// so that the others throw at their next collective instead of waiting forever.
+struct Group {
+    explicit Group(int n)
+        : ranks(n),
+          bar(n),
+          box(static_cast<std::size_t>(n * n)),
+          vals(static_cast<std::size_t>(n)) {}
+    int ranks;
+    std::barrier<> bar;
+    std::vector<std::vector<std::uint8_t>> box;  // box[from * ranks + to]
+    std::vector<std::uint64_t> vals;
+    std::atomic<bool> failed{false};
+};
+
+class ThreadExchange final : public solver::Exchange {
+  public:
+    ThreadExchange(Group& g, int rank) : g_(g), rank_(rank) {}
+    int rank() const override { return rank_; }
+    int size() const override { return g_.ranks; }
+    std::uint64_t sum(std::uint64_t v) override {
+        return reduce(v, [](std::uint64_t a, std::uint64_t b) { return a + b; });
+    }
+    std::uint64_t max(std::uint64_t v) override {
+        return reduce(v, [](std::uint64_t a, std::uint64_t b) { return std::max(a, b); });
+    }
+    std::uint64_t min(std::uint64_t v) override {
+        return reduce(v, [](std::uint64_t a, std::uint64_t b) { return std::min(a, b); });
+    }
+    std::vector<std::uint64_t> all(std::uint64_t v) override {
+        g_.vals[rank_] = v;
+        wait();
+        auto out = g_.vals;
+        wait();
+        return out;
+    }
+    void leave() {
+        g_.failed = true;
+        g_.bar.arrive_and_drop();
+    }
+
+  protected:
+    void alltoall_bytes(const std::uint8_t* send, const std::vector<std::uint64_t>& send_counts,
+                        std::size_t size, std::vector<std::uint8_t>& recv,
+                        std::vector<std::uint64_t>& recv_counts) override {
+        std::size_t at = 0;
+        for (int r = 0; r < g_.ranks; ++r) {
+            const std::size_t n = send_counts.at(r) * size;
+            g_.box[rank_ * g_.ranks + r].assign(send + at, send + at + n);
+            if (r != rank_) bytes_sent_ += n;
+            at += n;
+        }
+        wait();
+        recv.clear();
+        recv_counts.assign(g_.ranks, 0);
+        for (int r = 0; r < g_.ranks; ++r) {
+            const auto& b = g_.box[r * g_.ranks + rank_];
+            recv.insert(recv.end(), b.begin(), b.end());
+            recv_counts[r] = b.size() / size;
+        }
+        wait();
+    }
+    std::vector<std::vector<std::uint8_t>> gather_bytes(
+        std::span<const std::uint8_t> mine) override {
+        g_.box[rank_ * g_.ranks].assign(mine.begin(), mine.end());
+        wait();
+        std::vector<std::vector<std::uint8_t>> out;
+        if (rank_ == 0) {
+            for (int r = 0; r < g_.ranks; ++r)
+                out.push_back(g_.box[r * g_.ranks]);
+        }
+        wait();
+        return out;
+    }
+
+  private:
+    template <class F>
+    std::uint64_t reduce(std::uint64_t v, F f) {
+        const auto all_v = all(v);
+        std::uint64_t out = all_v[0];
+        for (std::size_t r = 1; r < all_v.size(); ++r)
+            out = f(out, all_v[r]);
+        return out;
+    }
+    void wait() {
+        if (g_.failed) throw std::runtime_error("another rank failed");
+        g_.bar.arrive_and_wait();
+        if (g_.failed) throw std::runtime_error("another rank failed");
+    }
+    Group& g_;
+    int rank_;
+};
+
+// Runs generate_parts over `ranks` threads; returns rank 0's report; rethrows a rank's error.
+solver::PartsReport run_parts(const solver::GenerateOptions& o, int ranks) {
+    Group g(ranks);
+    std::vector<solver::PartsReport> reps(static_cast<std::size_t>(ranks));
+    std::vector<std::string> errors(static_cast<std::size_t>(ranks));
+    std::vector<std::thread> pool;
+    for (int r = 0; r < ranks; ++r) {
+        pool.emplace_back([&, r] {
+            ThreadExchange ex(g, r);
+            try {
+                reps[r] = solver::generate_parts(o, ex);
+            } catch (const std::exception& e) {
+                errors[r] = e.what();
+                ex.leave();
+            }
+        });
+    }
+    for (auto& t : pool)
+        t.join();
+    for (int r = 0; r < ranks; ++r) {
+        if (!errors[r].empty())
+            throw std::runtime_error("rank " + std::to_string(r) + ": " + errors[r]);
+    }
+    return reps[0];
+}
+
+std::string reference_file(const solver::GenerateOptions& base, const std::filesystem::path& p) {
+    solver::GenerateOptions o = base;
+    o.output = p;
+    o.threads = 1;
+    solver::generate(o);
+    return test::slurp(p);
+}
+
+}  // namespace
+
+TEST_CASE("generate over layer parts writes generate()'s file for 1 to 4 ranks",
+          "[solver][parts]") {
+    struct Case {
+        int rows, cols;
+        Ruleset rules;
+        std::optional<Gap> gap;
+    };
+    const std::vector<Case> cases = {
+        {4, 4, Ruleset::Brainking, {}}, {3, 5, Ruleset::Any, {}}, {4, 5, Ruleset::Brainking, {}},
+        {2, 8, Ruleset::Center, {}},    {1, 9, Ruleset::Any, {}}, {3, 6, Ruleset::Brainking, {}},
+    };
+    test::TempDir dir("konane-parts");
+    for (const Case& c : cases) {
+        solver::GenerateOptions o;
+        o.board = Board::make(c.rows, c.cols);
+        o.rules = c.rules;
+        o.gap = c.gap;
+        const std::string want = reference_file(o, dir.path / "one.kbt");
+        for (int ranks = 1; ranks <= 4; ++ranks) {
+            INFO(o.board.name() << " " << ruleset_name(c.rules) << ", " << ranks << " ranks");
+            o.threads = 1;
+            o.output = dir.path / ("parts" + std::to_string(ranks) + ".kbt");
+            o.work_dir = dir.path / ("work" + std::to_string(ranks));
+            const auto rep = run_parts(o, ranks);
+            CHECK(test::slurp(o.output) == want);
+            CHECK(rep.ranks == ranks);
+            CHECK(rep.by_rank.size() == static_cast<std::size_t>(ranks));
+            std::uint64_t owned = 0;
+            for (const auto& r : rep.by_rank)
+                owned += r.classes;
+            CHECK(owned == rep.classes);
+            CHECK_FALSE(std::filesystem::exists(o.work_dir));
+        }
+    }
+}
+
+TEST_CASE("generate over layer parts: a gap's table equals generate()'s", "[solver][parts]") {
+    test::TempDir dir("konane-parts-gap");
+    solver::GenerateOptions o;
+    o.board = Board::make(4, 5);
+    o.gap = parse_gap(o.board, "b2,b3");
+    const std::string want = reference_file(o, dir.path / "one.kbt");
+    for (int ranks : {1, 3}) {
+        o.threads = 1;
+        o.output = dir.path / "parts.kbt";
+        o.work_dir = dir.path / "work";
+        run_parts(o, ranks);
+        CHECK(test::slurp(o.output) == want);
+    }
+}
+
+TEST_CASE("generate over layer parts resumes from the ranks' work directories", "[solver][parts]") {
+    test::TempDir dir("konane-parts-resume");
+    solver::GenerateOptions o;
+    o.board = Board::make(4, 5);
+    const std::string want = reference_file(o, dir.path / "one.kbt");
+    o.threads = 1;
+    o.output = dir.path / "parts.kbt";
+    o.work_dir = dir.path / "work";
+    o.keep_work = true;
+    const auto first = run_parts(o, 3);
+    CHECK_FALSE(first.resumed);
+    CHECK(first.layers_resumed == 0);
+    const int layers = static_cast<int>(first.layers.size());
+
+    // Everything kept: the rerun solves nothing again.
+    std::filesystem::remove(o.output);
+    const auto again = run_parts(o, 3);
+    CHECK(again.resumed);
+    CHECK(again.layers_resumed == layers);
+    CHECK(test::slurp(o.output) == want);
+
+    // One rank lost a middle layer's depths (as a kill before it wrote them would leave it):
+    // every rank solves from that layer on.
+    const int middle = first.layers[static_cast<std::size_t>(layers / 2)].pieces;
+    const auto lost = o.work_dir / "rank-1-of-3" / ("solved-" + std::to_string(middle) + ".depth");
+    REQUIRE(std::filesystem::remove(lost));
+    std::filesystem::remove(o.output);
+    const auto third = run_parts(o, 3);
+    CHECK(third.layers_resumed == layers / 2);
+    CHECK(test::slurp(o.output) == want);
+
+    // A work directory of another number of ranks or board is refused, naming both.
+    o.board = Board::make(5, 4);
+    try {
+        run_parts(o, 3);
+        FAIL("a work directory of another board was used");
+    } catch (const std::runtime_error& e) {
+        const std::string m = e.what();
+        CHECK(m.find("4x5") != std::string::npos);
+        CHECK(m.find("5x4") != std::string::npos);
+    }
+}
+
+TEST_CASE("generate over layer parts takes boards of up to 42 squares, no more",
+          "[solver][parts]") {
+    CHECK(solver::kMaxDistributedSquares == 42);
+    solver::GenerateOptions o;
+    o.board = Board::make(6, 8);
+    o.work_dir = "unused";
+    solver::LocalExchange ex;
+    CHECK_THROWS_AS(solver::generate_parts(o, ex), std::invalid_argument);
+    // 6x7 and 7x6 have an estimate (a model), which one process's refusal quotes.
+    const auto e = solver::estimate_parts(Board::make(6, 7), 16);
+    REQUIRE(e.has_value());
+    CHECK_FALSE(e->measured);
+    CHECK(e->classes > solver::estimate_parts(Board::make(6, 6), 16)->classes * 10);
+    CHECK(solver::estimate_parts(Board::make(7, 6), 4)->classes == e->classes);
+}
+
+TEST_CASE("cli: one process refuses 6x7 before any work, with the estimate and the MPI advice",
+          "[cli][parts]") {
+    test::TempDir d("konane-cli-parts");
+    const std::string out = (d.path / "t.kbt").string();
+    const test::Run r = test::run("generate 6x7 -q -o " + out);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("42 squares") != std::string::npos);
+    CHECK(r.out.find("estimate") != std::string::npos);
+    CHECK(r.out.find("mpirun -np N konane generate 6x7") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(out));
+    CHECK_FALSE(std::filesystem::exists(out + ".work"));
+
+    const test::Run e = test::run("generate 7x6 --estimate --ranks 64");
+    CHECK(e.code == 0);
+    CHECK(e.out.find("7x6 over 64 ranks") != std::string::npos);
+    CHECK(e.out.find("memory per rank") != std::string::npos);
+    CHECK(test::run("generate 9x9 --estimate").code == 2);
+
+    // --staged: the one-rank case in one process writes the same file.
+    REQUIRE(test::run("generate 4x5 -q -o " + out).code == 0);
+    const std::string plain = test::slurp(out);
+    const test::Run s = test::run("generate 4x5 --staged -q -o " + out);
+    CHECK(s.code == 0);
+    CHECK(test::slurp(out) == plain);
+}
