@@ -143,7 +143,7 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c) 
     head += "end\n";
 
     try {
-        process::replace_file(path, {head, packed}, {.xxh64_trailer = true});
+        process::replace_file(path, {head, packed}, process::ReplaceOptions::with_trailer());
     } catch (const ResourceError&) {
         throw;  // a full disk: the command's exit code for a shortage, not a bad certificate
     } catch (const std::runtime_error& e) {

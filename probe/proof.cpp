@@ -228,7 +228,7 @@ std::uint64_t ProofSearch::save_proven(const std::filesystem::path& path,
         ++count;
     }
     const std::string head = proven_header(board_, options_, count);
-    process::replace_file(path, {head, body}, {.xxh64_trailer = true});
+    process::replace_file(path, {head, body}, process::ReplaceOptions::with_trailer());
     return count;
 }
 

@@ -18,6 +18,13 @@ struct ReplaceOptions {
     bool durable = false;
     /// The temporary name; empty: "<path>.tmp.<pid>" beside `path`.
     std::filesystem::path temporary;
+
+    /// The options with the XXH64 trailer (and nothing else).
+    static ReplaceOptions with_trailer() {
+        ReplaceOptions o;
+        o.xxh64_trailer = true;
+        return o;
+    }
 };
 
 /// Writes `parts` one after another (then the trailer ReplaceOptions asks for) to a temporary

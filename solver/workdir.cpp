@@ -308,7 +308,10 @@ void WorkDir::save() {
     const auto path = dir_ / "manifest";
     const auto tmp = dir_ / "manifest.tmp";
     // Durable before the directory is synced: the manifest records the step only once both are.
-    process::replace_file(path, {text}, {.durable = true, .temporary = tmp});
+    process::ReplaceOptions durable;
+    durable.durable = true;
+    durable.temporary = tmp;
+    process::replace_file(path, {text}, durable);
     sync_directory();
     process::kill_point();
 }
