@@ -11,7 +11,6 @@
 #include <system_error>
 #include <thread>
 
-#include "core/text.hpp"
 #include "format/table.hpp"
 #include "process/cleanup.hpp"
 #include "process/resource_error.hpp"
@@ -33,18 +32,21 @@ void check_creatable(const std::filesystem::path& dir, const std::string& what) 
     const auto probe = dir / (".konane-write-check-" + std::to_string(::getpid()));
     const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
-        throw format::IoError(what + ": cannot create files in " + printable(dir.string()) + " (" +
+        throw format::IoError(what + ": cannot create files in " + dir.string() + " (" +
                               std::strerror(errno) + ")");
     }
     ::close(fd);
     ::unlink(probe.c_str());
 }
 
+// Paths go into the messages as they are: the command makes a message printable when it
+// prints it (cli safe_message), the Python module keeps the bytes.
+
 // The table can be created in its directory and is not a path of another kind.
 void check_output(const std::filesystem::path& output) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    const std::string out = printable(output.string());
+    const std::string out = output.string();
     // As the table writer will (lstat): a link, even to a regular file or to nothing, would be
     // replaced by the table, so it is refused here, before any work, rather than at the end.
     const fs::file_status st = fs::symlink_status(output, ec);
@@ -57,7 +59,7 @@ void check_output(const std::filesystem::path& output) {
     }
     const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
     if (!fs::is_directory(dir, ec)) {
-        throw format::IoError(out + ": " + printable(dir.string()) + ": no such directory");
+        throw format::IoError(out + ": " + dir.string() + ": no such directory");
     }
     check_creatable(dir, out);
 }
@@ -70,13 +72,13 @@ void check_output(const std::filesystem::path& output) {
 void check_work_dir(const std::filesystem::path& work) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    const std::string what = "--work " + printable(work.string());
+    const std::string what = "--work " + work.string();
     if (fs::exists(work, ec) && !fs::is_directory(work, ec)) {
         throw std::invalid_argument(what + ": exists and is not a directory");
     }
     const fs::path base = existing_parent(work);
     if (!fs::is_directory(base, ec)) {
-        throw std::invalid_argument(what + ": " + printable(base.string()) + " is not a directory");
+        throw std::invalid_argument(what + ": " + base.string() + " is not a directory");
     }
     check_creatable(base, what);
 }
@@ -123,7 +125,7 @@ Preflight preflight_generate(const GenerateOptions& o, int max_squares) {
         if (!ec) p.work_free_bytes = space.available;
     }
     if (p.work_free_bytes < kMinGenerateDisk) {
-        throw ResourceError("work directory " + printable(where.string()) + ": only " +
+        throw ResourceError("work directory " + where.string() + ": only " +
                             mib(p.work_free_bytes) +
                             " free on its file system (a generation starts with at least " +
                             mib(kMinGenerateDisk) + ")");

@@ -29,11 +29,18 @@ TEST_CASE("cli: generate refuses bad arguments with exit code 2", "[cli][generat
     for (const char* bad :
          {"9x9", "6x7", "0x4", "abc", "4x4 --rules nope", "4x4 -j 5000", "4x4 -j -1",
           "4x4 --fingerprint-bits 16", "4x4 --work ''", "4x4 --memory ''", "4x4 --memory 12X",
-          "4x4 --memory 1M", "4x4 --memory -5G", "4x4 --memory 0x10M"}) {
+          "4x4 --memory -5G", "4x4 --memory 0x10M"}) {
         INFO(bad);
         const Run r = run(std::string("generate ") + bad + " -q -o " + out);
         CHECK(r.code == 2);
         CHECK(r.out.find("error") != std::string::npos);
+        CHECK_FALSE(fs::exists(out));
+    }
+    {
+        // A budget below the least a run needs is a shortage of memory (exit 4), not bad input.
+        const Run r = run("generate 4x4 --memory 1M -q -o " + out);
+        CHECK(r.code == 4);
+        CHECK(r.out.find("at least") != std::string::npos);
         CHECK_FALSE(fs::exists(out));
     }
     const Run u = run("frobnicate");
