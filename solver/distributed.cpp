@@ -36,21 +36,6 @@ double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Sorts packed entries and merges equal keys, OR-ing their flags (the bits of `flags`).
-void compact(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch, int bits,
-             std::uint64_t flags, int threads) {
-    radix_sort(v, scratch, bits, threads);
-    std::size_t j = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (j > 0 && (v[j - 1] & ~flags) == (v[i] & ~flags)) {
-            v[j - 1] |= v[i] & flags;
-        } else {
-            v[j++] = v[i];
-        }
-    }
-    v.resize(j);
-}
-
 // Times the collective exchanges of a rank.
 struct ExchangeClock {
     double seconds = 0;

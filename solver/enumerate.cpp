@@ -26,25 +26,6 @@ namespace konane::solver {
 
 namespace {
 
-// Sorts entries (radix sort) and merges equal keys, OR-ing their flags (the bits of `flags`).
-void compact(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch, int bits,
-             std::uint64_t flags, int threads) {
-    radix_sort(v, scratch, bits, threads);
-    std::size_t j = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (j > 0 && (v[j - 1] & ~flags) == (v[i] & ~flags)) {
-            v[j - 1] |= v[i] & flags;
-        } else {
-            v[j++] = v[i];
-        }
-    }
-    v.resize(j);
-}
-
-}  // namespace
-
-namespace {
-
 // Merges sorted runs of packed entries into distinct entries, OR-ing the flags (the bits of
 // `flags`) of equal keys.
 class RunMerger {

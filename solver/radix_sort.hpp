@@ -142,4 +142,21 @@ inline void radix_sort(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>
     if (!end_in_v) v.swap(scratch);
 }
 
+/// Sorts packed entries (radix_sort over their low `bits` bits) and merges entries whose bits
+/// outside `flags` are equal into one, OR-ing their `flags` bits; v shrinks to the distinct
+/// entries, ascending. Used by the enumeration of one process and of layer parts.
+inline void compact(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch, int bits,
+                    std::uint64_t flags, int threads) {
+    radix_sort(v, scratch, bits, threads);
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (j > 0 && (v[j - 1] & ~flags) == (v[i] & ~flags)) {
+            v[j - 1] |= v[i] & flags;
+        } else {
+            v[j++] = v[i];
+        }
+    }
+    v.resize(j);
+}
+
 }  // namespace konane::solver
