@@ -116,8 +116,8 @@ class TableWriter {
 
     /// Begins a layer whose keys and values arrive in pieces (add_to_layer(), in key order),
     /// so that the caller need not hold the layer: the file is the same bytes as add_layer()
-    /// of the whole layer writes. Memory: a few chunks of spill_chunk (8 MiB by default) when spill_dir
-    /// is given (the encoded blocks and the block directory, 16 bytes a block, go to two
+    /// of the whole layer writes. Memory: a few chunks of spill_chunk (8 MiB by default) when
+    /// spill_dir is given (the encoded blocks and the block directory, 16 bytes a block, go to two
     /// anonymous files there, unlinked at once, and are read back by end_layer()); else the
     /// layer's encoded blocks, as add_layer().
     /// @param info            as add_layer()
@@ -131,8 +131,7 @@ class TableWriter {
     /// @throws FormatError (IoError) when a spill file cannot be created (temporary removed)
     void begin_layer(const LayerInfo& info, std::uint64_t last_key,
                      const std::array<std::uint64_t, 256>& value_histogram,
-                     const std::filesystem::path& spill_dir,
-                     std::size_t spill_chunk = kSpillChunk);
+                     const std::filesystem::path& spill_dir, std::size_t spill_chunk = kSpillChunk);
     /// Appends the next keys of the layer begun, ascending and distinct across calls, with
     /// their values. Any number per call, zero included.
     /// @throws std::invalid_argument on a broken contract (the layer is dropped; the writer

@@ -251,7 +251,8 @@ class SpillBytes {
     /// Copies bytes [at, at + n) to `out`.
     void read(std::uint64_t at, std::uint8_t* out, std::size_t n) const {
         while (n > 0 && at < in_file_) {
-            const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(n, in_file_ - at));
+            const std::size_t take =
+                static_cast<std::size_t>(std::min<std::uint64_t>(n, in_file_ - at));
             const ssize_t r = ::pread(fd_, out, take, static_cast<off_t>(at));
             if (r < 0 && errno == EINTR) continue;
             if (r <= 0) {
@@ -287,8 +288,8 @@ struct TableWriter::Impl::Layer {
     std::array<std::uint8_t, 256> lengths{};
     std::array<std::uint32_t, 256> codes{};
     std::array<std::uint64_t, 256> hist{}, seen{};
-    std::uint64_t added = 0;      // elements added so far
-    std::uint64_t prev_rank = 0;  // the last one's rank
+    std::uint64_t added = 0;           // elements added so far
+    std::uint64_t prev_rank = 0;       // the last one's rank
     std::uint64_t cur = 0, first = 0;  // the block being filled, its first element
     std::vector<std::uint64_t> block_ranks, ranks;
     std::vector<std::uint8_t> block_depths, scratch;
@@ -339,8 +340,8 @@ void TableWriter::Impl::check_open(const char* what) const {
 }
 
 void TableWriter::Impl::begin(const LayerInfo& info, std::uint64_t last_key,
-                              const std::array<std::uint64_t, 256>& hist,
-                              const fs::path& spill_dir, std::size_t spill_chunk) {
+                              const std::array<std::uint64_t, 256>& hist, const fs::path& spill_dir,
+                              std::size_t spill_chunk) {
     Impl& w = *this;
     auto L = std::make_unique<Layer>();
     L->info = info;
@@ -441,8 +442,8 @@ void TableWriter::Impl::end() {
     const std::uint64_t n = info.classes;
     const LayerGeometry& geo = L.geo;
     if (L.added != n)
-        throw std::invalid_argument(L.where + std::to_string(L.added) +
-                                    " keys added, expected " + std::to_string(n));
+        throw std::invalid_argument(L.where + std::to_string(L.added) + " keys added, expected " +
+                                    std::to_string(n));
     if (L.seen != L.hist)
         throw std::invalid_argument(L.where + "the values differ from their histogram");
     if (n > 0 && L.prev_rank + 1 != L.universe)
@@ -580,7 +581,8 @@ void TableWriter::begin_layer(const LayerInfo& info, std::uint64_t last_key,
     w.check_open("begin_layer");
     if (w.layer) throw std::logic_error("TableWriter::begin_layer: a streamed layer is open");
     try {
-        if (spill_chunk == 0) throw std::invalid_argument("TableWriter::begin_layer: spill_chunk 0");
+        if (spill_chunk == 0)
+            throw std::invalid_argument("TableWriter::begin_layer: spill_chunk 0");
         w.begin(info, last_key, value_histogram, spill_dir, spill_chunk);
     } catch (const std::invalid_argument&) {
         w.layer.reset();

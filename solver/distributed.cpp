@@ -102,7 +102,6 @@ struct SolvedPart {
     std::vector<Depth> depth;
 };
 
-
 // Writes layer `info` from its parts: every rank holds its part's keys, ascending, and their
 // depths; rank 0 (the only one with a writer) asks each rank for its next keys and depths in
 // batches of at most wb.per_rank, merges them in key order and streams them into a layer of
@@ -110,9 +109,9 @@ struct SolvedPart {
 // layer. The layer's Huffman code comes from the histogram of the depths summed over the ranks
 // and its universe from the greatest key. Collective. Returns the rounds of requests.
 std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter* writer,
-                                const format::LayerInfo& info, std::span<const std::uint64_t> keys,
-                                std::span<const Depth> depth, const WriteBatches& wb,
-                                const fs::path& spill_dir) {
+                          const format::LayerInfo& info, std::span<const std::uint64_t> keys,
+                          std::span<const Depth> depth, const WriteBatches& wb,
+                          const fs::path& spill_dir) {
     const int ranks = ex.size(), me = ex.rank();
     std::vector<std::uint64_t> hist(256, 0);
     for (const Depth d : depth)
@@ -186,8 +185,10 @@ std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter
             const auto c = static_cast<std::size_t>(rk_counts[r]);
             if (c == 0) continue;
             const bool was_empty = at[r] == buf_key[r].size();
-            buf_key[r].erase(buf_key[r].begin(), buf_key[r].begin() + static_cast<std::ptrdiff_t>(at[r]));
-            buf_depth[r].erase(buf_depth[r].begin(), buf_depth[r].begin() + static_cast<std::ptrdiff_t>(at[r]));
+            buf_key[r].erase(buf_key[r].begin(),
+                             buf_key[r].begin() + static_cast<std::ptrdiff_t>(at[r]));
+            buf_depth[r].erase(buf_depth[r].begin(),
+                               buf_depth[r].begin() + static_cast<std::ptrdiff_t>(at[r]));
             at[r] = 0;
             buf_key[r].insert(buf_key[r].end(), rk.begin() + static_cast<std::ptrdiff_t>(from),
                               rk.begin() + static_cast<std::ptrdiff_t>(from + c));
@@ -629,10 +630,10 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         // 3. Encode and write: rank 0 merges the parts in key order, in bounded batches.
         const auto tw = Clock::now();
         if (!o.output.empty()) {
-            rep.write_rounds += write_parts(
-                ex, wait, writer.get(),
-                format::LayerInfo{static_cast<std::uint32_t>(n), classes[n], raw[n]}, keys, depth,
-                wb, dir.path());
+            rep.write_rounds +=
+                write_parts(ex, wait, writer.get(),
+                            format::LayerInfo{static_cast<std::uint32_t>(n), classes[n], raw[n]},
+                            keys, depth, wb, dir.path());
         }
         rep.write_seconds += since(tw);
         rep.solve_seconds += since(tl) - since(tw);

@@ -227,8 +227,8 @@ TEST_CASE("write_layer_parts: rank 0 merges the parts in small batches into add_
     std::mt19937_64 rng(22);
     std::vector<Layer> layers;
     // 1 and 2 keys: some ranks have an empty part.
-    for (const auto& [pieces, n] : std::vector<std::pair<int, int>>{{3, 1}, {4, 2}, {9, 3000},
-                                                                    {12, 8000}}) {
+    for (const auto& [pieces, n] :
+         std::vector<std::pair<int, int>>{{3, 1}, {4, 2}, {9, 3000}, {12, 8000}}) {
         Layer l;
         std::set<std::uint64_t> keys;
         while (keys.size() < static_cast<std::size_t>(n)) {
@@ -239,7 +239,8 @@ TEST_CASE("write_layer_parts: rank 0 merges the parts in small batches into add_
         }
         l.keys.assign(keys.begin(), keys.end());
         for (std::size_t i = 0; i < l.keys.size(); ++i)
-            l.depth.push_back(static_cast<std::uint8_t>(std::min<int>(rng() % 7 * (rng() % 5), 30)));
+            l.depth.push_back(
+                static_cast<std::uint8_t>(std::min<int>(rng() % 7 * (rng() % 5), 30)));
         l.info = {static_cast<std::uint32_t>(pieces), l.keys.size(), l.keys.size() * 2};
         layers.push_back(std::move(l));
     }
@@ -251,7 +252,7 @@ TEST_CASE("write_layer_parts: rank 0 merges the parts in small batches into add_
     }
     const std::string want = test::slurp(dir.path / "ref.kbt");
     for (int ranks = 1; ranks <= 4; ++ranks) {
-        for (const std::uint64_t per_rank : {std::uint64_t{5}, std::uint64_t{1000}}) {
+        for (const std::uint64_t per_rank : {std::uint64_t{64}, std::uint64_t{1000}}) {
             INFO(ranks << " ranks, batches of " << per_rank);
             solver::WriteBatches wb;
             wb.per_rank = per_rank;
@@ -265,7 +266,9 @@ TEST_CASE("write_layer_parts: rank 0 merges the parts in small batches into add_
                     ThreadExchange ex(g, r);
                     try {
                         std::unique_ptr<format::TableWriter> w;
-                        if (r == 0) w = std::make_unique<format::TableWriter>(dir.path / "parts.kbt", meta, 1);
+                        if (r == 0)
+                            w = std::make_unique<format::TableWriter>(dir.path / "parts.kbt", meta,
+                                                                      1);
                         for (const Layer& l : layers) {
                             std::vector<std::uint64_t> keys;
                             std::vector<std::uint8_t> depth;
@@ -274,8 +277,8 @@ TEST_CASE("write_layer_parts: rank 0 merges the parts in small batches into add_
                                 keys.push_back(l.keys[i]);
                                 depth.push_back(l.depth[i]);
                             }
-                            rounds[r] += solver::write_layer_parts(ex, w.get(), l.info, keys, depth, wb,
-                                                                   dir.path);
+                            rounds[r] += solver::write_layer_parts(ex, w.get(), l.info, keys, depth,
+                                                                   wb, dir.path);
                         }
                         if (w) w->commit();
                     } catch (const std::exception& e) {

@@ -607,8 +607,7 @@ void write_streamed(const fs::path& p, const TableMeta& meta, const std::vector<
 
 }  // namespace
 
-TEST_CASE("format: a layer streamed in pieces and spilled writes add_layer's bytes",
-          "[format]") {
+TEST_CASE("format: a layer streamed in pieces and spilled writes add_layer's bytes", "[format]") {
     TempDir dir;
     fs::create_directories(dir / "spill");
     std::vector<SynthLayer> layers = {make_layer(0, 0, 1), make_layer(1, 1, 2),
