@@ -57,6 +57,7 @@ void print_report(const solver::GenerateOptions& o, const solver::PartsReport& r
                         {"total", rep.total_seconds}};
         j["resumed"] = {{"enumeration", rep.resumed}, {"layers", rep.layers_resumed}};
         j["file_bytes"] = rep.file_bytes;
+        j["write_rounds"] = rep.write_rounds;
         j["by_rank"] = nlohmann::ordered_json::array();
         for (const auto& r : rep.by_rank) {
             j["by_rank"].push_back({{"peak_memory_bytes", r.peak_rss_bytes},

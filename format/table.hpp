@@ -9,6 +9,7 @@
 //    contract (bad spans, layer or slot out of range, use after commit).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -40,6 +41,10 @@ inline constexpr std::uint32_t kFormatVersion = 4;
 /// block, and values per group of a block's group directory.
 inline constexpr std::uint32_t kDefaultBlockBuckets = 256;
 inline constexpr std::uint32_t kDefaultValueGroup = 64;
+
+/// Bytes of encoded blocks (and of block directory) a streamed layer holds before it writes
+/// them to its spill file (TableWriter::begin_layer).
+inline constexpr std::size_t kSpillChunk = std::size_t{8} << 20;
 
 /// At most this many layers per file.
 inline constexpr std::size_t kMaxLayers = 64;
@@ -108,6 +113,35 @@ class TableWriter {
     /// @throws FormatError on an I/O failure; the temporary file is then already removed
     void add_layer(const LayerInfo& info, std::span<const std::uint64_t> sorted_keys,
                    std::span<const std::uint8_t> depth_by_rank);
+
+    /// Begins a layer whose keys and values arrive in pieces (add_to_layer(), in key order),
+    /// so that the caller need not hold the layer: the file is the same bytes as add_layer()
+    /// of the whole layer writes. Memory: a few chunks of spill_chunk (8 MiB by default) when
+    /// spill_dir is given (the encoded blocks and the block directory, 16 bytes a block, go to two
+    /// anonymous files there, unlinked at once, and are read back by end_layer()); else the
+    /// layer's encoded blocks, as add_layer().
+    /// @param info            as add_layer()
+    /// @param last_key        the layer's greatest key (it sets the layer's universe of ranks)
+    /// @param value_histogram how many of the layer's values are 0, 1, ..., 255 (summing to
+    ///                        info.classes): the layer's Huffman code (FORMAT.md §4.2)
+    /// @param spill_dir       a directory for the spill files, or empty to keep them in memory
+    /// @param spill_chunk     bytes held before they go to a spill file (>= 1; tests use few)
+    /// @throws std::invalid_argument on a broken contract (the writer stays usable)
+    /// @throws std::logic_error after commit(), an earlier failure, or with a layer open
+    /// @throws FormatError (IoError) when a spill file cannot be created (temporary removed)
+    void begin_layer(const LayerInfo& info, std::uint64_t last_key,
+                     const std::array<std::uint64_t, 256>& value_histogram,
+                     const std::filesystem::path& spill_dir, std::size_t spill_chunk = kSpillChunk);
+    /// Appends the next keys of the layer begun, ascending and distinct across calls, with
+    /// their values. Any number per call, zero included.
+    /// @throws std::invalid_argument on a broken contract (the layer is dropped; the writer
+    ///         stays usable), std::logic_error without a layer begun, FormatError on I/O
+    void add_to_layer(std::span<const std::uint64_t> sorted_keys,
+                      std::span<const std::uint8_t> depth_by_rank);
+    /// Writes the layer begun: every key added (info.classes of them), the last one the one
+    /// announced, the values matching the histogram, else std::invalid_argument (the layer is
+    /// dropped, nothing written). @throws FormatError on I/O (temporary removed)
+    void end_layer();
 
     /// Writes the layer table and trailer (with the whole-file XXH3-128),
     /// fsyncs, renames over the final path and fsyncs the directory. At least one layer.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <system_error>
@@ -61,10 +62,17 @@ struct TableWriter::Impl {
     std::size_t layer_count = 0;
     int cleanup_handle = -1;  // registration for removal on SIGINT/SIGTERM (process/cleanup.hpp)
 
-    ~Impl() { discard(); }
+    ~Impl();
 
-    void append_layer(const LayerInfo& info, std::span<const std::uint64_t> keys,
-                      std::span<const std::uint8_t> depth);
+    struct Layer;
+    std::unique_ptr<Layer> layer;  // the layer being added (begin_layer .. end_layer)
+
+    void begin(const LayerInfo& info, std::uint64_t last_key,
+               const std::array<std::uint64_t, 256>& hist, const fs::path& spill_dir,
+               std::size_t spill_chunk);
+    void add(std::span<const std::uint64_t> keys, std::span<const std::uint8_t> depth);
+    void end();
+    void check_open(const char* what) const;
 
     /// Closes and removes the temporary file (no-op if there is none). Never throws.
     void discard() noexcept {
@@ -189,15 +197,156 @@ std::uint64_t TableWriter::bytes_written() const {
     return impl_->pos;
 }
 
-void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint64_t> sorted_keys,
-                            std::span<const std::uint8_t> depth_by_rank) {
-    Impl& w = *impl_;
-    if (w.state == Impl::State::committed)
-        throw std::logic_error("TableWriter::add_layer: table already committed");
-    if (w.state == Impl::State::failed)
-        throw std::logic_error("TableWriter::add_layer: writer failed earlier");
-    const std::string where =
-        "TableWriter::add_layer(" + std::to_string(info.pieces) + " pieces): ";
+namespace {
+
+/// Bytes appended in order and read back in order once: with a spill file (spill()), all but
+/// the last `limit` or so live in an anonymous file (unlinked as soon as it is created, so no
+/// exit leaves it behind); without one, all of them stay in memory.
+class SpillBytes {
+  public:
+    SpillBytes() = default;
+    SpillBytes(const SpillBytes&) = delete;
+    SpillBytes& operator=(const SpillBytes&) = delete;
+    ~SpillBytes() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+
+    /// Spills to an anonymous file in `dir` from now on. Throws IoError naming `dir`.
+    void spill(const fs::path& dir) {
+        for (int attempt = 0;; ++attempt) {
+            const fs::path p = dir / (".konane-layer-spill." + random_suffix());
+            const int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+            if (fd >= 0) {
+                ::unlink(p.c_str());
+                fd_ = fd;
+                dir_ = dir;
+                return;
+            }
+            const int err = errno;
+            if (err == EEXIST && attempt < 8) continue;
+            throw IoError(dir.string() + ": create a layer's spill file: " + std::strerror(err));
+        }
+    }
+    /// The bytes not yet spilled; append to it, then call flush_if().
+    std::vector<std::uint8_t>& tail() { return tail_; }
+    /// Bytes appended so far.
+    std::uint64_t size() const { return in_file_ + tail_.size(); }
+    /// Moves the tail to the file once it holds `limit` bytes or more (no-op without a file).
+    void flush_if(std::size_t limit) {
+        if (fd_ < 0 || tail_.size() < limit) return;
+        std::size_t done = 0;
+        while (done < tail_.size()) {
+            const ssize_t w = ::pwrite(fd_, tail_.data() + done, tail_.size() - done,
+                                       static_cast<off_t>(in_file_ + done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) {
+                throw IoError(dir_.string() + ": write a layer's spill file: " +
+                              std::strerror(w < 0 ? errno : ENOSPC));
+            }
+            done += static_cast<std::size_t>(w);
+        }
+        in_file_ += tail_.size();
+        tail_.clear();
+    }
+    /// Copies bytes [at, at + n) to `out`.
+    void read(std::uint64_t at, std::uint8_t* out, std::size_t n) const {
+        while (n > 0 && at < in_file_) {
+            const std::size_t take =
+                static_cast<std::size_t>(std::min<std::uint64_t>(n, in_file_ - at));
+            const ssize_t r = ::pread(fd_, out, take, static_cast<off_t>(at));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) {
+                throw IoError(dir_.string() + ": read a layer's spill file: " +
+                              (r < 0 ? std::strerror(errno) : "unexpected end"));
+            }
+            at += static_cast<std::uint64_t>(r);
+            out += r;
+            n -= static_cast<std::size_t>(r);
+        }
+        if (n > 0) std::memcpy(out, tail_.data() + (at - in_file_), n);
+    }
+
+  private:
+    int fd_ = -1;
+    fs::path dir_;
+    std::uint64_t in_file_ = 0;
+    std::vector<std::uint8_t> tail_;
+};
+
+/// Blocks whose checks are computed and written at a time (FORMAT.md §4.3).
+constexpr std::uint64_t kCheckGroup = 4096;
+
+}  // namespace
+
+/// The layer being added: its geometry and code, the block being filled, the encoded blocks
+/// (checks left 0) and the directory (two u64 per entry: offset, first element).
+struct TableWriter::Impl::Layer {
+    LayerInfo info;
+    std::string where;
+    LayerGeometry geo;
+    std::uint64_t universe = 0;
+    std::array<std::uint8_t, 256> lengths{};
+    std::array<std::uint32_t, 256> codes{};
+    std::array<std::uint64_t, 256> hist{}, seen{};
+    std::uint64_t added = 0;           // elements added so far
+    std::uint64_t prev_rank = 0;       // the last one's rank
+    std::uint64_t cur = 0, first = 0;  // the block being filled, its first element
+    std::vector<std::uint64_t> block_ranks, ranks;
+    std::vector<std::uint8_t> block_depths, scratch;
+    std::uint64_t value_bits = 0, group_bytes = 0;
+    SpillBytes blocks, dir;
+    std::size_t limit = SIZE_MAX;  // tail bytes that go to the spill files
+
+    std::invalid_argument not_ascending(std::uint64_t i) const {
+        return std::invalid_argument(where + "keys are not ascending and distinct at " +
+                                     std::to_string(i));
+    }
+    void check_key(std::uint64_t i, std::uint64_t k, unsigned squares) const {
+        const std::uint64_t board = (std::uint64_t{1} << squares) - 1;
+        const std::uint64_t side = std::uint64_t{1} << 63;
+        if ((k & ~side & ~board) != 0 ||
+            static_cast<unsigned>(std::popcount(k & ~side)) != info.pieces)
+            throw std::invalid_argument(where + "key " + std::to_string(i) + " (" +
+                                        std::to_string(k) + ") is not a position of " +
+                                        std::to_string(info.pieces) + " pieces on the board");
+    }
+    // Encodes blocks cur .. end-1 (the elements gathered are those of block cur).
+    void encode_until(std::uint64_t end) {
+        for (; cur < end; ++cur) {
+            std::uint8_t e[16];
+            put64(e, blocks.size());
+            put64(e + 8, first);
+            dir.tail().insert(dir.tail().end(), e, e + 16);
+            encode_block(geo, cur, block_ranks, block_depths, lengths, codes, blocks.tail(),
+                         scratch, value_bits, group_bytes);
+            first += block_ranks.size();
+            block_ranks.clear();
+            block_depths.clear();
+            blocks.flush_if(limit);
+            dir.flush_if(limit);
+        }
+    }
+};
+
+TableWriter::Impl::~Impl() {
+    discard();
+}
+
+void TableWriter::Impl::check_open(const char* what) const {
+    if (state == State::committed)
+        throw std::logic_error(std::string("TableWriter::") + what + ": table already committed");
+    if (state == State::failed)
+        throw std::logic_error(std::string("TableWriter::") + what + ": writer failed earlier");
+}
+
+void TableWriter::Impl::begin(const LayerInfo& info, std::uint64_t last_key,
+                              const std::array<std::uint64_t, 256>& hist, const fs::path& spill_dir,
+                              std::size_t spill_chunk) {
+    Impl& w = *this;
+    auto L = std::make_unique<Layer>();
+    L->info = info;
+    L->where = "TableWriter::add_layer(" + std::to_string(info.pieces) + " pieces): ";
+    const std::string& where = L->where;
     if (w.layer_count >= kMaxLayers) throw std::invalid_argument(where + "more than 64 layers");
     if (w.last_pieces && info.pieces <= *w.last_pieces)
         throw std::invalid_argument(where + "piece counts must strictly increase (previous " +
@@ -205,134 +354,108 @@ void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint64_t
     if (info.pieces > w.meta.rows * w.meta.cols)
         throw std::invalid_argument(where + "more pieces than squares");
     if (info.raw < info.classes) throw std::invalid_argument(where + "raw count < classes");
-    if (sorted_keys.size() != info.classes)
-        throw std::invalid_argument(where + "keys span has " + std::to_string(sorted_keys.size()) +
-                                    " entries, expected " + std::to_string(info.classes));
-    if (depth_by_rank.size() != info.classes)
-        throw std::invalid_argument(where + "values span has " +
-                                    std::to_string(depth_by_rank.size()) + " entries, expected " +
+    std::uint64_t total = 0;
+    for (const std::uint64_t h : hist)
+        total += h;
+    if (total != info.classes)
+        throw std::invalid_argument(where + "the values' histogram counts " +
+                                    std::to_string(total) + " values, expected " +
                                     std::to_string(info.classes));
-    try {
-        w.append_layer(info, sorted_keys, depth_by_rank);
-    } catch (const std::invalid_argument&) {
-        throw;  // nothing written: the writer stays usable
-    } catch (...) {
-        w.discard();  // I/O error (already discarded) or e.g. std::bad_alloc mid-layer
-        throw;
-    }
-}
-
-void TableWriter::Impl::append_layer(const LayerInfo& info, std::span<const std::uint64_t> keys,
-                                     std::span<const std::uint8_t> depth) {
-    Impl& w = *this;
-    const std::string where =
-        "TableWriter::add_layer(" + std::to_string(info.pieces) + " pieces): ";
     const unsigned squares = w.meta.rows * w.meta.cols;
-    const std::uint64_t n = keys.size();
-    const std::uint64_t board = (std::uint64_t{1} << squares) - 1;
-    const std::uint64_t side = std::uint64_t{1} << 63;
-    auto check_key = [&](std::uint64_t i) {
-        const std::uint64_t k = keys[i];
-        if ((k & ~side & ~board) != 0 ||
-            static_cast<unsigned>(std::popcount(k & ~side)) != info.pieces)
-            throw std::invalid_argument(where + "key " + std::to_string(i) + " (" +
-                                        std::to_string(k) + ") is not a position of " +
-                                        std::to_string(info.pieces) + " pieces on the board");
-    };
+    const std::uint64_t n = info.classes;
 
     // 1. The layer's geometry: its universe of ranks (index/colex.hpp), low bits, buckets and
     // blocks (FORMAT.md §4.1).
-    std::uint64_t universe = 0;
     if (n > 0) {
-        check_key(n - 1);
-        universe = index::key_rank(keys[n - 1], squares) + 1;
+        L->check_key(n - 1, last_key, squares);
+        L->universe = index::key_rank(last_key, squares) + 1;
     }
-    auto not_ascending = [&](std::uint64_t i) {
-        return std::invalid_argument(where + "keys are not ascending and distinct at " +
-                                     std::to_string(i));
-    };
-    if (universe < n) throw not_ascending(n - 1);  // n distinct ranks below u need u >= n
-    const LayerGeometry geo =
-        LayerGeometry::make(n, universe, w.meta.block_buckets, w.meta.value_group);
+    if (L->universe < n) throw L->not_ascending(n - 1);  // n distinct ranks below u need u >= n
+    L->geo = LayerGeometry::make(n, L->universe, w.meta.block_buckets, w.meta.value_group);
 
     // 2. A canonical Huffman code of the layer's depths (format/values.hpp).
-    std::array<std::uint8_t, 256> lengths{};
-    std::array<std::uint32_t, 256> codes{};
+    L->hist = hist;
     if (n > 0) {
-        const std::uint64_t per = 1 << 20;
-        const std::size_t parts = static_cast<std::size_t>((n + per - 1) / per);
-        std::vector<std::array<std::uint64_t, 256>> hists(parts);
-        parallel_for(parts, threads, [&](std::size_t t, unsigned) {
-            auto& h = hists[t];
-            h.fill(0);
-            const std::uint64_t lo = t * per, hi = std::min(n, lo + per);
-            for (std::uint64_t i = lo; i < hi; ++i)
-                ++h[depth[i]];
-        });
-        std::array<std::uint64_t, 256> hist{};
-        for (const auto& h : hists)
-            for (int s = 0; s < 256; ++s)
-                hist[s] += h[s];
-        lengths = huffman_lengths(hist);
-        if (const std::string why = canonical_codes(lengths, codes); !why.empty())
+        L->lengths = huffman_lengths(hist);
+        if (const std::string why = canonical_codes(L->lengths, L->codes); !why.empty())
             throw std::logic_error("TableWriter: Huffman code: " + why);
     }
+    if (!spill_dir.empty()) {
+        L->blocks.spill(spill_dir);
+        L->dir.spill(spill_dir);
+        L->limit = spill_chunk;
+        L->blocks.tail().reserve(std::min<std::size_t>(spill_chunk, kSpillChunk) +
+                                 (std::size_t{1} << 16));
+    } else {
+        L->blocks.tail().reserve(static_cast<std::size_t>(std::min<std::uint64_t>(
+            n / 8 * (L->geo.ef.l + 7) + 64 * L->geo.blocks, std::uint64_t{1} << 32)));
+        L->dir.tail().reserve(static_cast<std::size_t>((L->geo.blocks + 1) * 16));
+    }
+    w.layer = std::move(L);
+}
 
+void TableWriter::Impl::add(std::span<const std::uint64_t> keys,
+                            std::span<const std::uint8_t> depth) {
+    Layer& L = *layer;
+    const unsigned squares = meta.rows * meta.cols;
+    if (keys.size() != depth.size())
+        throw std::invalid_argument(L.where + std::to_string(keys.size()) + " keys and " +
+                                    std::to_string(depth.size()) + " values");
+    if (keys.size() > L.info.classes - L.added)
+        throw std::invalid_argument(L.where + "more keys than the layer's " +
+                                    std::to_string(L.info.classes) + " classes");
     // 3. The blocks, in order: the keys are ranked in parallel batches, each element goes to
     // the block of its bucket, and a block is encoded once the next element is past it.
-    std::vector<std::uint8_t> blocks;
-    blocks.reserve(static_cast<std::size_t>(
-        std::min<std::uint64_t>(n / 8 * (geo.ef.l + 7) + 64 * geo.blocks, std::uint64_t{1} << 32)));
-    std::vector<std::uint64_t> dir_off, dir_first;  // directory entries 0..J
-    dir_off.reserve(static_cast<std::size_t>(geo.blocks + 1));
-    dir_first.reserve(static_cast<std::size_t>(geo.blocks + 1));
-    std::uint64_t value_bits = 0, group_bytes = 0;
-    {
-        std::vector<std::uint64_t> block_ranks;
-        std::vector<std::uint8_t> block_depths, scratch;
-        std::uint64_t cur = 0, first = 0;             // the block being filled, its first element
-        auto encode_until = [&](std::uint64_t end) {  // blocks cur .. end-1
-            for (; cur < end; ++cur) {
-                dir_off.push_back(blocks.size());
-                dir_first.push_back(first);
-                encode_block(geo, cur, block_ranks, block_depths, lengths, codes, blocks, scratch,
-                             value_bits, group_bytes);
-                first += block_ranks.size();
-                block_ranks.clear();
-                block_depths.clear();
+    const std::uint64_t n = keys.size();
+    L.ranks.resize(static_cast<std::size_t>(std::min<std::uint64_t>(n, kRankBatch)));
+    for (std::uint64_t b0 = 0; b0 < n; b0 += kRankBatch) {
+        const std::uint64_t nb = std::min<std::uint64_t>(kRankBatch, n - b0);
+        const std::uint64_t per = 16384;
+        parallel_for((nb + per - 1) / per, threads, [&](std::size_t t, unsigned) {
+            const std::uint64_t lo = t * per, hi = std::min(nb, lo + per);
+            for (std::uint64_t i = lo; i < hi; ++i) {
+                L.check_key(L.added + b0 + i, keys[b0 + i], squares);
+                L.ranks[i] = index::key_rank(keys[b0 + i], squares);
             }
-        };
-        std::vector<std::uint64_t> ranks(std::min<std::uint64_t>(n, kRankBatch));
-        for (std::uint64_t b0 = 0; b0 < n; b0 += kRankBatch) {
-            const std::uint64_t nb = std::min<std::uint64_t>(kRankBatch, n - b0);
-            const std::uint64_t per = 16384;
-            parallel_for((nb + per - 1) / per, threads, [&](std::size_t t, unsigned) {
-                const std::uint64_t lo = t * per, hi = std::min(nb, lo + per);
-                for (std::uint64_t i = lo; i < hi; ++i) {
-                    check_key(b0 + i);
-                    ranks[i] = index::key_rank(keys[b0 + i], squares);
-                }
-            });
-            for (std::uint64_t i = 0; i < nb; ++i) {
-                // Checked before the rank picks a block: an unsorted key past the last one's
-                // rank would otherwise ask for blocks past the layer's end.
-                if (ranks[i] >= universe ||
-                    (b0 + i > 0 &&
-                     ranks[i] <= (i > 0 ? ranks[i - 1] : index::key_rank(keys[b0 - 1], squares))))
-                    throw not_ascending(b0 + i);
-                const std::uint64_t j = (ranks[i] >> geo.ef.l) / geo.q;
-                encode_until(j);
-                block_ranks.push_back(ranks[i]);
-                block_depths.push_back(depth[b0 + i]);
-            }
-        }
-        encode_until(geo.blocks);
-        if (n > 0) {
-            dir_off.push_back(blocks.size());
-            dir_first.push_back(n);
+        });
+        for (std::uint64_t i = 0; i < nb; ++i) {
+            // Checked before the rank picks a block: an unsorted key past the last one's
+            // rank would otherwise ask for blocks past the layer's end.
+            const std::uint64_t at = L.added + b0 + i;
+            if (L.ranks[i] >= L.universe || (at > 0 && L.ranks[i] <= L.prev_rank))
+                throw L.not_ascending(at);
+            L.prev_rank = L.ranks[i];
+            const std::uint64_t j = (L.ranks[i] >> L.geo.ef.l) / L.geo.q;
+            L.encode_until(j);
+            L.block_ranks.push_back(L.ranks[i]);
+            L.block_depths.push_back(depth[b0 + i]);
+            ++L.seen[depth[b0 + i]];
         }
     }
-    const std::uint64_t total = blocks.size();
+    L.added += n;
+}
+
+void TableWriter::Impl::end() {
+    Impl& w = *this;
+    Layer& L = *layer;
+    const LayerInfo& info = L.info;
+    const std::uint64_t n = info.classes;
+    const LayerGeometry& geo = L.geo;
+    if (L.added != n)
+        throw std::invalid_argument(L.where + std::to_string(L.added) + " keys added, expected " +
+                                    std::to_string(n));
+    if (L.seen != L.hist)
+        throw std::invalid_argument(L.where + "the values differ from their histogram");
+    if (n > 0 && L.prev_rank + 1 != L.universe)
+        throw std::invalid_argument(L.where + "the last key differs from the one announced");
+    L.encode_until(geo.blocks);
+    if (n > 0) {
+        std::uint8_t e[16];
+        put64(e, L.blocks.size());
+        put64(e + 8, n);
+        L.dir.tail().insert(L.dir.tail().end(), e, e + 16);
+    }
+    const std::uint64_t total = L.blocks.size();
     const std::uint64_t blocks_size = n > 0 ? align8(total + kBlockTail) : 0;
     const unsigned width = n == 0 ? 0
                            : blocks_size <= (std::uint64_t{1} << 32) && n < (std::uint64_t{1} << 32)
@@ -346,40 +469,162 @@ void TableWriter::Impl::append_layer(const LayerInfo& info, std::span<const std:
     put32(e.data() + lte::low_bits, geo.ef.l);
     put64(e.data() + lte::classes, info.classes);
     put64(e.data() + lte::raw, info.raw);
-    put64(e.data() + lte::universe, universe);
-    put64(e.data() + lte::value_bits, value_bits);
-    put64(e.data() + lte::group_bytes, group_bytes);
+    put64(e.data() + lte::universe, L.universe);
+    put64(e.data() + lte::value_bits, L.value_bits);
+    put64(e.data() + lte::group_bytes, L.group_bytes);
     put32(e.data() + lte::entry_width, width);
     put64(e.data() + lte::dir_offset, w.pos);
     put64(e.data() + lte::dir_size, dir_size);
     put64(e.data() + lte::blocks_offset, w.pos + dir_size);
     put64(e.data() + lte::blocks_size, blocks_size);
-    if (n > 0) std::memcpy(e.data() + lte::code, lengths.data(), lengths.size());
+    if (n > 0) std::memcpy(e.data() + lte::code, L.lengths.data(), L.lengths.size());
     const std::uint64_t layer_key = xxh3_64_seeded(e.data(), e.size(), w.header_xxh);
-    parallel_for((geo.blocks + 4095) / 4096, threads, [&](std::size_t t, unsigned) {
-        const std::uint64_t lo = t * 4096, hi = std::min(geo.blocks, lo + 4096);
-        for (std::uint64_t j = lo; j < hi; ++j) {
-            const std::uint64_t seed = block_seed(layer_key, j, dir_off[j], dir_first[j],
-                                                  dir_off[j + 1], dir_first[j + 1]);
-            std::uint8_t* b = blocks.data() + dir_off[j];
-            put32(b, block_check(b, dir_off[j + 1] - dir_off[j], seed));
-        }
-    });
 
-    // 5. Write the directory and the blocks, each padded to a multiple of 8 bytes.
+    // 5. Write the directory and the blocks, each padded to a multiple of 8 bytes, a group of
+    // blocks at a time (read back from the spill files when the layer spilled).
     if (n > 0) {
-        std::vector<std::uint8_t> dir(static_cast<std::size_t>(dir_size), 0);
-        for (std::uint64_t j = 0; j <= geo.blocks; ++j) {
-            store_le(dir.data() + j * 2 * width, dir_off[j], width);
-            store_le(dir.data() + j * 2 * width + width, dir_first[j], width);
+        const std::uint64_t entries = geo.blocks + 1;
+        std::vector<std::uint8_t> raw(static_cast<std::size_t>(kCheckGroup + 1) * 16), out;
+        for (std::uint64_t j0 = 0; j0 < entries; j0 += kCheckGroup) {
+            const std::uint64_t c = std::min(kCheckGroup, entries - j0);
+            L.dir.read(j0 * 16, raw.data(), static_cast<std::size_t>(c * 16));
+            out.assign(static_cast<std::size_t>(c * 2 * width), 0);
+            for (std::uint64_t k = 0; k < c; ++k) {
+                store_le(out.data() + k * 2 * width, le64(raw.data() + k * 16), width);
+                store_le(out.data() + k * 2 * width + width, le64(raw.data() + k * 16 + 8), width);
+            }
+            w.write(out.data(), out.size());
         }
-        w.write(dir.data(), dir.size());
-        blocks.resize(static_cast<std::size_t>(blocks_size), 0);
-        w.write(blocks.data(), blocks.size());
+        out.assign(static_cast<std::size_t>(dir_size - entries * 2 * width), 0);
+        w.write(out.data(), out.size());
+
+        std::vector<std::uint64_t> off, fst;
+        for (std::uint64_t j0 = 0; j0 < geo.blocks; j0 += kCheckGroup) {
+            const std::uint64_t c = std::min(kCheckGroup, geo.blocks - j0);
+            L.dir.read(j0 * 16, raw.data(), static_cast<std::size_t>((c + 1) * 16));
+            off.resize(static_cast<std::size_t>(c + 1));
+            fst.resize(static_cast<std::size_t>(c + 1));
+            for (std::uint64_t k = 0; k <= c; ++k) {
+                off[k] = le64(raw.data() + k * 16);
+                fst[k] = le64(raw.data() + k * 16 + 8);
+            }
+            out.resize(static_cast<std::size_t>(off[c] - off[0]));
+            L.blocks.read(off[0], out.data(), out.size());
+            parallel_for((c + 255) / 256, threads, [&](std::size_t t, unsigned) {
+                const std::uint64_t lo = t * 256, hi = std::min(c, lo + 256);
+                for (std::uint64_t k = lo; k < hi; ++k) {
+                    const std::uint64_t seed =
+                        block_seed(layer_key, j0 + k, off[k], fst[k], off[k + 1], fst[k + 1]);
+                    std::uint8_t* b = out.data() + (off[k] - off[0]);
+                    put32(b, block_check(b, off[k + 1] - off[k], seed));
+                }
+            });
+            w.write(out.data(), out.size());
+        }
+        out.assign(static_cast<std::size_t>(blocks_size - total), 0);
+        w.write(out.data(), out.size());
     }
     w.layer_table.insert(w.layer_table.end(), e.begin(), e.end());
     w.last_pieces = info.pieces;
     ++w.layer_count;
+    layer.reset();
+}
+
+void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint64_t> sorted_keys,
+                            std::span<const std::uint8_t> depth_by_rank) {
+    Impl& w = *impl_;
+    w.check_open("add_layer");
+    if (w.layer) throw std::logic_error("TableWriter::add_layer: a streamed layer is open");
+    const std::string where =
+        "TableWriter::add_layer(" + std::to_string(info.pieces) + " pieces): ";
+    if (sorted_keys.size() != info.classes)
+        throw std::invalid_argument(where + "keys span has " + std::to_string(sorted_keys.size()) +
+                                    " entries, expected " + std::to_string(info.classes));
+    if (depth_by_rank.size() != info.classes)
+        throw std::invalid_argument(where + "values span has " +
+                                    std::to_string(depth_by_rank.size()) + " entries, expected " +
+                                    std::to_string(info.classes));
+    try {
+        // The depths' histogram, for the layer's Huffman code.
+        const std::uint64_t n = info.classes;
+        const std::uint64_t per = 1 << 20;
+        const std::size_t parts = static_cast<std::size_t>((n + per - 1) / per);
+        std::vector<std::array<std::uint64_t, 256>> hists(parts);
+        parallel_for(parts, w.threads, [&](std::size_t t, unsigned) {
+            auto& h = hists[t];
+            h.fill(0);
+            const std::uint64_t lo = t * per, hi = std::min(n, lo + per);
+            for (std::uint64_t i = lo; i < hi; ++i)
+                ++h[depth_by_rank[i]];
+        });
+        std::array<std::uint64_t, 256> hist{};
+        for (const auto& h : hists)
+            for (int s = 0; s < 256; ++s)
+                hist[s] += h[s];
+        w.begin(info, n > 0 ? sorted_keys[n - 1] : 0, hist, {}, 0);
+        w.add(sorted_keys, depth_by_rank);
+        w.end();
+    } catch (const std::invalid_argument&) {
+        w.layer.reset();
+        throw;  // nothing written: the writer stays usable
+    } catch (...) {
+        w.layer.reset();
+        w.discard();  // I/O error (already discarded) or e.g. std::bad_alloc mid-layer
+        throw;
+    }
+}
+
+void TableWriter::begin_layer(const LayerInfo& info, std::uint64_t last_key,
+                              const std::array<std::uint64_t, 256>& value_histogram,
+                              const fs::path& spill_dir, std::size_t spill_chunk) {
+    Impl& w = *impl_;
+    w.check_open("begin_layer");
+    if (w.layer) throw std::logic_error("TableWriter::begin_layer: a streamed layer is open");
+    try {
+        if (spill_chunk == 0)
+            throw std::invalid_argument("TableWriter::begin_layer: spill_chunk 0");
+        w.begin(info, last_key, value_histogram, spill_dir, spill_chunk);
+    } catch (const std::invalid_argument&) {
+        w.layer.reset();
+        throw;
+    } catch (...) {
+        w.layer.reset();
+        w.discard();
+        throw;
+    }
+}
+
+void TableWriter::add_to_layer(std::span<const std::uint64_t> sorted_keys,
+                               std::span<const std::uint8_t> depth_by_rank) {
+    Impl& w = *impl_;
+    w.check_open("add_to_layer");
+    if (!w.layer) throw std::logic_error("TableWriter::add_to_layer: no layer begun");
+    try {
+        w.add(sorted_keys, depth_by_rank);
+    } catch (const std::invalid_argument&) {
+        w.layer.reset();
+        throw;
+    } catch (...) {
+        w.layer.reset();
+        w.discard();
+        throw;
+    }
+}
+
+void TableWriter::end_layer() {
+    Impl& w = *impl_;
+    w.check_open("end_layer");
+    if (!w.layer) throw std::logic_error("TableWriter::end_layer: no layer begun");
+    try {
+        w.end();
+    } catch (const std::invalid_argument&) {
+        w.layer.reset();
+        throw;
+    } catch (...) {
+        w.layer.reset();
+        w.discard();
+        throw;
+    }
 }
 
 void TableWriter::commit() {
@@ -389,6 +634,7 @@ void TableWriter::commit() {
     if (w.state == Impl::State::failed)
         throw std::logic_error("TableWriter::commit: writer failed earlier");
     if (w.layer_count == 0) throw std::logic_error("TableWriter::commit: no layer added");
+    if (w.layer) throw std::logic_error("TableWriter::commit: a streamed layer is open");
 
     const std::uint64_t lt_offset = w.pos;
     w.write(w.layer_table.data(), w.layer_table.size());

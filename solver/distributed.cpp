@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -100,7 +102,166 @@ struct SolvedPart {
     std::vector<Depth> depth;
 };
 
+// Writes layer `info` from its parts: every rank holds its part's keys, ascending, and their
+// depths; rank 0 (the only one with a writer) asks each rank for its next keys and depths in
+// batches of at most wb.per_rank, merges them in key order and streams them into a layer of
+// the writer (TableWriter::begin_layer, spilled to spill_dir), so that it never holds the
+// layer. The layer's Huffman code comes from the histogram of the depths summed over the ranks
+// and its universe from the greatest key. Collective. Returns the rounds of requests.
+std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter* writer,
+                          const format::LayerInfo& info, std::span<const std::uint64_t> keys,
+                          std::span<const Depth> depth, const WriteBatches& wb,
+                          const fs::path& spill_dir) {
+    const int ranks = ex.size(), me = ex.rank();
+    std::vector<std::uint64_t> hist(256, 0);
+    for (const Depth d : depth)
+        ++hist[d];
+    const auto hists = wait([&] { return ex.gather<std::uint64_t>(hist); });
+    const std::uint64_t last = wait([&] { return ex.max(keys.empty() ? 0 : keys.back()); });
+    const auto count = wait([&] { return ex.all(keys.size()); });
+    if (me == 0) {
+        std::array<std::uint64_t, 256> sum{};
+        for (const auto& h : hists)
+            for (int s = 0; s < 256; ++s)
+                sum[s] += h[s];
+        writer->begin_layer(info, last, sum, spill_dir, wb.spill_chunk);
+    }
+    constexpr std::uint64_t kDone = ~std::uint64_t{0};
+    const auto R = static_cast<std::size_t>(ranks);
+    // Rank 0: what each rank sent and what of it is not yet merged.
+    std::vector<std::vector<std::uint64_t>> buf_key(R);
+    std::vector<std::vector<Depth>> buf_depth(R);
+    std::vector<std::size_t> at(R, 0);
+    std::vector<std::uint64_t> received(R, 0);
+    using Item = std::pair<std::uint64_t, std::size_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+    std::vector<std::uint64_t> out_key;
+    std::vector<Depth> out_depth;
+    std::uint64_t merged = 0, rounds = 0;
+    std::size_t sent = 0;  // this rank: positions sent so far
+    std::vector<std::uint64_t> ask, got, ask_counts(R, 0), got_counts, send_counts(R, 0);
+    std::vector<std::uint64_t> rk;
+    std::vector<Depth> rd;
+    for (;;) {
+        // Rank 0 asks every rank whose buffer is half empty for a batch, or tells all to stop.
+        ask.clear();
+        std::fill(ask_counts.begin(), ask_counts.end(), 0);
+        if (me == 0) {
+            const bool done = merged == info.classes;
+            for (std::size_t r = 0; r < R; ++r) {
+                const std::uint64_t held = buf_key[r].size() - at[r];
+                std::uint64_t want = 0;
+                if (done) {
+                    want = kDone;
+                } else if (received[r] < count[r] && held <= wb.per_rank) {
+                    want = std::min<std::uint64_t>(wb.per_rank, count[r] - received[r]);
+                }
+                ask.push_back(want);
+                ask_counts[r] = 1;
+            }
+        }
+        wait([&] {
+            ex.alltoall<std::uint64_t>(ask, ask_counts, got, got_counts);
+            return 0;
+        });
+        const std::uint64_t want = got.at(0);
+        if (want == kDone) break;
+        ++rounds;
+        const std::size_t take =
+            static_cast<std::size_t>(std::min<std::uint64_t>(want, keys.size() - sent));
+        std::fill(send_counts.begin(), send_counts.end(), 0);
+        send_counts[0] = take;
+        std::vector<std::uint64_t> rk_counts, rd_counts;
+        wait([&] {
+            ex.alltoall<std::uint64_t>(keys.subspan(sent, take), send_counts, rk, rk_counts);
+            ex.alltoall<Depth>(depth.subspan(sent, take), send_counts, rd, rd_counts);
+            return 0;
+        });
+        sent += take;
+        if (me != 0) continue;
+        // Rank 0: append each rank's batch to its buffer (dropping what was merged).
+        std::size_t from = 0;
+        for (std::size_t r = 0; r < R; ++r) {
+            const auto c = static_cast<std::size_t>(rk_counts[r]);
+            if (c == 0) continue;
+            const bool was_empty = at[r] == buf_key[r].size();
+            buf_key[r].erase(buf_key[r].begin(),
+                             buf_key[r].begin() + static_cast<std::ptrdiff_t>(at[r]));
+            buf_depth[r].erase(buf_depth[r].begin(),
+                               buf_depth[r].begin() + static_cast<std::ptrdiff_t>(at[r]));
+            at[r] = 0;
+            buf_key[r].insert(buf_key[r].end(), rk.begin() + static_cast<std::ptrdiff_t>(from),
+                              rk.begin() + static_cast<std::ptrdiff_t>(from + c));
+            buf_depth[r].insert(buf_depth[r].end(), rd.begin() + static_cast<std::ptrdiff_t>(from),
+                                rd.begin() + static_cast<std::ptrdiff_t>(from + c));
+            received[r] += c;
+            from += c;
+            if (was_empty) heap.push({buf_key[r][0], r});
+        }
+        // Merge while every rank with more to send has some buffered: the least key is then
+        // the next of the layer. Only the rank whose buffer runs dry can become starved.
+        bool go = true;
+        for (std::size_t r = 0; r < R; ++r)
+            if (at[r] == buf_key[r].size() && received[r] < count[r]) go = false;
+        while (go && !heap.empty()) {
+            const auto [k, r] = heap.top();
+            heap.pop();
+            out_key.push_back(k);
+            out_depth.push_back(buf_depth[r][at[r]]);
+            if (++at[r] < buf_key[r].size()) {
+                heap.push({buf_key[r][at[r]], r});
+            } else if (received[r] < count[r]) {
+                go = false;
+            }
+            if (out_key.size() >= wb.per_rank) {
+                writer->add_to_layer(out_key, out_depth);
+                merged += out_key.size();
+                out_key.clear();
+                out_depth.clear();
+            }
+        }
+        if (!out_key.empty()) {
+            writer->add_to_layer(out_key, out_depth);
+            merged += out_key.size();
+            out_key.clear();
+            out_depth.clear();
+        }
+    }
+    if (me == 0) {
+        if (merged != info.classes) {
+            throw std::logic_error("generate_parts: layer " + std::to_string(info.pieces) +
+                                   " has " + std::to_string(merged) + " keys, expected " +
+                                   std::to_string(info.classes));
+        }
+        writer->end_layer();
+    }
+    return rounds;
+}
 }  // namespace
+
+WriteBatches WriteBatches::of(std::uint64_t budget, int ranks) {
+    WriteBatches w;
+    const auto n = static_cast<std::uint64_t>(std::max(ranks, 1));
+    w.per_rank = std::clamp<std::uint64_t>(budget / 64 / (9 * n), 256, std::uint64_t{1} << 20);
+    w.spill_chunk = static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(budget / 64, std::uint64_t{1} << 16, format::kSpillChunk));
+    return w;
+}
+
+std::uint64_t WriteBatches::root_bytes(int ranks) const {
+    // Per rank a buffer of up to 2 batches (refilled once half empty), the merged output (one
+    // batch), the writer's spill tails of blocks and directory and its group of checks.
+    return (2 * static_cast<std::uint64_t>(std::max(ranks, 1)) + 1) * per_rank * 9 +
+           3 * static_cast<std::uint64_t>(spill_chunk) + (std::uint64_t{1} << 20);
+}
+
+std::uint64_t write_layer_parts(Exchange& ex, format::TableWriter* writer,
+                                const format::LayerInfo& info, std::span<const std::uint64_t> keys,
+                                std::span<const Depth> depth, const WriteBatches& wb,
+                                const std::filesystem::path& spill_dir) {
+    ExchangeClock wait;
+    return write_parts(ex, wait, writer, info, keys, depth, wb, spill_dir);
+}
 
 PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     const auto t0 = Clock::now();
@@ -130,6 +291,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     const std::uint64_t batch =
         std::clamp<std::uint64_t>(budget / 16 / (64 * 32), 1024, std::uint64_t{1} << 20);
     ExchangeClock wait;
+    const WriteBatches wb = WriteBatches::of(budget, ranks);
     // The batches' send buffer, reserved at its bound (64 children of a position) before any
     // work: a rank whose memory cannot hold its batches fails now, not hours into the run.
     std::vector<std::uint64_t> sendbuf;
@@ -296,8 +458,9 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
 
     // The solve's working set, checked on every rank before any layer is solved: the parts of
     // the layers a jump reaches (a perfect hash of about 5 bits and a depth per position), the
-    // layer's keys and depths (9 bytes a position), the batches; rank 0 also merges a whole
-    // layer (18 bytes a position). A refusal names the rank and the budget it needs.
+    // layer's keys and depths (9 bytes a position), the batches; rank 0 also merges the parts
+    // of a layer to write it, in bounded batches (WriteBatches). A refusal names the rank and
+    // the budget it needs.
     {
         std::uint64_t need = 0;
         int worst = -1;
@@ -307,7 +470,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
                 window += own[n - k];
             std::uint64_t bytes =
                 window * 2 + own[n] * 9 + batch * 64 * 32 + (std::uint64_t{8} << 20);
-            if (me == 0 && !o.output.empty()) bytes += classes[n] * 18;
+            if (me == 0 && !o.output.empty()) bytes += wb.root_bytes(ranks);
             if (bytes > need) need = bytes, worst = n;
         }
         const auto needs = wait([&] { return ex.all(need); });
@@ -464,36 +627,13 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
             parts[m] = {};
         lr.solve_seconds = since(tl) - lr.hash_seconds;
 
-        // 3. Encode and write: rank 0 merges the parts in key order.
+        // 3. Encode and write: rank 0 merges the parts in key order, in bounded batches.
         const auto tw = Clock::now();
-        auto all_keys = wait([&] { return ex.gather<std::uint64_t>(keys); });
-        auto all_depth = wait([&] { return ex.gather<std::uint8_t>(depth); });
-        if (writer) {
-            std::vector<std::uint64_t> merged_keys;
-            std::vector<std::uint8_t> merged_depth;
-            merged_keys.reserve(classes[n]);
-            merged_depth.reserve(classes[n]);
-            using Item = std::pair<std::uint64_t, std::size_t>;
-            std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-            std::vector<std::size_t> at(all_keys.size(), 0);
-            for (std::size_t r = 0; r < all_keys.size(); ++r)
-                if (!all_keys[r].empty()) heap.push({all_keys[r][0], r});
-            while (!heap.empty()) {
-                const auto [k, r] = heap.top();
-                heap.pop();
-                merged_keys.push_back(k);
-                merged_depth.push_back(all_depth[r][at[r]]);
-                if (++at[r] < all_keys[r].size()) heap.push({all_keys[r][at[r]], r});
-            }
-            all_keys = {};
-            all_depth = {};
-            if (merged_keys.size() != classes[n]) {
-                throw std::logic_error("generate_parts: layer " + std::to_string(n) + " has " +
-                                       std::to_string(merged_keys.size()) + " keys, expected " +
-                                       std::to_string(classes[n]));
-            }
-            writer->add_layer(format::LayerInfo{static_cast<std::uint32_t>(n), classes[n], raw[n]},
-                              merged_keys, merged_depth);
+        if (!o.output.empty()) {
+            rep.write_rounds +=
+                write_parts(ex, wait, writer.get(),
+                            format::LayerInfo{static_cast<std::uint32_t>(n), classes[n], raw[n]},
+                            keys, depth, wb, dir.path());
         }
         rep.write_seconds += since(tw);
         rep.solve_seconds += since(tl) - since(tw);
@@ -580,7 +720,13 @@ std::optional<PartsEstimate> estimate_parts(const Board& b, int ranks) {
     e.memory_per_rank =
         std::max<std::uint64_t>(16 * e.window, 2 * e.window + 9 * e.largest_layer) / n +
         (std::uint64_t{64} << 20);
-    e.root_extra = 18 * e.largest_layer;
+    // Rank 0 merges the parts of a layer in batches (WriteBatches, from the budget a rank
+    // needs) and spills the layer's encoded blocks beside its work files before writing them.
+    e.root_extra = WriteBatches::of(e.memory_per_rank, ranks).root_bytes(ranks);
+    e.root_spill = e.classes ? static_cast<std::uint64_t>(static_cast<double>(e.table_bytes) *
+                                                          static_cast<double>(e.largest_layer) /
+                                                          static_cast<double>(e.classes))
+                             : 0;
     // The parts' keys (about 3 bytes a class compressed) and depths (1 byte).
     e.disk_per_rank = 4 * e.classes / n;
     e.bytes_exchanged =

@@ -6,12 +6,20 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "solver/exchange.hpp"
 #include "solver/solve.hpp"
+#include "solver/solved.hpp"
+
+namespace konane::format {
+class TableWriter;
+struct LayerInfo;
+}  // namespace konane::format
 
 namespace konane::solver {
 
@@ -36,6 +44,7 @@ struct PartsReport {
     std::uint64_t file_bytes = 0;
     bool resumed = false;             ///< the enumeration was read back from the work directory
     int layers_resumed = 0;           ///< solved layers read back from the work directory
+    std::uint64_t write_rounds = 0;   ///< rounds of batches rank 0 asked for to write the layers
     std::vector<RankReport> by_rank;  ///< rank 0 only: one per rank
 };
 
@@ -48,14 +57,43 @@ struct PartsReport {
 ///  - hash: each rank builds a minimal perfect hash of its part of each solved layer;
 ///  - solve (ascending pieces): each rank asks the owners of its positions' children for their
 ///    depths (a request and answer exchange per batch) and combines them (DepthAccumulator);
-///  - encode and write: rank 0 merges the parts' sorted keys and depths of each layer in key
-///    order and writes the layer (format::TableWriter) exactly as generate() does.
+///  - encode and write: rank 0 asks every rank for its part's next sorted keys and depths in
+///    batches bounded by options.memory_bytes, merges them in key order and streams them into
+///    the table (format::TableWriter::begin_layer, its encoded blocks spilled to rank 0's work
+///    folder), so that it never holds a whole layer; the file is the bytes generate() writes.
 /// State is kept per rank under options.work_dir/rank-R-of-N (the parts' keys and solved
 /// depths), so that a rerun of the same command after a kill resumes after the last layer
 /// every rank solved (an enumeration cut short is done again). options.memory_bytes bounds
 /// the batches (not the parts themselves). Throws as generate() does; a failure on one rank
 /// must end the whole job (the caller aborts it), since the others then wait in a collective.
 PartsReport generate_parts(const GenerateOptions& options, Exchange& ex);
+
+/// The batches in which rank 0 gets the parts of a layer to write it (write_layer_parts).
+struct WriteBatches {
+    std::uint64_t per_rank = 256;  ///< positions (key and depth, 9 bytes) a rank sends per batch
+    std::size_t spill_chunk = std::size_t{1} << 16;  ///< TableWriter::begin_layer's spill chunk
+    /// From a memory budget in bytes: batches of a sixty-fourth of it over the ranks (256 to
+    /// 2^20 positions), a spill chunk of a sixty-fourth (64 KiB to 8 MiB).
+    static WriteBatches of(std::uint64_t budget, int ranks);
+    /// Bytes rank 0 holds at most to write a layer from `ranks` parts: a buffer of up to two
+    /// batches per rank, the merged batch, three spill chunks and 1 MiB.
+    std::uint64_t root_bytes(int ranks) const;
+};
+
+/// Writes one layer from its parts, collectively: every rank holds its part's keys, ascending
+/// and distinct, and their depths; rank 0, the only one with a writer (the others pass null),
+/// asks each rank whose buffer is at most half full for its next keys and depths (at most
+/// wb.per_rank of them), merges the buffers in key order while every rank with more to send
+/// has some buffered, and streams the merged keys into the layer (format::TableWriter::
+/// begin_layer, its encoded blocks spilled to spill_dir in chunks of wb.spill_chunk), so that
+/// it holds wb.root_bytes() and never the layer. The layer's Huffman code comes from the
+/// depths' histogram summed over the ranks, its universe from the greatest key. The bytes are
+/// those add_layer() of the whole layer writes. Returns the rounds of requests. Throws as the
+/// writer does (on rank 0) and std::logic_error when the parts do not hold info.classes keys.
+std::uint64_t write_layer_parts(Exchange& ex, format::TableWriter* writer,
+                                const format::LayerInfo& info, std::span<const std::uint64_t> keys,
+                                std::span<const Depth> depth, const WriteBatches& wb,
+                                const std::filesystem::path& spill_dir);
 
 /// What a generation over `ranks` ranks needs, before it starts.
 struct PartsEstimate {
@@ -65,7 +103,8 @@ struct PartsEstimate {
     bool measured = false;  ///< counted on a table built here (else: the model, see source)
     std::string source;     ///< where the counts come from, for messages
     std::uint64_t memory_per_rank = 0;  ///< bytes each rank holds at its peak
-    std::uint64_t root_extra = 0;       ///< bytes rank 0 holds more (the merge of a layer)
+    std::uint64_t root_extra = 0;       ///< bytes rank 0 holds more (the batches it merges)
+    std::uint64_t root_spill = 0;       ///< disk rank 0 needs more: the largest layer's encoding
     std::uint64_t disk_per_rank = 0;    ///< bytes of each rank's work directory
     std::uint64_t table_bytes = 0;      ///< bytes of the table file
     std::uint64_t bytes_exchanged = 0;  ///< bytes sent between ranks in all

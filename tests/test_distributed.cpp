@@ -4,8 +4,11 @@
 // tests run in every build (the MPI runs are tests/mpi/*.sh, registered when KONANE_MPI is on).
 #include <atomic>
 #include <barrier>
+#include <bit>
 #include <filesystem>
 #include <memory>
+#include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -15,6 +18,7 @@
 
 #include "cli_helpers.hpp"
 #include "core/gap.hpp"
+#include "format/table.hpp"
 #include "solver/distributed.hpp"
 #include "solver/solve.hpp"
 #include "temp_dir.hpp"
@@ -202,6 +206,101 @@ TEST_CASE("generate over layer parts: a gap's table equals generate()'s", "[solv
         run_parts(o, ranks);
         CHECK(test::slurp(o.output) == want);
     }
+}
+
+TEST_CASE("write_layer_parts: rank 0 merges the parts in small batches into add_layer's bytes",
+          "[solver][parts]") {
+    // Random layers of a 4x5 board split into parts as the generator splits them (part_of),
+    // written from the parts with batches of a few positions and a spill chunk of 100 bytes,
+    // against TableWriter::add_layer of each whole layer.
+    test::TempDir dir("konane-parts-write");
+    format::TableMeta meta;
+    meta.rows = 4;
+    meta.cols = 5;
+    meta.ruleset = "brainking";
+    meta.generator = "test";
+    struct Layer {
+        format::LayerInfo info;
+        std::vector<std::uint64_t> keys;
+        std::vector<std::uint8_t> depth;
+    };
+    std::mt19937_64 rng(22);
+    std::vector<Layer> layers;
+    // 1 and 2 keys: some ranks have an empty part.
+    for (const auto& [pieces, n] :
+         std::vector<std::pair<int, int>>{{3, 1}, {4, 2}, {9, 3000}, {12, 8000}}) {
+        Layer l;
+        std::set<std::uint64_t> keys;
+        while (keys.size() < static_cast<std::size_t>(n)) {
+            std::uint64_t k = (rng() & 1) << 63;
+            while (std::popcount(k & 0xFFFFF) < pieces)
+                k |= std::uint64_t{1} << (rng() % 20);
+            keys.insert(k);
+        }
+        l.keys.assign(keys.begin(), keys.end());
+        for (std::size_t i = 0; i < l.keys.size(); ++i)
+            l.depth.push_back(
+                static_cast<std::uint8_t>(std::min<int>(rng() % 7 * (rng() % 5), 30)));
+        l.info = {static_cast<std::uint32_t>(pieces), l.keys.size(), l.keys.size() * 2};
+        layers.push_back(std::move(l));
+    }
+    {
+        format::TableWriter w(dir.path / "ref.kbt", meta, 1);
+        for (const Layer& l : layers)
+            w.add_layer(l.info, l.keys, l.depth);
+        w.commit();
+    }
+    const std::string want = test::slurp(dir.path / "ref.kbt");
+    for (int ranks = 1; ranks <= 4; ++ranks) {
+        for (const std::uint64_t per_rank : {std::uint64_t{64}, std::uint64_t{1000}}) {
+            INFO(ranks << " ranks, batches of " << per_rank);
+            solver::WriteBatches wb;
+            wb.per_rank = per_rank;
+            wb.spill_chunk = 100;
+            Group g(ranks);
+            std::vector<std::string> errors(static_cast<std::size_t>(ranks));
+            std::vector<std::uint64_t> rounds(static_cast<std::size_t>(ranks), 0);
+            std::vector<std::thread> pool;
+            for (int r = 0; r < ranks; ++r) {
+                pool.emplace_back([&, r] {
+                    ThreadExchange ex(g, r);
+                    try {
+                        std::unique_ptr<format::TableWriter> w;
+                        if (r == 0)
+                            w = std::make_unique<format::TableWriter>(dir.path / "parts.kbt", meta,
+                                                                      1);
+                        for (const Layer& l : layers) {
+                            std::vector<std::uint64_t> keys;
+                            std::vector<std::uint8_t> depth;
+                            for (std::size_t i = 0; i < l.keys.size(); ++i) {
+                                if (solver::part_of(l.keys[i], ranks) != r) continue;
+                                keys.push_back(l.keys[i]);
+                                depth.push_back(l.depth[i]);
+                            }
+                            rounds[r] += solver::write_layer_parts(ex, w.get(), l.info, keys, depth,
+                                                                   wb, dir.path);
+                        }
+                        if (w) w->commit();
+                    } catch (const std::exception& e) {
+                        errors[r] = e.what();
+                        ex.leave();
+                    }
+                });
+            }
+            for (auto& t : pool)
+                t.join();
+            for (int r = 0; r < ranks; ++r)
+                CHECK(errors[r].empty());
+            CHECK(test::slurp(dir.path / "parts.kbt") == want);
+            // Every rank took part in every round, and no batch was larger than asked: the
+            // 11003 positions need at least 11003 / (per_rank * ranks) rounds.
+            CHECK(std::equal(rounds.begin() + 1, rounds.end(), rounds.begin()));
+            CHECK(rounds[0] >= 11003 / (per_rank * static_cast<std::uint64_t>(ranks)));
+        }
+    }
+    // No spill file is left in the directory given.
+    for (const auto& e : std::filesystem::directory_iterator(dir.path))
+        CHECK(e.path().filename().string().rfind(".konane", 0) != 0);
 }
 
 TEST_CASE("generate over layer parts resumes from the ranks' work directories", "[solver][parts]") {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <catch2/catch.hpp>
@@ -577,6 +578,121 @@ TEST_CASE("format: a table of another board or ruleset is refused when one is as
     REQUIRE_THAT(open_error(p, Expect{0, 5, ""}), Catch::Contains("expected *x5"));
     REQUIRE_THAT(open_error(p, Expect{6, 6, "center"}),
                  Catch::Contains("table is for ruleset 'brainking', expected 'center'"));
+}
+
+namespace {
+
+/// Writes `layers` as streamed layers (begin_layer, add_to_layer in pieces of random sizes,
+/// zero included, end_layer), spilled to `spill` in chunks of `chunk` bytes.
+void write_streamed(const fs::path& p, const TableMeta& meta, const std::vector<SynthLayer>& layers,
+                    const fs::path& spill, std::size_t chunk, std::uint64_t seed, int threads = 0) {
+    std::mt19937_64 rng(seed);
+    TableWriter w(p, meta, threads);
+    for (const auto& l : layers) {
+        std::array<std::uint64_t, 256> hist{};
+        for (const std::uint8_t v : l.values)
+            ++hist[v];
+        w.begin_layer(l.info, l.keys.empty() ? 0 : l.keys.back(), hist, spill, chunk);
+        std::size_t at = 0;
+        while (at < l.keys.size()) {
+            const std::size_t take = std::min<std::size_t>(l.keys.size() - at, rng() % 3000);
+            w.add_to_layer(std::span(l.keys).subspan(at, take),
+                           std::span(l.values).subspan(at, take));
+            at += take;
+        }
+        w.end_layer();
+    }
+    w.commit();
+}
+
+}  // namespace
+
+TEST_CASE("format: a layer streamed in pieces and spilled writes add_layer's bytes", "[format]") {
+    TempDir dir;
+    fs::create_directories(dir / "spill");
+    std::vector<SynthLayer> layers = {make_layer(0, 0, 1), make_layer(1, 1, 2),
+                                      make_layer(4, 1025, 3), make_layer(9, 70000, 4),
+                                      make_layer(18, 300000, 5)};
+    layers[2].values.assign(layers[2].values.size(), 3);  // a single symbol
+    write_table(dir / "ref.kbt", base_meta(), layers);
+    const auto want = read_bytes(dir / "ref.kbt");
+    // Spill chunks of one byte (every block to the file at once), of 1000 bytes (blocks split
+    // across the file and the memory tail, groups of checks read back across both), of the
+    // default, and no spill directory at all.
+    std::uint64_t seed = 10;
+    for (const std::size_t chunk : {std::size_t{1}, std::size_t{1000}, kSpillChunk}) {
+        INFO("spill chunk " << chunk);
+        write_streamed(dir / "s.kbt", base_meta(), layers, dir / "spill", chunk, seed++, 2);
+        REQUIRE(read_bytes(dir / "s.kbt") == want);
+    }
+    write_streamed(dir / "s.kbt", base_meta(), layers, {}, kSpillChunk, seed++, 1);
+    REQUIRE(read_bytes(dir / "s.kbt") == want);
+    check_contents(*Table::open(dir / "s.kbt"), base_meta(), layers);
+    // The spill files are gone with their layers.
+    REQUIRE(fs::is_empty(dir / "spill"));
+}
+
+TEST_CASE("format: streamed layer argument checks", "[format]") {
+    TempDir dir;
+    fs::create_directories(dir / "spill");
+    const auto l = make_layer(5, 3000, 7);
+    std::array<std::uint64_t, 256> hist{};
+    for (const std::uint8_t v : l.values)
+        ++hist[v];
+    const fs::path p = dir / "t.kbt";
+    TableWriter w(p, base_meta());
+    REQUIRE_THROWS_AS(w.add_to_layer(l.keys, l.values), std::logic_error);  // no layer begun
+    REQUIRE_THROWS_AS(w.end_layer(), std::logic_error);
+    auto wrong = hist;
+    ++wrong[0];
+    REQUIRE_THROWS_AS(w.begin_layer(l.info, l.keys.back(), wrong, dir / "spill", 100),
+                      std::invalid_argument);  // counts one value too many
+    REQUIRE_THROWS_AS(w.begin_layer(l.info, l.keys.back(), hist, dir / "nope", 100),
+                      FormatError);  // no such spill directory: the writer is gone
+    REQUIRE_THROWS_AS(w.commit(), std::logic_error);
+
+    TableWriter v(p, base_meta());
+    auto refused = [&](auto add) {
+        v.begin_layer(l.info, l.keys.back(), hist, dir / "spill", 100);
+        REQUIRE_THROWS_AS(add(), std::invalid_argument);
+        REQUIRE_THROWS_AS(v.end_layer(), std::logic_error);  // the layer was dropped
+    };
+    const std::span keys(l.keys);
+    const std::span vals(l.values);
+    refused([&] { v.add_to_layer(keys.first(10), vals.first(9)); });
+    refused([&] {  // a piece out of order
+        v.add_to_layer(keys.subspan(100, 50), vals.subspan(100, 50));
+        v.add_to_layer(keys.first(100), vals.first(100));
+    });
+    refused([&] {  // more keys than the layer's classes
+        v.add_to_layer(keys, vals);
+        v.add_to_layer(keys.last(1), vals.last(1));
+    });
+    refused([&] {  // too few keys
+        v.add_to_layer(keys.first(2999), vals.first(2999));
+        v.end_layer();
+    });
+    refused([&] {  // other values than the histogram's
+        auto other = l.values;
+        other[5] ^= 1;
+        v.add_to_layer(keys, other);
+        v.end_layer();
+    });
+    // A greater last key announced than the layer's (the greatest key of 5 pieces).
+    const std::uint64_t greatest = (std::uint64_t{1} << 63) | (std::uint64_t{0x1F} << 31);
+    REQUIRE(greatest > l.keys.back());
+    v.begin_layer(l.info, greatest, hist, dir / "spill", 100);
+    v.add_to_layer(keys, vals);
+    REQUIRE_THROWS_WITH(v.end_layer(), Catch::Contains("last key"));
+    v.begin_layer(l.info, l.keys.back(), hist, dir / "spill", 100);
+    REQUIRE_THROWS_AS(v.add_layer(l.info, l.keys, l.values), std::logic_error);  // one open
+    REQUIRE_THROWS_AS(v.commit(), std::logic_error);
+    v.add_to_layer(keys, vals);
+    v.end_layer();
+    v.commit();
+    REQUIRE(fs::is_empty(dir / "spill"));
+    write_table(dir / "ref.kbt", base_meta(), {l});
+    REQUIRE(read_bytes(p) == read_bytes(dir / "ref.kbt"));
 }
 
 TEST_CASE("format: writer argument checks", "[format]") {
