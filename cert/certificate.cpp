@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "core/notation.hpp"
+#include "core/value.hpp"
 #include "process/replace_file.hpp"
 #include "process/resource_error.hpp"
 
@@ -27,7 +28,7 @@ ProofGame::ProofGame(const Board& b, const Opening& o, bool jumps_only)
     : board_(b), opening_(o), jumps_only_(jumps_only), group_(b) {}
 
 bool ProofGame::in_opening(Position p) const {
-    return !jumps_only_ && stage_of(board_, opening_.rules, p) != Stage::Play;
+    return konane::in_opening(board_, opening_.rules, p, jumps_only_);
 }
 
 ProofKey ProofGame::key(Position p) const {

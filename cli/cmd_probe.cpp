@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/answer_text.hpp"
 #include "cli/common.hpp"
 #include "cli/gap_arg.hpp"
 #include "cli/help.hpp"
@@ -31,46 +32,6 @@
 namespace konane::cli {
 
 namespace {
-
-/// "win in 7 plies", "loss in 6 plies", "loss (no move)".
-std::string describe(const Value& v) {
-    if (!v.win && v.depth == 0) return "loss (no move)";
-    return fmt::format("{} in {} pl{}", value_word(v), v.depth, v.depth == 1 ? "y" : "ies");
-}
-
-std::string line_text(const Board& b, const std::vector<MoveValue>& line) {
-    std::string s;
-    for (const auto& mv : line) {
-        if (!s.empty()) s += ' ';
-        s += format_move(b, mv.move);
-    }
-    return s.empty() ? "(none: the side to move has no move)" : s;
-}
-
-void print_answer(const Board& b, const Answer& a, const std::string& source) {
-    std::printf("position: %s  (%s, %s)\n", format_position(b, a.position).c_str(),
-                b.name().c_str(), source.c_str());
-    std::printf("to move:  %s\n", color_name(a.position.to_move));
-    std::printf("value:    %s for %s\n", describe(a.value).c_str(), color_name(a.position.to_move));
-    const auto best = pick_best(a.moves);
-    if (best) {
-        std::printf("perfect move: %s (%s)\n", format_move(b, best->move).c_str(),
-                    describe(best->value).c_str());
-    } else {
-        std::printf("perfect move: none (%s has no move and loses)\n",
-                    color_name(a.position.to_move));
-    }
-    if (!a.moves.empty()) {
-        std::printf("moves (value for %s, depth from before the move):\n",
-                    color_name(a.position.to_move));
-        for (const auto& mv : a.moves) {
-            std::printf("  %-8s %-4s %3d%s\n", format_move(b, mv.move).c_str(),
-                        value_word(mv.value), mv.value.depth,
-                        best && mv.move == best->move ? "  *" : "");
-        }
-    }
-    std::printf("perfect line: %s\n", line_text(b, a.line).c_str());
-}
 
 /// The exit for a position the table does not hold: a message suggesting `solve`.
 int not_stored(const char* cmd, const std::string& what, const Board& b, Position p) {
@@ -183,10 +144,10 @@ int run_probe(const ProbeArgs& a) {
     } else if (!a.game.empty()) {
         p = parse_game(b, tb.rules(), a.game).positions.back();
     }
-    Answer ans{p, {}, {}, {}};
+    std::optional<Answer> ans;
     try {
-        const auto v = tb.value(p);
-        if (!v) {
+        ans = table_answer(tb, p);
+        if (!ans) {
             return not_stored(
                 "probe",
                 fmt::format("position {} is not stored in {} (not reachable on {} "
@@ -195,16 +156,13 @@ int run_probe(const ProbeArgs& a) {
                             tb.opening().gap ? "from" : "under", opening_text(b, tb.opening())),
                 b, p);
         }
-        ans.value = *v;
-        ans.moves = tb.moves(p);
-        ans.line = tb.perfect_line(p);
     } catch (const NotStored& e) {
         return not_stored("probe", e.what(), b, p);
     }
     if (a.json) {
-        std::printf("%s\n", dump(answer_json(b, ans)).c_str());
+        std::printf("%s\n", dump(answer_json(b, *ans)).c_str());
     } else {
-        print_answer(b, ans,
+        print_answer(b, *ans,
                      fmt::format("table {}, {}", printable(a.file), opening_text(b, tb.opening())));
     }
     return kOk;
@@ -399,10 +357,7 @@ int run_solve(SolveArgs a) {
         std::printf("game:     Black to move: %s; White to move: %s\n",
                     game_description(b, opt.rules, opt.jumps_only, pb).c_str(),
                     game_description(b, opt.rules, opt.jumps_only, pw).c_str());
-        const Outcome o = outcome_of(*black_starts, *white_starts);
-        std::printf("outcome:  %s (%s): Black to move: %s; White to move: %s\n", outcome_name(o),
-                    outcome_description(o), describe(*black_starts).c_str(),
-                    describe(*white_starts).c_str());
+        print_outcome(*black_starts, *white_starts);
     }
     std::printf("searched: %zu position%s", s.positions(), s.positions() == 1 ? "" : "s");
     if (tb) {

@@ -372,13 +372,6 @@ std::string game_description(const Board& b, Ruleset r, bool jumps_only, Positio
     return "jumps";
 }
 
-const char* outcome_description(Outcome o) {
-    return o == Outcome::Black   ? "Black wins whoever starts"
-           : o == Outcome::White ? "White wins whoever starts"
-           : o == Outcome::First ? "the player to move wins"
-                                 : "the player to move loses";
-}
-
 int run_solve_wdl(const SolveArgs& a) {
     std::optional<Board> want;
     if (!a.board.empty()) want = Board::parse(a.board);

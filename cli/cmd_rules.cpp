@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/answer_text.hpp"
 #include "cli/common.hpp"
 #include "cli/gap_arg.hpp"
 #include "cli/help.hpp"
@@ -64,24 +65,7 @@ int run_moves(const MovesOptions& o) {
     } else {
         pos = parse_game(*board, rules, o.game).positions.back();
     }
-    const auto moves = legal_moves(*board, rules, pos);
-    if (o.json) {
-        nlohmann::ordered_json j;
-        j["position"] = format_position(*board, pos);
-        j["to_move"] = color_name(pos.to_move);
-        j["moves"] = nlohmann::ordered_json::array();
-        for (const auto& mc : moves)
-            j["moves"].push_back(format_move(*board, mc.move));
-        std::printf("%s\n", dump(j).c_str());
-        return kOk;
-    }
-    std::printf("position: %s\n", format_position(*board, pos).c_str());
-    std::printf("to move:  %s\n", color_name(pos.to_move));
-    std::printf("%zu legal %s%s\n", moves.size(),
-                stage_of(*board, rules, pos) == Stage::Play ? "jump" : "removal",
-                moves.size() == 1 ? "" : "s");
-    for (const auto& mc : moves)
-        std::printf("%s\n", format_move(*board, mc.move).c_str());
+    print_moves(*board, rules, pos, legal_moves(*board, rules, pos), o.json);
     return kOk;
 }
 
@@ -110,15 +94,9 @@ int run_perft(PerftOptions o) {
     // From a gap every ply is a jump: the start has two holes (core/board.hpp stage_of).
     const std::uint64_t nodes =
         perft(board, rules, gap ? gap_start(board, *gap) : board.start(), o.depth);
-    if (o.json) {
-        nlohmann::ordered_json j{{"board", board.name()}};
-        put_opening(j, board, gap ? Opening::from_gap(*gap) : Opening(rules));
-        j["depth"] = o.depth;
-        j["nodes"] = nodes;
-        std::printf("%s\n", dump(j).c_str());
-    } else {
-        std::printf("%llu\n", static_cast<unsigned long long>(nodes));
-    }
+    json head{{"board", board.name()}};
+    put_opening(head, board, gap ? Opening::from_gap(*gap) : Opening(rules));
+    print_perft(head, o.depth, nodes, o.json);
     return kOk;
 }
 

@@ -18,16 +18,6 @@ json value_json(const Value& v) {
     return json{{"value", value_word(v)}, {"depth", v.depth}};
 }
 
-std::optional<Answer> table_answer(const Tablebase& tb, Position p) {
-    const auto v = tb.value(p);
-    if (!v) return std::nullopt;
-    return Answer{p, *v, tb.moves(p), tb.perfect_line(p)};
-}
-
-Answer search_answer(Searcher& s, Position p) {
-    return Answer{p, s.value(p), s.moves(p), s.perfect_line(p)};
-}
-
 std::string batch_line(const Tablebase& tb, std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const Board& b = tb.board();
@@ -50,46 +40,10 @@ std::string batch_line(const Tablebase& tb, std::string_view line) {
     return dump(j);
 }
 
-json answer_json(const Board& b, const Answer& a) {
-    json j;
-    j["position"] = format_position(b, a.position);
-    j["to_move"] = color_name(a.position.to_move);
-    j["value"] = value_word(a.value);
-    j["depth"] = a.value.depth;
-    const auto best = pick_best(a.moves);
-    j["best"] = best ? json(format_move(b, best->move)) : json(nullptr);
-    j["moves"] = json::array();
-    for (const auto& mv : a.moves) {
-        j["moves"].push_back({{"move", format_move(b, mv.move)},
-                              {"value", value_word(mv.value)},
-                              {"depth", mv.value.depth},
-                              {"child", format_position(b, mv.child)}});
-    }
-    j["line"] = json::array();
-    for (const auto& mv : a.line)
-        j["line"].push_back(format_move(b, mv.move));
-    return j;
-}
-
-const char* game_kind(const Board& b, Ruleset r, bool jumps_only, Position p) {
-    if (jumps_only) return "jumps only";
-    return stage_of(b, r, p) == Stage::Play ? "jumps" : "opening";
-}
-
 json solve_json(const Board& b, const Answer& a, const Searcher& s,
                 const std::optional<std::pair<Value, Value>>& both) {
-    json j = answer_json(b, a);
-    if (both) {
-        j["outcome"] = outcome_name(outcome_of(both->first, both->second));
-        j["black_starts"] = value_json(both->first);
-        j["white_starts"] = value_json(both->second);
-    }
-    j["board"] = b.name();
-    j["search"] = {{"positions", s.positions()},
-                   {"table_hits", s.table_hits()},
-                   {"table_rejections", s.table_rejections()}};
-    j["game"] = game_kind(b, s.options().rules, s.options().jumps_only, a.position);
-    return j;
+    return solve_json(b, a, SearchFigures{s.positions(), s.table_hits(), s.table_rejections()},
+                      s.options().rules, s.options().jumps_only, both);
 }
 
 const char* winner_name(Position p, const Value& v) {

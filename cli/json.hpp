@@ -2,6 +2,8 @@
 // one builder per object, shared by both so that they cannot drift apart.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,7 +14,10 @@
 
 #include "core/board.hpp"
 #include "core/notation.hpp"
+#include "core/outcome.hpp"
+#include "core/value.hpp"
 #include "probe/analysis.hpp"
+#include "probe/answer.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
@@ -33,36 +38,74 @@ const char* value_word(const Value& v);
 /// {"value": "win"|"loss", "depth": plies}.
 json value_json(const Value& v);
 
-/// The answer for one position: its value for the side to move, every legal move with its value
-/// for the mover (depth from before the move), and the perfect line.
-struct Answer {
-    Position position;
-    Value value;
-    std::vector<MoveValue> moves;
-    std::vector<MoveValue> line;
-};
-
-/// The answer of a table for p, or nullopt when the table does not hold p.
-/// @throws NotStored when it holds p but not one of its children; format::FormatError on a
-///         damaged block.
-std::optional<Answer> table_answer(const Tablebase& tb, Position p);
-
-/// The answer of a search for p. @throws SearchLimit past the searcher's limit.
-Answer search_answer(Searcher& s, Position p);
+// The answer for one position (Answer, table_answer(), search_answer()) is the library's, the
+// same for the command, the server and the Python module: probe/answer.hpp.
 
 /// What `konane probe --json` prints: {"position", "to_move", "value", "depth", "best" (a move
 /// or null), "moves": [{"move", "value", "depth", "child" (the position after the move)}],
-/// "line": [moves]}; moves and positions in notation on b.
-json answer_json(const Board& b, const Answer& a);
+/// "line": [moves]}; moves and positions in notation on b. BoardT: Board or BigBoard (with
+/// their positions and move values).
+template <class BoardT, class Pos, class MV>
+json answer_json(const BoardT& b, const BasicAnswer<Pos, MV>& a) {
+    json j;
+    j["position"] = format_position(b, a.position);
+    j["to_move"] = color_name(a.position.to_move);
+    j["value"] = value_word(a.value);
+    j["depth"] = a.value.depth;
+    const auto best = pick_best(a.moves);
+    j["best"] = best ? json(format_move(b, best->move)) : json(nullptr);
+    j["moves"] = json::array();
+    for (const auto& mv : a.moves) {
+        j["moves"].push_back({{"move", format_move(b, mv.move)},
+                              {"value", value_word(mv.value)},
+                              {"depth", mv.value.depth},
+                              {"child", format_position(b, mv.child)}});
+    }
+    j["line"] = json::array();
+    for (const auto& mv : a.line)
+        j["line"].push_back(format_move(b, mv.move));
+    return j;
+}
 
 /// Which game p is played as under ruleset r (core/board.hpp stage_of, rules.md "Positions no
 /// opening produces"): "jumps", "opening" (removals first), or "jumps only" (--jumps-only).
-const char* game_kind(const Board& b, Ruleset r, bool jumps_only, Position p);
+template <class BoardT, class Pos>
+const char* game_kind(const BoardT& b, Ruleset r, bool jumps_only, const Pos& p) {
+    if (jumps_only) return "jumps only";
+    return in_opening(b, r, p) ? "opening" : "jumps";
+}
+
+/// What a search counted, for solve_json(): positions in its memo, values taken from a table
+/// and values the table's check rejected.
+struct SearchFigures {
+    std::size_t positions = 0;
+    std::uint64_t table_hits = 0;
+    std::uint64_t table_rejections = 0;
+};
 
 /// What `konane solve --json` prints and `/api/solve` answers: answer_json(), then with `both`
 /// (the values with Black and with White to move) "outcome", "black_starts", "white_starts",
-/// then "board", "search" ({"positions", "table_hits", "table_rejections"} of s) and "game"
-/// (game_kind() under s's ruleset and jumps_only).
+/// then "board", "search" ({"positions", "table_hits", "table_rejections"}) and "game"
+/// (game_kind() under `rules` and jumps_only). On every board type.
+template <class BoardT, class Pos, class MV>
+json solve_json(const BoardT& b, const BasicAnswer<Pos, MV>& a, const SearchFigures& figures,
+                Ruleset rules, bool jumps_only,
+                const std::optional<std::pair<Value, Value>>& both = std::nullopt) {
+    json j = answer_json(b, a);
+    if (both) {
+        j["outcome"] = outcome_name(outcome_of(both->first, both->second));
+        j["black_starts"] = value_json(both->first);
+        j["white_starts"] = value_json(both->second);
+    }
+    j["board"] = b.name();
+    j["search"] = {{"positions", figures.positions},
+                   {"table_hits", figures.table_hits},
+                   {"table_rejections", figures.table_rejections}};
+    j["game"] = game_kind(b, rules, jumps_only, a.position);
+    return j;
+}
+
+/// solve_json() of a Searcher's answer: its figures, ruleset and jumps_only.
 json solve_json(const Board& b, const Answer& a, const Searcher& s,
                 const std::optional<std::pair<Value, Value>>& both = std::nullopt);
 

@@ -74,7 +74,4 @@ int run_openings_search(const OpeningsArgs& a);
 /// this position, so it is played by jumps)".
 std::string game_description(const Board& b, Ruleset r, bool jumps_only, Position p);
 
-/// The outcome class in words, for the `outcome:` line: e.g. "Black wins whoever starts".
-const char* outcome_description(Outcome o);
-
 }  // namespace konane::cli

@@ -59,6 +59,13 @@ inline void for_each_jump(const Board& b, Position p, F&& f) {
 /// True when the side to move in p has at least one jump (Stage::Play semantics).
 bool has_jump(const Board& b, Position p);
 
+/// The number of jumps the side to move has in p (Stage::Play semantics: the moves
+/// for_each_jump() would give), by bit operations without making the children
+/// (core/rules_generic.hpp count_jumps). Inline: the proof search calls it at every node.
+inline int count_jumps(const Board& b, Position p) {
+    return rules::count_jumps(b, p.occ, p.to_move);
+}
+
 /// Every legal move in p under ruleset r, with its child, in the order of for_each_jump for
 /// jumps; removals in increasing square index. By stage_of(b, r, p): full board
 /// (Stage::FullBoard): Black's removals; one-hole board whose hole Black may empty under r

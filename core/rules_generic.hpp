@@ -118,6 +118,17 @@ Stage stage(const BoardT& b, Ruleset r, const BitsOf<BoardT>& occ, Color to_move
     return Stage::Play;
 }
 
+/// The jump masks, the one statement of where a jump can start (rules.md "Jumps"): the squares
+/// x from which a piece jumps in direction d, x + step an opponent piece (in `opp`), x + 2 step
+/// empty (in `empty`) and on the board (can_jump[d]). Whose piece stands on x is the caller's
+/// to check. b.can_jump[d] must be non-empty (so that the shifts stay below the width).
+template <class BoardT>
+BitsOf<BoardT> jump_squares(const BoardT& b, const BitsOf<BoardT>& opp, const BitsOf<BoardT>& empty,
+                            int d) {
+    const int s = b.step[d];
+    return b.can_jump[d] & shift_back(opp, s) & shift_back(empty, 2 * s);
+}
+
 /// Calls f(from, land, child_occ) for every jump of side `to_move` in occupancy occ, in the
 /// order of core/movegen.hpp for_each_jump (directions Up, Down, Right, Left; start squares by
 /// increasing index; shorter jumps first). The one statement of the jump rule (rules.md "Jumps").
@@ -133,8 +144,7 @@ inline void jumps(const BoardT& b, const BitsOf<BoardT>& occ, Color to_move, F&&
         // keeps the shifts below the word's width.
         if (!b.can_jump[d]) continue;
         const int s = b.step[d];
-        // jumpable: squares x with x+s an opponent piece, x+2s empty, x+2s on the board.
-        const B jumpable = b.can_jump[d] & shift_back(opp, s) & shift_back(empty, 2 * s);
+        const B jumpable = jump_squares(b, opp, empty, d);
         B src = mine & jumpable;
         while (src) {
             const int from = Ops::lowest(src);
@@ -164,10 +174,35 @@ bool has_jump(const BoardT& b, const BitsOf<BoardT>& occ, Color to_move) {
     const B empty = b.all & ~occ;
     for (int d = 0; d < 4; ++d) {
         if (!b.can_jump[d]) continue;
-        const int s = b.step[d];
-        if (mine & b.can_jump[d] & shift_back(opp, s) & shift_back(empty, 2 * s)) return true;
+        if (mine & jump_squares(b, opp, empty, d)) return true;
     }
     return false;
+}
+
+/// The number of jumps side `to_move` has in occupancy occ (the moves jumps() would give),
+/// counted by bit operations without making the children: the pieces that can jump once in a
+/// direction, then those whose landing square can jump on, and so on along the chain (the
+/// squares behind a jump never matter for the next one, so the masks of occ hold throughout).
+template <class BoardT>
+int count_jumps(const BoardT& b, const BitsOf<BoardT>& occ, Color to_move) {
+    using B = BitsOf<BoardT>;
+    using Ops = BitOps<B>;
+    const B mine = occ & b.color[static_cast<int>(to_move)];
+    const B opp = occ & b.color[static_cast<int>(other(to_move))];
+    const B empty = b.all & ~occ;
+    int n = 0;
+    for (int d = 0; d < 4; ++d) {
+        if (!b.can_jump[d]) continue;  // no jump this way; keeps the shifts below the width
+        const int s = b.step[d];
+        const B jumpable = jump_squares(b, opp, empty, d);
+        // `at`: the squares a jump of this direction starts from at this step of a chain.
+        B at = mine & jumpable;
+        while (at) {
+            n += Ops::count(at);
+            at = shift_back(at, -2 * s) & jumpable;
+        }
+    }
+    return n;
 }
 
 /// The legal moves of position p under ruleset r, with their children (core/movegen.hpp

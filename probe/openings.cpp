@@ -1,6 +1,7 @@
 #include "probe/openings.hpp"
 
 #include "core/notation.hpp"
+#include "core/outcome.hpp"
 
 namespace konane {
 
@@ -31,10 +32,12 @@ Openings compute_openings(const Tablebase& tb) {
     }
     const Position start = b.start();
     std::optional<Value> best_for_black;
+    Verdict board_verdict(Color::Black);  // Black chooses the removal
     for (const auto& first : legal_moves(b, tb.rules(), start)) {
         OpeningChoice choice;
         choice.black = first.move;
         std::optional<Value> best_for_white;  // White's view of its best reply
+        Verdict reply_verdict(Color::White);  // White chooses the reply
         for (const auto& second : legal_moves(b, tb.rules(), first.child)) {
             const auto v = tb.value(second.child);  // Black to move
             if (!v) {
@@ -42,28 +45,27 @@ Openings compute_openings(const Tablebase& tb) {
                                 format_move(b, second.move) + " is not stored in " +
                                 tb.table().path().string());
             }
-            out.lines.push_back(
-                {first.move, second.move, v->win ? Color::Black : Color::White, v->depth});
-            const Value for_white{!v->win, v->depth + 1};
+            const Color winner = v->win ? Color::Black : Color::White;
+            out.lines.push_back({first.move, second.move, winner, v->depth});
+            reply_verdict.add(winner);
+            const Value for_white = move_value(*v);
             if (!best_for_white || better(for_white, *best_for_white)) {
                 best_for_white = for_white;
                 choice.white = second.move;
-                choice.winner = v->win ? Color::Black : Color::White;
                 choice.depth = v->depth;
             }
         }
-        // Without a reply White loses: Black wins at once.
-        const Value for_black = best_for_white
-                                    ? Value{!best_for_white->win, best_for_white->depth + 1}
-                                    : Value{true, 1};
-        if (!best_for_white) choice.winner = Color::Black;
+        // Without a reply White loses: Black wins at once (the verdict of an empty choice).
+        choice.winner = *reply_verdict.winner();
+        const Value for_black = best_for_white ? move_value(*best_for_white) : Value{true, 1};
+        board_verdict.add(choice.winner);
         out.choices.push_back(choice);
         if (!best_for_black || better(for_black, *best_for_black)) {
             best_for_black = for_black;
             out.best = choice;
         }
     }
-    out.winner = best_for_black && best_for_black->win ? Color::Black : Color::White;
+    out.winner = *board_verdict.winner();
     return out;
 }
 

@@ -5,22 +5,10 @@
 #include <string>
 
 #include "core/notation.hpp"
+#include "probe/engine.hpp"
 #include "table/header.hpp"
 
 namespace konane {
-
-bool better(const Value& a, const Value& b) {
-    if (a.win != b.win) return a.win;
-    return a.win ? a.depth < b.depth : a.depth > b.depth;
-}
-
-std::optional<MoveValue> pick_best(const std::vector<MoveValue>& moves) {
-    std::optional<MoveValue> best;
-    for (const auto& mv : moves) {
-        if (!best || better(mv.value, best->value)) best = mv;
-    }
-    return best;
-}
 
 struct Tablebase::State {
     std::shared_ptr<const format::Table> table;
@@ -106,17 +94,12 @@ bool opening_reachable(const Board& b, const Opening& o, Position p) {
 }  // namespace
 
 std::optional<Value> Tablebase::value(Position p) const {
-    if (stage_of(board(), rules(), p) == Stage::Play) return lookup(p);
+    if (!in_opening(board(), rules(), p)) return lookup(p);
     // Opening stage: answered from the children (rules.md "Equivalent positions").
     if (!opening_reachable(board(), opening(), p)) return std::nullopt;
-    std::optional<Value> best;
-    for (const auto& mc : legal_moves(board(), rules(), p)) {
-        const auto v = value(mc.child);
-        if (!v) return std::nullopt;
-        const Value mine = move_value(*v);
-        if (!best || better(mine, *best)) best = mine;
-    }
-    return best ? *best : Value{false, 0};
+    return opening_value(board(), rules(), p, [&](const MoveChild& mc, std::size_t, std::size_t) {
+        return value(mc.child);
+    });
 }
 
 std::vector<MoveValue> Tablebase::moves(Position p) const {
@@ -173,16 +156,11 @@ std::vector<MoveValue> Tablebase::moves(Position p) const {
 }
 
 std::optional<MoveValue> Tablebase::best_move(Position p) const {
-    return pick_best(moves(p));
+    return best_move_of(*this, p);
 }
 
 std::vector<MoveValue> Tablebase::perfect_line(Position p) const {
-    std::vector<MoveValue> line;
-    while (auto mv = best_move(p)) {
-        line.push_back(*mv);
-        p = mv->child;
-    }
-    return line;
+    return perfect_line_of(*this, p);
 }
 
 }  // namespace konane

@@ -17,35 +17,12 @@
 #include "core/gap.hpp"
 #include "core/movegen.hpp"
 #include "core/symmetry.hpp"
+#include "core/value.hpp"
 #include "format/table.hpp"
 
 namespace konane {
 
-/// The value of a position for the side to move: WIN or LOSS, and the depth to end in plies
-/// (the winner hurries, the loser delays). WIN depths are odd, LOSS depths even; a position
-/// without a move is a LOSS at depth 0 (rules.md "Values").
-struct Value {
-    bool win = false;
-    int depth = 0;
-    /// The value a depth byte stands for (odd = WIN).
-    static Value from_depth(int d) { return Value{(d & 1) != 0, d}; }
-    friend bool operator==(const Value&, const Value&) = default;
-};
-
-/// The value of a move for the player who makes it, from the value of the child position for
-/// the opponent: WIN when the child is a LOSS, depth 1 + the child's depth.
-constexpr Value move_value(const Value& child) {
-    return Value{!child.win, child.depth + 1};
-}
-
-/// A legal move with the value it leads to for the player who makes it: `value.win` when the
-/// child is a LOSS for the opponent, and `value.depth` = 1 + the child's depth, counted from
-/// before the move, so the perfect move's depth equals the position's.
-struct MoveValue {
-    Move move;
-    Position child;
-    Value value;
-};
+// Value, move_value(), MoveValue, better() and pick_best() are the game's (core/value.hpp).
 
 /// Thrown when moves, a best move or a line are asked of a table that does not hold the
 /// position (nor, in the opening stage, its children). The message names the position and the
@@ -53,16 +30,6 @@ struct MoveValue {
 struct NotStored : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-
-/// The preference between two move values of one position (rules.md "Values"): a WIN beats a
-/// LOSS; among WINs the smaller depth, among LOSSes the greater depth. better(a, b) is strict:
-/// equal values are not better, so scanning the moves in legal_moves() order and keeping a move
-/// only when it is better breaks ties towards the earlier move (direction up, down, right,
-/// left; start square a1, b1, ...; shorter jumps first; removals by square).
-bool better(const Value& a, const Value& b);
-
-/// The perfect move among `moves` (better(), earliest on ties); nullopt when empty.
-std::optional<MoveValue> pick_best(const std::vector<MoveValue>& moves);
 
 /// A tablebase opened for probing.
 ///

@@ -19,32 +19,11 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "core/outcome.hpp"
 #include "process/huge_pages.hpp"
 #include "process/replace_file.hpp"
 
 namespace konane {
-
-int count_jumps(const Board& b, Position p) {
-    const std::uint64_t mine = mover_pieces(b, p);
-    const std::uint64_t opp = opponent_pieces(b, p);
-    const std::uint64_t empty = b.all & ~p.occ;
-    int n = 0;
-    for (int d = 0; d < 4; ++d) {
-        if (!b.can_jump[d]) continue;  // no jump this way; keeps the shifts below 64 bits
-        const int s = b.step[d];
-        const std::uint64_t jumpable = b.can_jump[d] & (s > 0 ? (opp >> s) & (empty >> (2 * s))
-                                                              : (opp << -s) & (empty << (-2 * s)));
-        // `at`: the squares a jump of this direction starts from at this step of a chain; the
-        // landing square continues the chain when it is itself a jumpable square (the squares
-        // behind a jump never matter for the next one, so the original masks hold).
-        std::uint64_t at = mine & jumpable;
-        while (at) {
-            n += std::popcount(at);
-            at = (s > 0 ? at << (2 * s) : at >> (-2 * s)) & jumpable;
-        }
-    }
-    return n;
-}
 
 /// A transposition-table entry: a canonical position and its proven value, two words read and
 /// written as relaxed atomics (the threads of a team share the table without locks).
@@ -383,21 +362,22 @@ struct FrameGuard {
 bool ProofSearch::search_opening(Position p, int ply) {
     count_node();
     Frame& f = frames_[static_cast<std::size_t>(ply)];
-    const auto moves = legal_moves(board_, options_.rules, p, options_.jumps_only);
     FrameGuard guard{f.count};
-    f.count = static_cast<int>(moves.size());
-    for (std::size_t i = 0; i < moves.size(); ++i) {
-        f.index = static_cast<int>(i);
-        f.current = moves[i].move;
-        if (!search_child(moves[i].child, ply + 1)) return true;
-    }
-    return false;
+    // Who wins only: the first winning removal decides (the depth is not asked).
+    return opening_value(
+               board_, options_.rules, p,
+               [&](const MoveChild& mc, std::size_t i, std::size_t n) {
+                   f.count = static_cast<int>(n);
+                   f.index = static_cast<int>(i);
+                   f.current = mc.move;
+                   return std::optional(Value{search_child(mc.child, ply + 1), 0});
+               },
+               /*first_win=*/true)
+        ->win;
 }
 
 bool ProofSearch::search_child(Position c, int ply) {
-    if (!options_.jumps_only && stage_of(board_, options_.rules, c) != Stage::Play) {
-        return search_opening(c, ply);
-    }
+    if (in_opening(board_, options_.rules, c, options_.jumps_only)) return search_opening(c, ply);
     if (options_.algorithm == ProofAlgorithm::Plain) return search_plain(c, ply);
     if (options_.algorithm == ProofAlgorithm::DfPn) return search_dfpn(c, canonical(c), ply);
     return search(c, canonical(c), ply);
@@ -416,9 +396,7 @@ std::optional<bool> ProofSearch::known(Position p, Position key) {
 }
 
 std::optional<bool> ProofSearch::proven(Position p) {
-    if (!options_.jumps_only && stage_of(board_, options_.rules, p) != Stage::Play) {
-        return std::nullopt;
-    }
+    if (in_opening(board_, options_.rules, p, options_.jumps_only)) return std::nullopt;
     return known(p, canonical(p));
 }
 
@@ -668,6 +646,17 @@ std::vector<MoveChild> ProofSearch::root_moves(Position p, bool opening) const {
     return moves;
 }
 
+std::optional<MoveChild> ProofSearch::search_root(const std::vector<MoveChild>& moves) {
+    Frame& f = frames_[0];
+    f.count = static_cast<int>(moves.size());
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+        f.index = static_cast<int>(i);
+        f.current = moves[i].move;
+        if (!search_child(moves[i].child, 1)) return moves[i];
+    }
+    return std::nullopt;
+}
+
 void ProofSearch::help(Position p) {
     nodes_ = counted_ = table_hits_ = 0;
     limit_ = options_.max_nodes;
@@ -679,13 +668,7 @@ void ProofSearch::help(Position p) {
                 moves.end());
     try {
         count_node();
-        std::optional<MoveChild> winning;
-        for (const MoveChild& m : moves) {
-            if (!search_child(m.child, 1)) {
-                winning = m;
-                break;
-            }
-        }
+        const std::optional<MoveChild> winning = search_root(moves);
         store(canonical(p), winning.has_value(), nodes_);
         const std::lock_guard lock(team_->mutex);
         if (!team_->win) {
@@ -714,7 +697,7 @@ ProofResult ProofSearch::solve(Position p) {
     start_ = last_report_ = std::chrono::steady_clock::now();
     for (Frame& f : frames_)
         f.count = 0;
-    const bool opening = !options_.jumps_only && stage_of(board_, options_.rules, p) != Stage::Play;
+    const bool opening = in_opening(board_, options_.rules, p, options_.jumps_only);
     std::vector<MoveChild> moves = root_moves(p, opening);
 
     // With threads: helpers search the same root beside this thread (solve_team's comment in
@@ -772,13 +755,9 @@ ProofResult ProofSearch::solve(Position p) {
             }
             moves.clear();  // decided: the loop below has nothing left to search
         }
-        for (std::size_t i = 0; i < moves.size() && !win; ++i) {
-            f.index = static_cast<int>(i);
-            f.current = moves[i].move;
-            if (!search_child(moves[i].child, 1)) {
-                win = true;
-                r.winning_move = moves[i];
-            }
+        if (!win) {
+            r.winning_move = search_root(moves);
+            win = r.winning_move.has_value();
         }
         f.count = 0;
         if (!opening && !moves.empty()) store(canonical(p), win, nodes_);
@@ -830,11 +809,11 @@ SearchedOpenings search_openings(ProofSearch& s,
     SearchedOpenings out;
     const Board& b = s.board();
     const Ruleset r = s.options().rules;
-    bool black_can_win = false, all_removals_lose = true;
+    Verdict board_verdict(Color::Black);  // Black chooses the removal
     for (const auto& first : legal_moves(b, r, b.start())) {
         SearchedOpenings::Choice choice;
         choice.black = first.move;
-        bool all_black = true;
+        Verdict reply_verdict(Color::White);  // White chooses the reply
         for (const auto& second : legal_moves(b, r, first.child)) {
             const std::size_t at = out.lines.size();
             SearchedOpening line;
@@ -851,27 +830,15 @@ SearchedOpenings search_openings(ProofSearch& s,
             out.seconds += line.seconds;
             out.cpu_seconds += line.cpu_seconds;
             if (each) each(line);
-            if (!line.winner) {
-                all_black = false;
-            } else if (*line.winner == Color::White) {
-                all_black = false;
-                if (!choice.white_wins_by) choice.white_wins_by = second.move;
-            }
+            reply_verdict.add(line.winner);
+            if (line.winner == Color::White && !choice.white_wins_by)
+                choice.white_wins_by = second.move;
         }
-        if (choice.white_wins_by) {
-            choice.winner = Color::White;
-        } else if (all_black) {
-            choice.winner = Color::Black;
-        }
-        black_can_win = black_can_win || choice.winner == Color::Black;
-        all_removals_lose = all_removals_lose && choice.winner == Color::White;
+        choice.winner = reply_verdict.winner();
+        board_verdict.add(choice.winner);
         out.choices.push_back(choice);
     }
-    if (black_can_win) {
-        out.winner = Color::Black;
-    } else if (all_removals_lose) {
-        out.winner = Color::White;  // also when Black has no removal at all
-    }
+    out.winner = board_verdict.winner();  // White also when Black has no removal at all
     return out;
 }
 

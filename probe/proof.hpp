@@ -175,6 +175,10 @@ class ProofSearch {
     void help(Position p);
     /// The root's moves in search order (fewest replies first for the enhanced search).
     std::vector<MoveChild> root_moves(Position p, bool opening) const;
+    /// The root loop of solve() and help(): searches `moves` in their order until one's child
+    /// loses (frame 0 shows the move being searched); that move, or nullopt when every move
+    /// loses. Throws NodeLimit and Stopped as search_child().
+    std::optional<MoveChild> search_root(const std::vector<MoveChild>& moves);
 
     bool search(Position p, Position key, int ply);
     bool search_plain(Position p, int ply);
@@ -234,10 +238,6 @@ class ProofSearch {
     std::chrono::steady_clock::time_point last_checkpoint_;
     std::chrono::steady_clock::time_point start_, last_report_;
 };
-
-/// The number of jumps the side to move has in p (Stage::Play semantics), by bit operations:
-/// each chain of k jumps in one direction counts k moves (rules.md "Jumps").
-int count_jumps(const Board& b, Position p);
 
 }  // namespace konane
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/depth.hpp"
+#include "probe/engine.hpp"
 
 namespace konane {
 
@@ -43,14 +44,15 @@ std::optional<int> Searcher::checked_table_depth(Position p) {
 }
 
 int Searcher::depth_of(Position p) {
-    if (!options_.jumps_only && stage_of(board_, options_.rules, p) != Stage::Play) {
+    if (in_opening(board_, options_.rules, p, options_.jumps_only)) {
         // Opening stage: not memoised. A colour-swapping symmetry can map the full board with
         // Black to move (removals) onto the full board with White to move (jump stage, no
         // move), so the two must not share a memo entry; there are few such positions.
-        DepthAccumulator acc;
-        for (const auto& mc : children(p))
-            acc.add(depth_of(mc.child));
-        return acc.result();
+        return opening_value(board_, options_.rules, p,
+                             [&](const MoveChild& mc, std::size_t, std::size_t) {
+                                 return std::optional(Value::from_depth(depth_of(mc.child)));
+                             })
+            ->depth;
     }
     const Position key = group_.canonical(p);
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
@@ -84,36 +86,11 @@ std::vector<MoveValue> Searcher::moves(Position p) {
 }
 
 std::optional<MoveValue> Searcher::best_move(Position p) {
-    return pick_best(moves(p));
+    return best_move_of(*this, p);
 }
 
 std::vector<MoveValue> Searcher::perfect_line(Position p) {
-    std::vector<MoveValue> line;
-    while (auto mv = best_move(p)) {
-        line.push_back(*mv);
-        p = mv->child;
-    }
-    return line;
-}
-
-const char* outcome_name(Outcome o) {
-    switch (o) {
-        case Outcome::Black:
-            return "black";
-        case Outcome::White:
-            return "white";
-        case Outcome::First:
-            return "first";
-        case Outcome::Second:
-            return "second";
-    }
-    return "?";
-}
-
-Outcome outcome_of(const Value& black_starts, const Value& white_starts) {
-    if (black_starts.win && white_starts.win) return Outcome::First;
-    if (!black_starts.win && !white_starts.win) return Outcome::Second;
-    return black_starts.win ? Outcome::Black : Outcome::White;
+    return perfect_line_of(*this, p);
 }
 
 }  // namespace konane

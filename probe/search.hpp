@@ -14,6 +14,7 @@
 
 #include "core/board.hpp"
 #include "core/movegen.hpp"
+#include "core/outcome.hpp"
 #include "core/symmetry.hpp"
 #include "probe/probe.hpp"
 
@@ -109,19 +110,7 @@ class Searcher {
     std::uint64_t table_hits_ = 0, table_rejections_ = 0;
 };
 
-/// The outcome class of a position (combinatorial game theory): who wins with Black to move
-/// and with White to move.
-enum class Outcome : std::uint8_t {
-    Black,   ///< Black wins whoever starts
-    White,   ///< White wins whoever starts
-    First,   ///< the player to move wins
-    Second,  ///< the player to move loses
-};
-
-/// "black", "white", "first" or "second".
-const char* outcome_name(Outcome o);
-
-/// The outcome class from the values with Black to move and with White to move.
-Outcome outcome_of(const Value& black_starts, const Value& white_starts);
+// Outcome, outcome_name() and outcome_of() are the game's: core/outcome.hpp (included here for
+// the users that found them in this header).
 
 }  // namespace konane

@@ -1,6 +1,6 @@
 // The search of probe/search.hpp on wide boards (core/wide.hpp, past 64 squares): memoised
 // negamax with the same depth rule (core/depth.hpp DepthAccumulator, rules.md "Values"), the
-// same move order and tie-break (probe/probe.hpp better()), positions reduced by the board's
+// same move order and tie-break (core/value.hpp better()), positions reduced by the board's
 // symmetries; no table (tables stay on boards of up to 64 squares).
 #pragma once
 
@@ -13,6 +13,8 @@
 #include "core/depth.hpp"
 #include "core/wide.hpp"
 #include "core/wide_symmetry.hpp"
+#include "probe/answer.hpp"
+#include "probe/engine.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
 
@@ -25,6 +27,9 @@ struct WideMoveValue {
     BigPosition child;
     Value value;
 };
+
+/// The answer for a position of a wide board (probe/answer.hpp BasicAnswer).
+using WideAnswer = BasicAnswer<BigPosition, WideMoveValue>;
 
 /// Memoised negamax on a wide board: probe/search.hpp Searcher's values and depths (the same
 /// rule, order and tie-break) without a table. Options: the ruleset, jumps_only, max_positions
@@ -50,22 +55,10 @@ class WideSearcher {
     }
 
     /// The perfect move (better(), earliest on ties); nullopt when p has no move.
-    std::optional<WideMoveValue> best_move(const BigPosition& p) {
-        std::optional<WideMoveValue> best;
-        for (const auto& m : moves(p))
-            if (!best || better(m.value, best->value)) best = m;
-        return best;
-    }
+    std::optional<WideMoveValue> best_move(const BigPosition& p) { return best_move_of(*this, p); }
 
     /// Perfect moves until the side to move has none; length value(p).depth.
-    std::vector<WideMoveValue> perfect_line(BigPosition p) {
-        std::vector<WideMoveValue> line;
-        while (auto mv = best_move(p)) {
-            line.push_back(*mv);
-            p = mv->child;
-        }
-        return line;
-    }
+    std::vector<WideMoveValue> perfect_line(BigPosition p) { return perfect_line_of(*this, p); }
 
     /// Canonical positions in the memo.
     std::size_t positions() const { return memo_.size(); }
@@ -99,13 +92,14 @@ class WideSearcher {
     }
 
     int depth_of(const BigPosition& p) {
-        if (!options_.jumps_only && stage_of(board_, options_.rules, p) != Stage::Play) {
+        if (in_opening(board_, options_.rules, p, options_.jumps_only)) {
             // Opening stage: not memoised (as Searcher: a colour swap can map the full board
             // with Black to move onto the full board with White to move).
-            DepthAccumulator acc;
-            for (const auto& mc : children(p))
-                acc.add(depth_of(mc.child));
-            return acc.result();
+            return opening_value(board_, options_.rules, p,
+                                 [&](const BigMoveChild& mc, std::size_t, std::size_t) {
+                                     return std::optional(Value::from_depth(depth_of(mc.child)));
+                                 })
+                ->depth;
         }
         const Key key = canonical(p);
         if (auto it = memo_.find(key); it != memo_.end()) return it->second;

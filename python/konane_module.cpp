@@ -49,6 +49,7 @@
 #include "core/symmetry.hpp"
 #include "format/table.hpp"
 #include "konane_version.hpp"
+#include "probe/answer.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "probe/proof.hpp"
@@ -1610,10 +1611,11 @@ arguments, FormatError / IoError when the file cannot be written.)");
     def_search(
         m, "solve",
         [](konane::Searcher& searcher, Position p) {
+            konane::Answer a = konane::search_answer(searcher, p);
             SolveResult r;
-            r.value = searcher.value(p);
-            r.moves = searcher.moves(p);
-            r.line = searcher.perfect_line(p);
+            r.value = a.value;
+            r.moves = std::move(a.moves);
+            r.line = std::move(a.line);
             r.visited = searcher.positions();
             return r;
         },

@@ -105,7 +105,7 @@ std::vector<std::pair<std::string, std::string>> sample(const Tablebase& tb, int
     for (int g = 0; g < games; ++g) {
         Position p = b.start();
         for (;;) {
-            const auto a = cli::table_answer(tb, p);
+            const auto a = konane::table_answer(tb, p);
             REQUIRE(a);
             out.emplace_back(format_position(b, p), cli::answer_json(b, *a).dump());
             if (a->moves.empty()) break;
@@ -157,7 +157,7 @@ TEST_CASE("serve: the API answers as the probe library and the --json objects", 
         auto any = c.Get("/api/probe?position=" + encode(pos) + "&rules=any");
         REQUIRE(any);
         CHECK(any->status == 200);
-        CHECK(any->body == cli::answer_json(b, *cli::table_answer(t44any, after)).dump());
+        CHECK(any->body == cli::answer_json(b, *konane::table_answer(t44any, after)).dump());
     }
     SECTION("probe by game record") {
         const Board b = t44.board();
@@ -165,7 +165,7 @@ TEST_CASE("serve: the API answers as the probe library and the --json objects", 
         auto res = c.Get("/api/probe?board=4x4&game=" + encode("d1 c1 d3-d1"));
         REQUIRE(res);
         CHECK(res->status == 200);
-        CHECK(res->body == cli::answer_json(b, *cli::table_answer(t44, p)).dump());
+        CHECK(res->body == cli::answer_json(b, *konane::table_answer(t44, p)).dump());
     }
     SECTION("openings") {
         auto res = c.Get("/api/openings?board=4x4&rules=any");

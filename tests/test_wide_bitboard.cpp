@@ -256,6 +256,8 @@ TEST_CASE("wide boards: jumps, legal moves and notation equal the reference on r
             std::sort(got.begin(), got.end());
             CHECK(got == want);
             CHECK(rules::has_jump(b, p.occ, p.to_move) == !want.empty());
+            // The count by bit operations (the proof search's) on the wide bitboard type.
+            CHECK(rules::count_jumps(b, p.occ, p.to_move) == static_cast<int>(want.size()));
             ++positions;
         }
     }

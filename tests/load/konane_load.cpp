@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     for (int g = 0; g < games; ++g) {
         Position p = b.start();
         for (;;) {
-            const auto a = cli::table_answer(tb, p);
+            const auto a = konane::table_answer(tb, p);
             if (!a) break;
             work.emplace_back(
                 "/api/probe?position=" + httplib::detail::encode_query_param(format_position(b, p)),
