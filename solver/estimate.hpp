@@ -26,8 +26,9 @@ struct ResourceEstimate {
 /// The estimate of a generation of board `b` under `rules`, from the counts measured when
 /// the `brainking` tables were built (docs/solved.md: classes per layer, peak work directory,
 /// file size). `center` openings are a subset of `brainking`'s, so its figures are an upper
-/// bound there. Returns nothing where no table was measured (other boards, ruleset `any`).
-/// Throws nothing.
+/// bound there. A board whose transpose (C x R) was measured gets the transpose's figures: a
+/// quarter turn maps the positions and the openings of one onto the other. Returns nothing
+/// where neither was measured (other boards, ruleset `any`). Throws nothing.
 std::optional<ResourceEstimate> estimate_resources(const Board& b, Ruleset rules);
 
 /// The default memory budget: 60% of the machine's memory (process::machine_memory_bytes(),
