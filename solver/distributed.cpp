@@ -20,6 +20,8 @@
 
 #include "core/movegen.hpp"
 #include "format/table.hpp"
+#include "konane_version.hpp"
+#include "process/resource_error.hpp"
 #include "process/self.hpp"
 #include "solver/entry_packing.hpp"
 #include "solver/estimate.hpp"
@@ -478,7 +480,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         for (int r = 0; r < ranks; ++r) {
             if (needs[r] <= budget) continue;
             const std::uint64_t mib = (needs[r] >> 20) + 1;
-            throw std::invalid_argument(
+            throw ResourceError(
                 "memory budget " + std::to_string(budget >> 20) + " MiB cannot hold the solve " +
                 "of rank " + std::to_string(r) + "'s part of layer " + std::to_string(worsts[r]) +
                 ": it needs about " + std::to_string(mib) + " MiB; rerun with --memory " +
@@ -502,7 +504,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         meta.rows = static_cast<unsigned>(b.rows);
         meta.cols = static_cast<unsigned>(b.cols);
         meta.ruleset = opening_tag(b, op);
-        meta.generator = "konane 0.1.0";
+        meta.generator = kGenerator;  // the project version, as generate() writes it
         writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
     }
     std::vector<SolvedPart> parts(classes.size());

@@ -19,6 +19,7 @@
 #include "cli_helpers.hpp"
 #include "core/gap.hpp"
 #include "format/table.hpp"
+#include "process/resource_error.hpp"
 #include "solver/distributed.hpp"
 #include "solver/solve.hpp"
 #include "temp_dir.hpp"
@@ -343,6 +344,27 @@ TEST_CASE("generate over layer parts resumes from the ranks' work directories", 
         const std::string m = e.what();
         CHECK(m.find("4x5") != std::string::npos);
         CHECK(m.find("5x4") != std::string::npos);
+    }
+}
+
+TEST_CASE("generate over layer parts refuses a memory budget too small, as a shortage",
+          "[solver][parts]") {
+    // A shortage of memory is a ResourceError (exit 4), as in the one-process generator, not
+    // bad input; the message names the budget and what it should be.
+    test::TempDir dir("konane-parts-budget");
+    solver::GenerateOptions o;
+    o.board = Board::make(4, 5);
+    o.work_dir = dir.path / "work";
+    o.output = dir.path / "t.kbt";
+    o.memory_bytes = std::uint64_t{64} << 10;
+    solver::LocalExchange ex;
+    try {
+        solver::generate_parts(o, ex);
+        FAIL("a 64 KiB budget was accepted");
+    } catch (const ResourceError& e) {
+        const std::string m = e.what();
+        CHECK(m.find("memory budget") != std::string::npos);
+        CHECK(m.find("--memory") != std::string::npos);
     }
 }
 
