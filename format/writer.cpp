@@ -73,6 +73,22 @@ struct TableWriter::Impl {
     void add(std::span<const std::uint64_t> keys, std::span<const std::uint8_t> depth);
     void end();
     void check_open(const char* what) const;
+    /// Runs one step of a layer (begin, add, end) under the writer's failure policy: bad input
+    /// (std::invalid_argument) drops the layer and leaves the writer usable, since nothing was
+    /// written; anything else (an I/O error, std::bad_alloc mid-layer) also discards the file.
+    template <class Step>
+    void layer_step(Step&& step) {
+        try {
+            step();
+        } catch (const std::invalid_argument&) {
+            layer.reset();
+            throw;
+        } catch (...) {
+            layer.reset();
+            discard();
+            throw;
+        }
+    }
 
     /// Closes and removes the temporary file (no-op if there is none). Never throws.
     void discard() noexcept {
@@ -544,7 +560,7 @@ void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint64_t
         throw std::invalid_argument(where + "values span has " +
                                     std::to_string(depth_by_rank.size()) + " entries, expected " +
                                     std::to_string(info.classes));
-    try {
+    w.layer_step([&] {
         // The depths' histogram, for the layer's Huffman code.
         const std::uint64_t n = info.classes;
         const std::uint64_t per = 1 << 20;
@@ -564,14 +580,7 @@ void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint64_t
         w.begin(info, n > 0 ? sorted_keys[n - 1] : 0, hist, {}, 0);
         w.add(sorted_keys, depth_by_rank);
         w.end();
-    } catch (const std::invalid_argument&) {
-        w.layer.reset();
-        throw;  // nothing written: the writer stays usable
-    } catch (...) {
-        w.layer.reset();
-        w.discard();  // I/O error (already discarded) or e.g. std::bad_alloc mid-layer
-        throw;
-    }
+    });
 }
 
 void TableWriter::begin_layer(const LayerInfo& info, std::uint64_t last_key,
@@ -580,18 +589,11 @@ void TableWriter::begin_layer(const LayerInfo& info, std::uint64_t last_key,
     Impl& w = *impl_;
     w.check_open("begin_layer");
     if (w.layer) throw std::logic_error("TableWriter::begin_layer: a streamed layer is open");
-    try {
+    w.layer_step([&] {
         if (spill_chunk == 0)
             throw std::invalid_argument("TableWriter::begin_layer: spill_chunk 0");
         w.begin(info, last_key, value_histogram, spill_dir, spill_chunk);
-    } catch (const std::invalid_argument&) {
-        w.layer.reset();
-        throw;
-    } catch (...) {
-        w.layer.reset();
-        w.discard();
-        throw;
-    }
+    });
 }
 
 void TableWriter::add_to_layer(std::span<const std::uint64_t> sorted_keys,
@@ -599,32 +601,14 @@ void TableWriter::add_to_layer(std::span<const std::uint64_t> sorted_keys,
     Impl& w = *impl_;
     w.check_open("add_to_layer");
     if (!w.layer) throw std::logic_error("TableWriter::add_to_layer: no layer begun");
-    try {
-        w.add(sorted_keys, depth_by_rank);
-    } catch (const std::invalid_argument&) {
-        w.layer.reset();
-        throw;
-    } catch (...) {
-        w.layer.reset();
-        w.discard();
-        throw;
-    }
+    w.layer_step([&] { w.add(sorted_keys, depth_by_rank); });
 }
 
 void TableWriter::end_layer() {
     Impl& w = *impl_;
     w.check_open("end_layer");
     if (!w.layer) throw std::logic_error("TableWriter::end_layer: no layer begun");
-    try {
-        w.end();
-    } catch (const std::invalid_argument&) {
-        w.layer.reset();
-        throw;
-    } catch (...) {
-        w.layer.reset();
-        w.discard();
-        throw;
-    }
+    w.layer_step([&] { w.end(); });
 }
 
 void TableWriter::commit() {
