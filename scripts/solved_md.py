@@ -164,7 +164,7 @@ def main():
     w("scripts/check-tables tables                # sha256sum -c of every table present in tables/")
     w("```")
     w("")
-    w("The test `published sha256` (`tests/test_published_tables.cpp`) builds every table of up to 25")
+    w("The test `published sha256` (`tests/solver/test_published_tables.cpp`) builds every table of up to 25")
     w("squares and compares it with `docs/tables.sha256`.")
     w("")
     w("## Every board")

@@ -9,7 +9,7 @@
 // Coordinates: row 0 is the top row (rank R), column 0 is file `a`; square (row, col) is stored
 // at index row * cols + col, so the squares read in the order of the notation.
 //
-// Header-only (tests/CMakeLists.txt compiles only tests/test_*.cpp).
+// Header-only (tests/CMakeLists.txt compiles only tests/LAYER/test_*.cpp).
 #pragma once
 
 #include <algorithm>

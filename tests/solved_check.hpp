@@ -8,8 +8,8 @@
 #include <set>
 #include <vector>
 
-#include "reference.hpp"
 #include "solver/solve.hpp"
+#include "tests/reference.hpp"
 
 namespace konane::test {
 

@@ -21,6 +21,8 @@ struct TempDir {
         std::filesystem::remove_all(path);
         std::filesystem::create_directories(path);
     }
+    /// The path of `name` in the folder.
+    std::filesystem::path operator/(const std::string& name) const { return path / name; }
     ~TempDir() {
         std::error_code ec;
         std::filesystem::remove_all(path, ec);

@@ -31,7 +31,7 @@ def random_positions(start, count, seed):
 
 
 def test_perft_matches_the_cpp_tests():
-    # Hand counts of the removals on 4x4 (tests/test_rules_perft.cpp).
+    # Hand counts of the removals on 4x4 (tests/core/test_rules_perft.cpp).
     start = konane.Position.start("4x4")
     assert start.perft(0) == 1
     assert start.perft(1) == 4

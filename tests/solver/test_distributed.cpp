@@ -16,13 +16,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "cli_helpers.hpp"
 #include "core/gap.hpp"
 #include "format/table.hpp"
 #include "process/resource_error.hpp"
 #include "solver/distributed.hpp"
 #include "solver/solve.hpp"
-#include "temp_dir.hpp"
+#include "tests/cli_helpers.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace konane;
 

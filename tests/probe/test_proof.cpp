@@ -19,9 +19,9 @@
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "probe/proof.hpp"
-#include "reference.hpp"
 #include "solver/solve.hpp"
 #include "tests/cli_helpers.hpp"
+#include "tests/reference.hpp"
 #include "tests/table_fixture.hpp"
 
 namespace {

@@ -12,9 +12,6 @@
 #include <set>
 
 #include "format/table.hpp"
-#include "probe/openings.hpp"
-#include "probe/probe.hpp"
-#include "reference.hpp"
 #include "solver/entry_packing.hpp"
 #include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
@@ -22,6 +19,7 @@
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
 #include "solver/workdir.hpp"
+#include "tests/reference.hpp"
 #include "tests/solved_check.hpp"
 
 using namespace konane;
@@ -95,31 +93,6 @@ TEST_CASE("4x4 brainking: 975 classes and 3858 raw positions (rules.md)", "[solv
     const auto rep = solver::generate(o);
     CHECK(rep.classes == 975);
     CHECK(rep.raw == 3858);
-}
-
-TEST_CASE("opening verdicts of rules.md: White wins 4x4 and Black wins 5x5 from corner and centre",
-          "[solver][openings]") {
-    TempDir dir;
-    for (int n : {4, 5}) {
-        solver::GenerateOptions o;
-        o.board = Board::make(n, n);
-        o.output = dir.path / ("t" + std::to_string(n) + ".kbt");
-        solver::generate(o);
-        const Tablebase tb = Tablebase::open(o.output);
-        const Openings op = compute_openings(tb);
-        const Color want = n == 4 ? Color::White : Color::Black;
-        CHECK(op.winner == want);
-        // Every Black removal (the corners and the centre) with White's best reply.
-        REQUIRE(op.choices.size() == (n == 4 ? 4u : 5u));
-        for (const auto& c : op.choices) {
-            INFO(n << "x" << n << " removal " << static_cast<int>(c.black.from));
-            CHECK(c.winner == want);
-        }
-        // The verdict agrees with the value of the full board.
-        const auto v = tb.value(tb.board().start());
-        REQUIRE(v);
-        CHECK(v->win == (want == Color::Black));
-    }
 }
 
 TEST_CASE("threads 1 and 2 write identical files", "[solver][determinism]") {

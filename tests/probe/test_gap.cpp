@@ -18,11 +18,11 @@
 #include "format/table.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
-#include "reference.hpp"
 #include "solver/solve.hpp"
 #include "solver/verify.hpp"
 #include "solver/workdir.hpp"
 #include "tests/cli_helpers.hpp"
+#include "tests/reference.hpp"
 #include "tests/solved_check.hpp"
 #include "tests/temp_dir.hpp"
 

@@ -20,8 +20,8 @@
 #include "probe/openings.hpp"
 #include "probe/proof.hpp"
 #include "probe/proof_certificate.hpp"
-#include "reference.hpp"
 #include "tests/cli_helpers.hpp"
+#include "tests/reference.hpp"
 #include "tests/table_fixture.hpp"
 #include "tests/temp_dir.hpp"
 
