@@ -15,10 +15,27 @@
 
 #include "cgt/game.hpp"
 #include "core/board.hpp"
+#include "core/outcome.hpp"
 #include "core/symmetry.hpp"
 #include "core/wide_symmetry.hpp"
 
 namespace konane::cgt {
+
+/// The outcome class of a Kōnane position in the project's terms (core/outcome.hpp) from its
+/// CGT letter, Black being Left: L Black, R White, N First, P Second.
+constexpr Outcome konane_outcome(OutcomeClass o) {
+    switch (o) {
+        case OutcomeClass::L:
+            return Outcome::Black;
+        case OutcomeClass::R:
+            return Outcome::White;
+        case OutcomeClass::N:
+            return Outcome::First;
+        case OutcomeClass::P:
+            return Outcome::Second;
+    }
+    return Outcome::Second;
+}
 
 /// Every square a piece of `occ` could ever stand on, whatever the players do: the least set P
 /// holding occ and closed under "s in P, s + d in P (d one step in a direction) and s + 2d on

@@ -70,10 +70,10 @@ int value_on(const BoardT& b, const Bits& occ, const ValueArgs& a) {
     std::printf("value:       %s\n", value.c_str());
     const std::string letter = j["outcome"].get<std::string>();
     const std::string word = j["outcome_name"].get<std::string>();
-    const char* says = letter == "L"   ? "Black wins whoever starts"
-                       : letter == "R" ? "White wins whoever starts"
-                       : letter == "N" ? "the player to move wins"
-                                       : "the player to move loses";
+    const char* says = "";  // the description of the outcome the JSON names
+    for (const Outcome o : {Outcome::Black, Outcome::White, Outcome::First, Outcome::Second}) {
+        if (word == outcome_name(o)) says = outcome_description(o);
+    }
     std::printf("outcome:     %s (%s: %s)\n", letter.c_str(), word.c_str(), says);
     if (!j["number"].get<bool>()) {
         std::printf("mean:        %s\n", j["mean"].get<std::string>().c_str());

@@ -9,20 +9,6 @@
 
 namespace konane::cli {
 
-const char* outcome_word(cgt::OutcomeClass o) {
-    switch (o) {
-        case cgt::OutcomeClass::L:
-            return "black";
-        case cgt::OutcomeClass::R:
-            return "white";
-        case cgt::OutcomeClass::N:
-            return "first";
-        case cgt::OutcomeClass::P:
-            return "second";
-    }
-    return "?";
-}
-
 std::string rows_text(const Board& b, std::uint64_t occ) {
     const std::string s = format_position(b, Position{occ, Color::Black});
     return s.substr(0, s.find(' '));
@@ -67,7 +53,7 @@ json value_json_of(const BoardT& b, const Bits& occ, cgt::BasicValuer<BoardT>& v
     j["ascii"] = s.format(g, {true});
     const cgt::OutcomeClass o = s.outcome(g);
     j["outcome"] = cgt::outcome_letter(o);
-    j["outcome_name"] = outcome_word(o);
+    j["outcome_name"] = outcome_name(cgt::konane_outcome(o));
     j["number"] = s.as_number(g).has_value();
     if (!s.as_number(g)) {
         const cgt::Thermal th = s.thermal(g);

@@ -12,10 +12,6 @@
 
 namespace konane::cli {
 
-/// The project's outcome word for a CGT outcome class: L "black", R "white", N "first", P
-/// "second" (as `konane solve --both` prints them).
-const char* outcome_word(cgt::OutcomeClass o);
-
 /// {"position" (the rows alone), "board", "value" (CGSuite notation, Unicode arrows), "ascii"
 /// (the same with ^ and v), "outcome" (L, R, N or P), "outcome_name" (black, white, first,
 /// second), "number" (true when the value is a number), for a non-number "mean",

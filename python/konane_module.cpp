@@ -1726,8 +1726,7 @@ Runs without the GIL. Raises SearchLimit when over max_positions, ValueError for
         d["value"] = store.format(g, {ascii});
         const auto o = store.outcome(g);
         d["outcome"] = konane::cgt::outcome_letter(o);
-        const char* words[] = {"black", "white", "first", "second"};
-        d["outcome_name"] = words[static_cast<int>(o)];
+        d["outcome_name"] = konane::outcome_name(konane::cgt::konane_outcome(o));
         d["number"] = store.as_number(g).has_value();
         d["mean"] = fraction(th.mean.num(), th.mean.den());
         d["temperature"] = fraction(th.temperature.num(), th.temperature.den());

@@ -82,21 +82,6 @@ OutcomeClass outcome_by_search(GameStore& s, const std::vector<GameId>& parts) {
     return l && r ? OutcomeClass::N : l ? OutcomeClass::L : r ? OutcomeClass::R : OutcomeClass::P;
 }
 
-// The project's outcome names for CGT's letters: L black, R white, N first, P second.
-Outcome project_outcome(OutcomeClass o) {
-    switch (o) {
-        case OutcomeClass::L:
-            return Outcome::Black;
-        case OutcomeClass::R:
-            return Outcome::White;
-        case OutcomeClass::N:
-            return Outcome::First;
-        case OutcomeClass::P:
-            return Outcome::Second;
-    }
-    return Outcome::Second;
-}
-
 std::string value_of(GameStore& s, const std::string& text, bool decompose = true) {
     const ParsedPosition p = parse_position(text + " b");
     ValueOptions o;
@@ -300,7 +285,7 @@ TEST_CASE("cgt: Konane outcome classes equal the Searcher's on random positions"
             const Outcome want = outcome_of(search.value(pb), search.value(pw));
             const GameId g = val.value(occ);
             INFO(format_position(b, pb) << " value " << s.format(g));
-            CHECK(project_outcome(s.outcome(g)) == want);
+            CHECK(konane_outcome(s.outcome(g)) == want);
             ++checked;
         }
     }
