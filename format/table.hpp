@@ -58,7 +58,9 @@ inline constexpr std::size_t kMaxGeneratorLength = 63;
 struct TableMeta {
     unsigned rows = 0;  ///< board rows, 1..63 (rows * cols <= 63: a key's squares)
     unsigned cols = 0;  ///< board columns, 1..63
-    /// Ruleset name ("brainking", "center" or "any"): 1..15 characters of [a-z0-9_-].
+    /// The opening: a ruleset name ("brainking", "center" or "any") or a gap's tag ("gap-c3-c4",
+    /// core/gap.hpp opening_tag); the format keeps the field's name. 1..15 characters of
+    /// [a-z0-9_-].
     std::string ruleset;
     /// Generator version, e.g. "konane 0.2.0": 0..63 printable ASCII characters.
     std::string generator;

@@ -20,7 +20,6 @@
 
 #include "core/movegen.hpp"
 #include "format/table.hpp"
-#include "konane_version.hpp"
 #include "process/resource_error.hpp"
 #include "process/self.hpp"
 #include "solver/entry_packing.hpp"
@@ -271,11 +270,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     const Board& b = o.board;
     const int ranks = ex.size(), me = ex.rank();
     rep.ranks = ranks;
-    if (b.squares() > kMaxDistributedSquares) {
-        throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
-                                    " squares: tablebases are generated for at most " +
-                                    std::to_string(kMaxDistributedSquares));
-    }
+    require_generatable(b, kMaxDistributedSquares);
     const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
     const std::uint64_t budget = o.memory_bytes ? o.memory_bytes : default_memory_budget();
     const Opening op = opening_of(o);
@@ -500,12 +495,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
 
     std::unique_ptr<format::TableWriter> writer;
     if (me == 0 && !o.output.empty()) {
-        format::TableMeta meta;
-        meta.rows = static_cast<unsigned>(b.rows);
-        meta.cols = static_cast<unsigned>(b.cols);
-        meta.ruleset = opening_tag(b, op);
-        meta.generator = kGenerator;  // the project version, as generate() writes it
-        writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
+        writer = std::make_unique<format::TableWriter>(o.output, table_meta(b, op), threads);
     }
     std::vector<SolvedPart> parts(classes.size());
     std::vector<std::uint64_t> recv, recv_counts, child_key;

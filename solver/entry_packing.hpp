@@ -16,14 +16,15 @@ namespace konane::solver {
 /// The largest board the generator handles, in squares (6x6 is the goal; 1x36 the longest jump).
 inline constexpr int kMaxGenerateSquares = 36;
 
-/// The one check of the generator's size limit (generate(), enumerate_to(), the command).
+/// The one check of a generator's size limit (generate(), enumerate_to(), preflight_generate(),
+/// generate_parts() with its larger limit).
 /// @throws std::invalid_argument "board RxC has N squares: tablebases are generated for at most
-///         36" when b has more than kMaxGenerateSquares squares
-inline void require_generatable(const Board& b) {
-    if (b.squares() > kMaxGenerateSquares) {
+///         M" when b has more than `max_squares` (M) squares
+inline void require_generatable(const Board& b, int max_squares = kMaxGenerateSquares) {
+    if (b.squares() > max_squares) {
         throw std::invalid_argument("board " + b.name() + " has " + std::to_string(b.squares()) +
                                     " squares: tablebases are generated for at most " +
-                                    std::to_string(kMaxGenerateSquares));
+                                    std::to_string(max_squares));
     }
 }
 

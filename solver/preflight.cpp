@@ -102,13 +102,7 @@ void check_threads(int threads) {
 }
 
 Preflight preflight_generate(const GenerateOptions& o, int max_squares) {
-    if (max_squares <= kMaxGenerateSquares) {
-        require_generatable(o.board);
-    } else if (o.board.squares() > max_squares) {
-        throw std::invalid_argument(
-            "board " + o.board.name() + " has " + std::to_string(o.board.squares()) +
-            " squares: tables are generated for at most " + std::to_string(max_squares));
-    }
+    require_generatable(o.board, std::max(max_squares, kMaxGenerateSquares));
     Preflight p;
     std::filesystem::path work = o.work_dir;
     if (!o.output.empty()) {

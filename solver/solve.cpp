@@ -59,6 +59,15 @@ std::filesystem::path default_work_dir(const std::filesystem::path& output) {
     return output.parent_path() / (name + ".work");
 }
 
+format::TableMeta table_meta(const Board& b, const Opening& o) {
+    format::TableMeta meta;
+    meta.rows = static_cast<unsigned>(b.rows);
+    meta.cols = static_cast<unsigned>(b.cols);
+    meta.ruleset = opening_tag(b, o);
+    meta.generator = kGenerator;  // the project version (konane_version.hpp)
+    return meta;
+}
+
 std::string default_table_name(const Board& b, const Opening& o) {
     return "konane-" + b.name() + "-" + opening_tag(b, o) + ".kbt";
 }
@@ -227,12 +236,7 @@ GenerateReport generate(const GenerateOptions& o) {
 
     std::unique_ptr<format::TableWriter> writer;
     if (!o.output.empty()) {
-        format::TableMeta meta;
-        meta.rows = static_cast<unsigned>(b.rows);
-        meta.cols = static_cast<unsigned>(b.cols);
-        meta.ruleset = opening_tag(b, opening);
-        meta.generator = kGenerator;  // the project version (konane_version.hpp)
-        writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
+        writer = std::make_unique<format::TableWriter>(o.output, table_meta(b, opening), threads);
     }
 
     PhaseMeter meter;

@@ -14,6 +14,7 @@
 #include "core/depth.hpp"
 #include "core/gap.hpp"
 #include "core/symmetry.hpp"
+#include "format/table.hpp"
 #include "solver/enumerate.hpp"
 #include "solver/estimate.hpp"
 #include "solver/solved.hpp"
@@ -112,6 +113,12 @@ GenerateReport generate(const GenerateOptions& options);
 
 /// The default work directory of a generation writing `output`: OUTPUT.work beside it.
 std::filesystem::path default_work_dir(const std::filesystem::path& output);
+
+/// The header of the table of board b and opening o: its rows and columns, the opening's tag
+/// (opening_tag(), core/gap.hpp) and the generator "konane <version>" (kGenerator, the project
+/// version of CMakeLists.txt), with the writer's default parameters. generate() and
+/// generate_parts() (distributed.hpp) both write it.
+format::TableMeta table_meta(const Board& b, const Opening& o);
 
 /// Default table file name for a board and opening: "konane-RxC-RULES.kbt", or
 /// "konane-RxC-gap-c3-c4.kbt" for a gap.
