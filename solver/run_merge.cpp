@@ -51,8 +51,8 @@ void RunMerger::refill(std::size_t i) {
 }
 
 std::vector<std::filesystem::path> merge_runs_in_groups(
-    std::vector<std::filesystem::path> runs, std::size_t fan_in, std::uint64_t flags,
-    int threads, const std::function<std::filesystem::path()>& fresh) {
+    std::vector<std::filesystem::path> runs, std::size_t fan_in, std::uint64_t flags, int threads,
+    const std::function<std::filesystem::path()>& fresh) {
     if (fan_in < 2) throw std::invalid_argument("merge_runs_in_groups: fan_in below 2");
     std::vector<std::uint64_t> out;
     while (runs.size() > fan_in) {

@@ -53,7 +53,7 @@ class RunMerger {
 /// duplicates, which a merge removes. Entries are merged as RunMerger does (flags OR-ed).
 /// Returns the runs left. Throws KeyFileError.
 std::vector<std::filesystem::path> merge_runs_in_groups(
-    std::vector<std::filesystem::path> runs, std::size_t fan_in, std::uint64_t flags,
-    int threads, const std::function<std::filesystem::path()>& fresh);
+    std::vector<std::filesystem::path> runs, std::size_t fan_in, std::uint64_t flags, int threads,
+    const std::function<std::filesystem::path()>& fresh);
 
 }  // namespace konane::solver
