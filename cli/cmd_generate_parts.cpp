@@ -64,7 +64,8 @@ void print_report(const solver::GenerateOptions& o, const solver::PartsReport& r
                                     {"bytes_sent", r.bytes_sent},
                                     {"classes", r.classes},
                                     {"exchange_seconds", r.exchange_seconds},
-                                    {"enumerate_runs", r.enumerate_runs}});
+                                    {"enumerate_runs", r.enumerate_runs},
+                                    {"enumerate_peak_memory_bytes", r.enumerate_peak_rss_bytes}});
         }
         j["layers"] = nlohmann::ordered_json::array();
         for (const auto& l : rep.layers) {
@@ -87,10 +88,10 @@ void print_report(const solver::GenerateOptions& o, const solver::PartsReport& r
         const auto& x = rep.by_rank[r];
         sent += x.bytes_sent;
         std::printf(
-            "rank %zu: %llu positions, peak memory %s, sent %s, %.2f s in exchanges, %llu sorted "
-            "runs spilled\n",
+            "rank %zu: %llu positions, peak memory %s (%s in the enumeration), sent %s, %.2f s in "
+            "exchanges, %llu sorted runs spilled\n",
             r, static_cast<unsigned long long>(x.classes), mib(x.peak_rss_bytes).c_str(),
-            mib(x.bytes_sent).c_str(), x.exchange_seconds,
+            mib(x.enumerate_peak_rss_bytes).c_str(), mib(x.bytes_sent).c_str(), x.exchange_seconds,
             static_cast<unsigned long long>(x.enumerate_runs));
     }
     std::printf("sent: %.2f bytes per position; file: %s, %llu bytes%s\n",

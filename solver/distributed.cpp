@@ -531,6 +531,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         process::kill_point();
     }
     rep.enumerate_seconds = since(te);
+    const std::uint64_t enumerate_peak = process::peak_rss_bytes();
 
     std::vector<int> order;
     for (int n = 0; n <= top; ++n)
@@ -741,8 +742,10 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     const auto owned = ex.all(own_classes);
     const auto waited = ex.all(static_cast<std::uint64_t>(wait.seconds * 1e6));
     const auto spilled = ex.all(rep.enumerate_runs);
+    const auto enumerate_rss = ex.all(enumerate_peak);
     for (int r = 0; r < ranks; ++r) {
-        rep.by_rank.push_back(RankReport{rss[r], sent[r], owned[r], waited[r] / 1e6, spilled[r]});
+        rep.by_rank.push_back(
+            RankReport{rss[r], sent[r], owned[r], waited[r] / 1e6, spilled[r], enumerate_rss[r]});
     }
     // The work directory goes once every rank is done with it.
     ex.max(0);

@@ -34,6 +34,7 @@ struct RankReport {
     std::uint64_t classes = 0;         ///< positions of the rank's parts, all layers
     double exchange_seconds = 0;       ///< time inside collective exchanges (waiting included)
     std::uint64_t enumerate_runs = 0;  ///< sorted runs its enumeration spilled to its folder
+    std::uint64_t enumerate_peak_rss_bytes = 0;  ///< VmHWM at the end of its enumeration
 };
 
 /// What generate_parts() did. Rank 0's report is complete; the others' hold their own figures.
