@@ -63,7 +63,9 @@ void print_report(const solver::GenerateOptions& o, const solver::PartsReport& r
             j["by_rank"].push_back({{"peak_memory_bytes", r.peak_rss_bytes},
                                     {"bytes_sent", r.bytes_sent},
                                     {"classes", r.classes},
-                                    {"exchange_seconds", r.exchange_seconds}});
+                                    {"exchange_seconds", r.exchange_seconds},
+                                    {"enumerate_runs", r.enumerate_runs},
+                                    {"enumerate_peak_memory_bytes", r.enumerate_peak_rss_bytes}});
         }
         j["layers"] = nlohmann::ordered_json::array();
         for (const auto& l : rep.layers) {
@@ -85,9 +87,12 @@ void print_report(const solver::GenerateOptions& o, const solver::PartsReport& r
     for (std::size_t r = 0; r < rep.by_rank.size(); ++r) {
         const auto& x = rep.by_rank[r];
         sent += x.bytes_sent;
-        std::printf("rank %zu: %llu positions, peak memory %s, sent %s, %.2f s in exchanges\n", r,
-                    static_cast<unsigned long long>(x.classes), mib(x.peak_rss_bytes).c_str(),
-                    mib(x.bytes_sent).c_str(), x.exchange_seconds);
+        std::printf(
+            "rank %zu: %llu positions, peak memory %s (%s in the enumeration), sent %s, %.2f s in "
+            "exchanges, %llu sorted runs spilled\n",
+            r, static_cast<unsigned long long>(x.classes), mib(x.peak_rss_bytes).c_str(),
+            mib(x.enumerate_peak_rss_bytes).c_str(), mib(x.bytes_sent).c_str(), x.exchange_seconds,
+            static_cast<unsigned long long>(x.enumerate_runs));
     }
     std::printf("sent: %.2f bytes per position; file: %s, %llu bytes%s\n",
                 rep.classes ? static_cast<double>(sent) / static_cast<double>(rep.classes) : 0.0,

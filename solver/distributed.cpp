@@ -27,6 +27,7 @@
 #include "solver/keyfile.hpp"
 #include "solver/orientations.hpp"
 #include "solver/radix_sort.hpp"
+#include "solver/run_merge.hpp"
 #include "solver/workdir.hpp"
 
 namespace konane::solver {
@@ -55,7 +56,8 @@ struct ExchangeClock {
 };
 
 // The rank's work directory: its parts' keys per layer ("layer-N.keys"), their solved depths
-// by rank ("solved-N.depth"), the enumeration's record ("enumerated": per layer the classes and
+// by rank ("solved-N.depth"), while the enumeration runs its spilled children ("run-M-I.keys"),
+// the enumeration's record ("enumerated": per layer the classes and
 // raw positions of the whole layer) and the run's identity ("identity": board, opening, ranks).
 class RankDir {
   public:
@@ -79,6 +81,10 @@ class RankDir {
     fs::path keys(int n) const { return dir_ / ("layer-" + std::to_string(n) + ".keys"); }
     fs::path solved(int n) const { return dir_ / ("solved-" + std::to_string(n) + ".depth"); }
     fs::path enumerated() const { return dir_ / "enumerated"; }
+    // The index-th sorted run of waiting children of layer m (the enumeration's spill).
+    fs::path run(int m, int index) const {
+        return dir_ / ("run-" + std::to_string(m) + "-" + std::to_string(index) + ".keys");
+    }
 
     // Writes `text` to `p` through a temporary name and a rename.
     static void write_text(const fs::path& p, const std::string& text) {
@@ -319,9 +325,41 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         }
         rep.resumed = true;
     } else {
+        // Sorted runs of this rank's children, by layer, left by an enumeration cut short:
+        // that enumeration is done again from the start.
+        for (const auto& f : fs::directory_iterator(dir.path())) {
+            if (f.path().filename().string().rfind("run-", 0) == 0) fs::remove(f.path());
+        }
+        // The children waiting for the layers below, in memory (pending) and spilled as sorted
+        // runs (runs) when they pass the share of the budget the rest leaves: the process,
+        // the batches and 8 MiB (as the solve counts them below), the merge's readers (about
+        // 1 MiB a run, fan_in of them). A waiting child takes 16 bytes (the entry and the
+        // sort's scratch); the share is at most half the budget, at least 2^12 children.
+        const std::uint64_t mib = std::uint64_t{1} << 20;
+        const std::size_t fan_in =
+            static_cast<std::size_t>(std::max<std::uint64_t>(8, budget / 8 / mib));
+        const std::uint64_t fixed = o.process_bytes + batch * 64 * 32 + 8 * mib + fan_in * mib;
+        const std::uint64_t share = std::min(budget / 2, budget > fixed ? budget - fixed : 0);
+        const std::uint64_t pending_cap = std::max<std::uint64_t>(share / 16, 4096);
         std::vector<std::vector<std::uint64_t>> pending(classes.size());
+        std::vector<std::vector<fs::path>> runs(classes.size());
+        std::vector<int> run_index(classes.size(), 0);
         std::vector<std::size_t> compact_at(classes.size(), std::size_t{1} << 16);
         std::vector<std::uint64_t> scratch, recv, recv_counts;
+        // A fresh name for a run of layer m, after every earlier one of the layer.
+        auto fresh_run = [&](int m) { return dir.run(m, run_index[m]++); };
+        // Sorts, merges and writes layer m's waiting children as one run; frees them.
+        auto spill_layer = [&](int m) {
+            auto& v = pending[m];
+            if (v.empty()) return;
+            compact(v, scratch, pk.bits(), flag_mask, threads);
+            runs[m].push_back(fresh_run(m));
+            write_key_file(runs[m].back(), v, threads);
+            ++rep.enumerate_runs;
+            process::kill_point();
+            std::vector<std::uint64_t>().swap(v);
+            compact_at[m] = std::size_t{1} << 16;
+        };
         for (const Position& p : start_positions(b, op)) {
             std::uint64_t key = 0, e = 0;
             if (orient) {
@@ -338,32 +376,55 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         std::vector<std::vector<std::vector<std::uint64_t>>> out(
             static_cast<std::size_t>(threads),
             std::vector<std::vector<std::uint64_t>>(static_cast<std::size_t>(ranks)));
+        std::vector<std::uint64_t> chunk, keys;
         for (int n = top; n >= 0; --n) {
             const auto tl = Clock::now();
-            std::vector<std::uint64_t> entries = std::move(pending[n]);
-            pending[n] = {};
-            compact(entries, scratch, pk.bits(), flag_mask, threads);
-            std::vector<std::uint64_t> keys(entries.size());
-            std::uint64_t layer_raw = 0;
-            const std::uint64_t rounds =
-                wait([&] { return ex.max((entries.size() + batch - 1) / batch); });
-            for (std::uint64_t round = 0; round < rounds; ++round) {
-                const auto lo = static_cast<std::int64_t>(
-                    std::min<std::uint64_t>(entries.size(), round * batch));
-                const auto hi = static_cast<std::int64_t>(
-                    std::min<std::uint64_t>(entries.size(), (round + 1) * batch));
+            // Layer n's part, distinct and sorted with the flags of its duplicates OR-ed: from
+            // memory, or merged from its runs (those spilled and what is still waiting) in
+            // chunks of `batch`, so that the part is never held whole.
+            std::vector<std::uint64_t> entries;
+            std::optional<RunMerger> merger;
+            std::size_t taken = 0;
+            if (runs[n].empty()) {
+                entries = std::move(pending[n]);
+                pending[n] = {};
+                compact(entries, scratch, pk.bits(), flag_mask, threads);
+            } else {
+                spill_layer(n);
+                runs[n] = merge_runs_in_groups(std::move(runs[n]), fan_in, flag_mask, threads,
+                                               [&] { return fresh_run(n); });
+                merger.emplace(runs[n], flag_mask);
+            }
+            auto next_chunk = [&] {
+                if (merger) return merger->next(chunk, static_cast<std::size_t>(batch));
+                const std::size_t end =
+                    std::min<std::size_t>(entries.size(), taken + static_cast<std::size_t>(batch));
+                chunk.assign(entries.begin() + static_cast<std::ptrdiff_t>(taken),
+                             entries.begin() + static_cast<std::ptrdiff_t>(end));
+                taken = end;
+                return !chunk.empty();
+            };
+            KeyFileWriter keys_out(dir.keys(n), threads);
+            std::uint64_t layer_raw = 0, part = 0;  // raw positions, and the part's classes
+            // A round per chunk, while any rank has one: the size of a merged part is known only
+            // at its end, so the ranks agree on "more" (a collective) before each round.
+            for (;;) {
+                const bool have = next_chunk();
+                if (wait([&] { return ex.max(have ? 1 : 0); }) == 0) break;
+                const auto count = static_cast<std::int64_t>(chunk.size());
+                keys.resize(chunk.size());
                 // An exception (out of memory) must not leave the OpenMP region: the first one
                 // is kept, the other iterations skipped, and it is rethrown after the region.
                 std::exception_ptr error;
                 std::atomic<bool> failed{false};
-#pragma omp parallel num_threads(threads) if (hi - lo > 4096) reduction(+ : layer_raw)
+#pragma omp parallel num_threads(threads) if (count > 4096) reduction(+ : layer_raw)
                 {
                     auto& mine = out[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 256)
-                    for (std::int64_t i = lo; i < hi; ++i) {
+                    for (std::int64_t i = 0; i < count; ++i) {
                         if (failed.load(std::memory_order_relaxed)) continue;
                         try {
-                            const std::uint64_t e = entries[i];
+                            const std::uint64_t e = chunk[i];
                             const std::uint64_t flags = e & flag_mask;
                             keys[i] = pk.key(e);
                             const Position p = position_of_key(keys[i]);
@@ -393,6 +454,8 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
                     }
                 }
                 if (error) std::rethrow_exception(error);
+                keys_out.append(keys);
+                part += keys.size();
                 std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0);
                 sendbuf.clear();
                 for (int r = 0; r < ranks; ++r) {
@@ -417,25 +480,45 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
                     pending[m].push_back(e);
                 }
                 // Children of one class arrive many times: merge them when a layer's list has
-                // doubled since its last merge.
-                for (int m = std::max(0, n - most_captured); m < n; ++m) {
+                // doubled since its last merge; when the waiting children pass the share of
+                // the budget, merge them all, and spill them as runs if they still fill half.
+                const int low = std::max(0, n - most_captured);
+                std::uint64_t waiting = 0;
+                for (int m = low; m < n; ++m) {
                     auto& v = pending[m];
                     if (v.size() > compact_at[m]) {
                         compact(v, scratch, pk.bits(), flag_mask, threads);
                         compact_at[m] = std::max<std::size_t>(compact_at[m], 2 * v.size());
                     }
+                    waiting += v.size();
+                }
+                if (waiting > pending_cap) {
+                    waiting = 0;
+                    for (int m = low; m < n; ++m) {
+                        compact(pending[m], scratch, pk.bits(), flag_mask, threads);
+                        waiting += pending[m].size();
+                    }
+                    if (waiting > pending_cap / 2) {
+                        for (int m = low; m < n; ++m)
+                            spill_layer(m);
+                    }
+                    // The sort's scratch is held again only as large as the next merge needs.
+                    std::vector<std::uint64_t>().swap(scratch);
                 }
             }
-            write_key_file(dir.keys(n), keys, threads);
+            keys_out.finish();
+            merger.reset();
+            for (const auto& r : runs[n])
+                fs::remove(r);
+            runs[n].clear();
             process::kill_point();
-            own_classes += keys.size();
-            const std::uint64_t mine = keys.size();
-            own[n] = mine;
-            classes[n] = wait([&] { return ex.sum(mine); });
+            own_classes += part;
+            own[n] = part;
+            classes[n] = wait([&] { return ex.sum(part); });
             raw[n] = wait([&] { return ex.sum(layer_raw); });
             enum_seconds[n] = since(tl);
             record += std::to_string(n) + " " + std::to_string(classes[n]) + " " +
-                      std::to_string(raw[n]) + " " + std::to_string(mine) + " " +
+                      std::to_string(raw[n]) + " " + std::to_string(part) + " " +
                       std::to_string(enum_seconds[n]) + "\n";
             if (o.progress) o.progress("enumerate", n, classes[n], classes[n]);
         }
@@ -443,6 +526,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         process::kill_point();
     }
     rep.enumerate_seconds = since(te);
+    const std::uint64_t enumerate_peak = process::peak_rss_bytes();
 
     std::vector<int> order;
     for (int n = 0; n <= top; ++n)
@@ -647,8 +731,11 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     const auto sent = ex.all(ex.bytes_sent());
     const auto owned = ex.all(own_classes);
     const auto waited = ex.all(static_cast<std::uint64_t>(wait.seconds * 1e6));
+    const auto spilled = ex.all(rep.enumerate_runs);
+    const auto enumerate_rss = ex.all(enumerate_peak);
     for (int r = 0; r < ranks; ++r) {
-        rep.by_rank.push_back(RankReport{rss[r], sent[r], owned[r], waited[r] / 1e6});
+        rep.by_rank.push_back(
+            RankReport{rss[r], sent[r], owned[r], waited[r] / 1e6, spilled[r], enumerate_rss[r]});
     }
     // The work directory goes once every rank is done with it.
     ex.max(0);

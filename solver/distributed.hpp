@@ -33,6 +33,8 @@ struct RankReport {
     std::uint64_t bytes_sent = 0;      ///< bytes sent to other ranks
     std::uint64_t classes = 0;         ///< positions of the rank's parts, all layers
     double exchange_seconds = 0;       ///< time inside collective exchanges (waiting included)
+    std::uint64_t enumerate_runs = 0;  ///< sorted runs its enumeration spilled to its folder
+    std::uint64_t enumerate_peak_rss_bytes = 0;  ///< VmHWM at the end of its enumeration
 };
 
 /// What generate_parts() did. Rank 0's report is complete; the others' hold their own figures.
@@ -42,9 +44,12 @@ struct PartsReport {
     std::uint64_t classes = 0, raw = 0;
     double enumerate_seconds = 0, solve_seconds = 0, write_seconds = 0, total_seconds = 0;
     std::uint64_t file_bytes = 0;
-    bool resumed = false;             ///< the enumeration was read back from the work directory
-    int layers_resumed = 0;           ///< solved layers read back from the work directory
-    std::uint64_t write_rounds = 0;   ///< rounds of batches rank 0 asked for to write the layers
+    bool resumed = false;            ///< the enumeration was read back from the work directory
+    int layers_resumed = 0;          ///< solved layers read back from the work directory
+    std::uint64_t write_rounds = 0;  ///< rounds of batches rank 0 asked for to write the layers
+    /// Sorted runs of waiting children this rank's enumeration spilled to its work folder (its
+    /// share of the memory budget full), merged back when their layer was expanded.
+    std::uint64_t enumerate_runs = 0;
     std::vector<RankReport> by_rank;  ///< rank 0 only: one per rank
 };
 
@@ -64,8 +69,13 @@ struct PartsReport {
 /// State is kept per rank under options.work_dir/rank-R-of-N (the parts' keys and solved
 /// depths), so that a rerun of the same command after a kill resumes after the last layer
 /// every rank solved (an enumeration cut short is done again). options.memory_bytes bounds
-/// the batches (not the parts themselves). Throws as generate() does; a failure on one rank
-/// must end the whole job (the caller aborts it), since the others then wait in a collective.
+/// the batches and the enumeration: a rank's children waiting for the layers below are
+/// spilled as sorted runs to its folder when they pass its share of the budget, and a layer's
+/// part is expanded from its runs merged in chunks (rounds ended by a collective "more"), so
+/// the enumeration holds no layer whole; the solve refuses (konane::ResourceError) a budget
+/// that cannot hold a rank's part of a layer and the parts its jumps reach. Throws as generate()
+/// does; a failure on one rank must end the whole job (the caller aborts it), since the others then
+/// wait in a collective.
 PartsReport generate_parts(const GenerateOptions& options, Exchange& ex);
 
 /// The batches in which rank 0 gets the parts of a layer to write it (write_layer_parts).

@@ -10,7 +10,6 @@
 #include <exception>
 #include <memory>
 #include <optional>
-#include <queue>
 #include <stdexcept>
 
 #include "core/movegen.hpp"
@@ -20,102 +19,14 @@
 #include "solver/keyfile.hpp"
 #include "solver/orientations.hpp"
 #include "solver/radix_sort.hpp"
+#include "solver/run_merge.hpp"
 #include "solver/workdir.hpp"
 
 namespace konane::solver {
 
 namespace {
 
-// Merges sorted runs of packed entries into distinct entries, OR-ing the flags (the bits of
-// `flags`) of equal keys.
-class RunMerger {
-  public:
-    RunMerger(const std::vector<std::filesystem::path>& runs, std::uint64_t flags) : flags_(flags) {
-        for (const auto& p : runs) {
-            readers_.push_back(std::make_unique<KeyFileReader>(p));
-            total_ += readers_.back()->words();
-        }
-        bufs_.resize(readers_.size());
-        pos_.assign(readers_.size(), 0);
-        for (std::size_t i = 0; i < readers_.size(); ++i)
-            refill(i);
-    }
-    /// Words in all runs (duplicates included).
-    std::uint64_t total() const { return total_; }
-    std::uint64_t consumed() const { return consumed_; }
-
-    /// Appends up to `max` distinct entries to `out` (cleared first); false when none is left.
-    bool next(std::vector<std::uint64_t>& out, std::size_t max) {
-        out.clear();
-        while (out.size() < max && !heap_.empty()) {
-            const auto [e, i] = heap_.top();
-            heap_.pop();
-            ++consumed_;
-            if (have_last_ && (last_ & ~flags_) == (e & ~flags_)) {
-                last_ |= e & flags_;
-            } else {
-                if (have_last_) out.push_back(last_);
-                last_ = e;
-                have_last_ = true;
-            }
-            if (++pos_[i] == bufs_[i].size()) {
-                refill(i);
-            } else {
-                heap_.push({bufs_[i][pos_[i]], i});
-            }
-        }
-        if (heap_.empty() && have_last_ && out.size() < max) {
-            out.push_back(last_);
-            have_last_ = false;
-        }
-        return !out.empty();
-    }
-
-  private:
-    void refill(std::size_t i) {
-        pos_[i] = 0;
-        if (readers_[i]->next(bufs_[i])) heap_.push({bufs_[i][0], i});
-    }
-    using Item = std::pair<std::uint64_t, std::size_t>;
-    std::vector<std::unique_ptr<KeyFileReader>> readers_;
-    std::vector<std::vector<std::uint64_t>> bufs_;
-    std::vector<std::size_t> pos_;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
-    std::uint64_t total_ = 0, consumed_ = 0;
-    std::uint64_t last_ = 0;
-    bool have_last_ = false;
-    std::uint64_t flags_;
-};
-
 using Clock = std::chrono::steady_clock;
-
-// Merges the runs of layer `target` in groups of `fan_in` until at most `fan_in` are left.
-// Each group becomes one run (named as from layer target + 1, index 1000000 and up); its
-// sources are deleted after it is complete, and a kill in between leaves duplicates, which
-// the merge removes.
-void merge_runs_in_groups(WorkDir& wd, int target, std::size_t fan_in, std::uint64_t flags,
-                          int threads) {
-    auto runs = wd.runs_of(target);
-    int index = 1000000;
-    std::vector<std::uint64_t> out;
-    while (runs.size() > fan_in) {
-        const std::vector<std::filesystem::path> group(
-            runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(fan_in));
-        while (std::filesystem::exists(wd.run(target, target + 1, index)))
-            ++index;
-        {
-            RunMerger merger(group, flags);
-            KeyFileWriter w(wd.run(target, target + 1, index), threads);
-            while (merger.next(out, kKeyChunkWords))
-                w.append(out);
-            w.finish();
-        }
-        process::kill_point();
-        for (const auto& p : group)
-            std::filesystem::remove(p);
-        runs = wd.runs_of(target);
-    }
-}
 
 }  // namespace
 
@@ -181,8 +92,16 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
         std::max<std::size_t>(8, o.memory_bytes / 8 / (std::size_t{1} << 20));
     for (int n = start; n >= 0; --n) {
         const auto t0 = Clock::now();
-        merge_runs_in_groups(wd, n, fan_in, flag_mask, threads);
-        RunMerger merger(wd.runs_of(n), flag_mask);
+        // Runs merged from groups are named as from layer n + 1, index 1000000 and up: after
+        // every other run of the layer in runs_of()'s order.
+        int group_index = 1000000;
+        const auto fresh = [&] {
+            while (std::filesystem::exists(wd.run(n, n + 1, group_index)))
+                ++group_index;
+            return wd.run(n, n + 1, group_index);
+        };
+        RunMerger merger(merge_runs_in_groups(wd.runs_of(n), fan_in, flag_mask, threads, fresh),
+                         flag_mask);
         KeyFileWriter keys_out(wd.layer_keys(n), threads);
         std::vector<int> run_index(static_cast<std::size_t>(most_captured) + 1, 0);
         std::uint64_t raw = 0, classes = 0;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -206,6 +207,42 @@ TEST_CASE("generate over layer parts: a gap's table equals generate()'s", "[solv
         o.work_dir = dir.path / "work";
         run_parts(o, ranks);
         CHECK(test::slurp(o.output) == want);
+    }
+}
+
+TEST_CASE("generate over layer parts: a tiny budget spills every rank's enumeration, same file",
+          "[solver][parts]") {
+    // Issue 22: under a budget that leaves the waiting children almost no room, every rank
+    // spills them as sorted runs to its folder and expands each layer's part from its runs
+    // merged in chunks; the file is still generate()'s, byte for byte. The runs counted per
+    // rank show that the spill happened (the test cannot pass without it).
+    test::TempDir dir("konane-parts-spill");
+    // (4x5's parts at 3 ranks fit in the least share, 2^12 children: no spill there; 5x5 at
+    // one rank writes some 300 runs, slow on a busy disk, and adds nothing to 4x5's.)
+    for (const auto& [rows, cols, fewest, most] :
+         {std::tuple{4, 5, 1, 2}, std::tuple{5, 5, 2, 3}}) {
+        solver::GenerateOptions o;
+        o.board = Board::make(rows, cols);
+        const std::string want = reference_file(o, dir.path / "one.kbt");
+        for (int ranks = fewest; ranks <= most; ++ranks) {
+            INFO(o.board.name() << ", " << ranks << " ranks");
+            o.threads = ranks == 2 ? 2 : 1;
+            o.memory_bytes = std::uint64_t{16} << 20;
+            o.output = dir.path / ("parts" + std::to_string(ranks) + ".kbt");
+            o.work_dir = dir.path / ("work" + std::to_string(ranks));
+            const auto rep = run_parts(o, ranks);
+            CHECK(test::slurp(o.output) == want);
+            REQUIRE(rep.by_rank.size() == static_cast<std::size_t>(ranks));
+            for (const auto& r : rep.by_rank)
+                CHECK(r.enumerate_runs > 1);
+            CHECK_FALSE(std::filesystem::exists(o.work_dir));
+            // A large budget spills nothing and writes the same bytes.
+            o.memory_bytes = std::uint64_t{1} << 30;
+            const auto big = run_parts(o, ranks);
+            CHECK(test::slurp(o.output) == want);
+            for (const auto& r : big.by_rank)
+                CHECK(r.enumerate_runs == 0);
+        }
     }
 }
 
