@@ -835,6 +835,9 @@ TEST_CASE("serve: --host takes IPv6 in brackets, prints a valid URL, warns when 
     // Starts `konane serve` with these arguments, reads what it printed by the time its first
     // line is out, and stops it.
     auto start = [&](const std::string& host) {
+        // The previous run's output goes first: the loop below could otherwise find its
+        // "Ctrl-C" before the new server's shell has truncated the file (a loaded machine).
+        fs::remove(out);
         const std::string cmd =
             "(" + test::quote(KONANE_BINARY) + " serve " + test::quote(tables().files[0].string()) +
             " --port 0 --host " + test::quote(host) + " > " + test::quote(out.string()) +
