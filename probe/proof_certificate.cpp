@@ -115,7 +115,7 @@ void CertificateBuilder::lose(Position p) {
 }
 
 Certificate CertificateBuilder::finish(CertificateKind kind, const Opening& opening,
-                                       std::string generator) const {
+                                       std::string generator) {
     Certificate c;
     c.board = search_.board();
     c.opening = opening.gap ? opening : Opening(search_.options().rules);
@@ -123,10 +123,8 @@ Certificate CertificateBuilder::finish(CertificateKind kind, const Opening& open
     c.kind = kind;
     c.roots = roots_;
     c.generator = std::move(generator);
-    c.entries.reserve(won_.size());
-    won_.for_each([&](const ProofKey& k, std::uint8_t m) { c.entries.push_back({k, m}); });
-    std::sort(c.entries.begin(), c.entries.end(),
-              [](const ProofEntry& a, const ProofEntry& b) { return a.key < b.key; });
+    lost_.clear();
+    c.entries = won_.take();
     return c;
 }
 
