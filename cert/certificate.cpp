@@ -138,7 +138,7 @@ std::string winner_word(Color c) {
 }  // namespace
 
 int certificate_zstd_level(std::uint64_t raw_bytes) {
-    return raw_bytes <= kLevel19Bytes ? 19 : 12;
+    return raw_bytes <= kLevel19Bytes ? 19 : 9;
 }
 
 void write_certificate(const std::filesystem::path& path, const Certificate& c) {

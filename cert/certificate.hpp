@@ -81,8 +81,9 @@ struct Certificate {
     std::string generator;
 };
 
-/// The largest uncompressed entries (docs/certificate.md "data RAW") compressed at zstd level 19;
-/// larger ones (hundreds of millions of entries, where level 19 would take hours) at level 12.
+/// The largest uncompressed entries (docs/certificate.md "data RAW") compressed at zstd level 19
+/// (every published certificate); larger ones (hundreds of millions of entries, where level 19
+/// would take about half an hour of CPU a gigabyte) at level 9: 15 times faster, 2% larger.
 inline constexpr std::uint64_t kLevel19Bytes = std::uint64_t{256} << 20;
 
 /// The zstd level of entries of `raw_bytes` uncompressed bytes (see kLevel19Bytes).

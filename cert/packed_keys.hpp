@@ -11,8 +11,8 @@
 #include <optional>
 #include <vector>
 
-#include "cert/proof_key.hpp"
 #include "cert/key_table.hpp"
+#include "cert/proof_key.hpp"
 
 namespace konane {
 

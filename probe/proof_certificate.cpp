@@ -42,7 +42,10 @@ bool CertificateBuilder::wins(Position p) {
 }
 
 void CertificateBuilder::tick() {
-    if (progress_ && ((stats_.won + stats_.lost) % 100000) == 0) progress_(stats_);
+    if ((stats_.won + stats_.lost) % 100000 != 0) return;
+    stats_.bytes = won_.bytes() + lost_.bytes();
+    stats_.peak_bytes = std::max(stats_.peak_bytes, stats_.bytes);
+    if (progress_) progress_(stats_);
 }
 
 void CertificateBuilder::win(Position p) {
@@ -123,6 +126,8 @@ Certificate CertificateBuilder::finish(CertificateKind kind, const Opening& open
     c.kind = kind;
     c.roots = roots_;
     c.generator = std::move(generator);
+    stats_.bytes = won_.bytes() + lost_.bytes();
+    stats_.peak_bytes = std::max(stats_.peak_bytes, stats_.bytes);
     lost_.clear();
     c.entries = won_.take();
     return c;
