@@ -138,9 +138,9 @@ class Checker {
     const Certificate& c_;
     ProofGame game_;
     const CheckProgress& progress_;
-    std::vector<std::uint8_t> inverse_;    ///< [symmetry][image square] -> square
-    std::vector<std::uint64_t> verified_;  ///< a bit per entry: proven won
-    CompactKeyMap lost_keys_;              ///< positions proven lost
+    std::vector<std::uint8_t> inverse_;                     ///< [symmetry][image square] -> square
+    std::vector<std::uint64_t> verified_;                   ///< a bit per entry: proven won
+    CompactKeyMap lost_keys_{std::size_t{1} << 22, false};  ///< positions proven lost
     std::vector<Move> line_;
     std::size_t root_ = 0;
     std::uint64_t won_ = 0, lost_ = 0;

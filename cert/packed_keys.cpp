@@ -41,7 +41,7 @@ std::size_t PackedKeys::bytes() const {
 void PackedKeys::reserve(std::size_t keys, std::size_t data_bytes) {
     heads_.reserve(keys / kBlock + 1);
     offsets_.reserve(keys / kBlock + 1);
-    values_.reserve(keys);
+    if (with_values_) values_.reserve(keys);
     data_.reserve(data_bytes);
 }
 
@@ -58,7 +58,7 @@ void PackedKeys::push_back(const ProofKey& k, std::uint8_t v) {
         data_.push_back(k.tag);
         put_varint(data_, k.occ);
     }
-    values_.push_back(v);
+    if (with_values_) values_.push_back(v);
     last_ = k;
     ++size_;
 }
@@ -93,7 +93,7 @@ std::size_t PackedKeys::bucket(const ProofKey& k) const {
 }
 
 void PackedKeys::clear() {
-    *this = PackedKeys();
+    *this = PackedKeys(with_values_);
 }
 
 const std::uint8_t* PackedKeys::next(const std::uint8_t* p, ProofKey& k) {
@@ -151,15 +151,17 @@ std::vector<ProofEntry> PackedKeys::to_vector() const {
 }
 
 PackedKeys PackedKeys::from_vector(const std::vector<ProofEntry>& entries) {
-    PackedKeys out;
+    PackedKeys out(true);
     for (const ProofEntry& e : entries)
         out.push_back(e.key, e.move);
     out.seal();
     return out;
 }
 
-CompactKeyMap::CompactKeyMap(std::size_t front_limit)
-    : front_limit_(std::max<std::size_t>(front_limit, 1)) {}
+CompactKeyMap::CompactKeyMap(std::size_t front_limit, bool with_values)
+    : front_limit_(std::max<std::size_t>(front_limit, 1)),
+      with_values_(with_values),
+      packed_(with_values) {}
 
 std::optional<std::uint8_t> CompactKeyMap::find(const ProofKey& k) const {
     if (const std::uint8_t* v = front_.find(k)) return *v;
@@ -182,7 +184,7 @@ void CompactKeyMap::merge() {
     front_.clear();
     std::sort(fresh.begin(), fresh.end(),
               [](const ProofEntry& a, const ProofEntry& b) { return a.key < b.key; });
-    PackedKeys out;
+    PackedKeys out(with_values_);
     const std::size_t n = packed_.size() + fresh.size();
     const std::size_t per_key = packed_.empty() ? 4 : packed_.data_bytes() / packed_.size() + 1;
     out.reserve(n, packed_.data_bytes() + fresh.size() * per_key + 64);
@@ -197,7 +199,7 @@ void CompactKeyMap::merge() {
     for (; j < fresh.size(); ++j)
         out.push_back(fresh[j].key, fresh[j].move);
     fresh = {};
-    packed_ = PackedKeys();  // freed before out is trimmed
+    packed_ = PackedKeys(with_values_);  // freed before out is trimmed
     out.seal();
     packed_ = std::move(out);
 }
@@ -206,14 +208,14 @@ PackedKeys CompactKeyMap::take() {
     merge();
     front_.release();
     PackedKeys out = std::move(packed_);
-    packed_ = PackedKeys();
+    packed_ = PackedKeys(with_values_);
     out.seal();
     return out;
 }
 
 void CompactKeyMap::clear() {
     front_.release();
-    packed_ = PackedKeys();
+    packed_ = PackedKeys(with_values_);
 }
 
 }  // namespace konane

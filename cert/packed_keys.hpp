@@ -26,6 +26,10 @@ class PackedKeys {
     static constexpr std::size_t kBlock = 64;
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
+    /// Empty; `with_values` false: a set, whose values read 0 and cannot be set (a byte less per
+    /// key).
+    explicit PackedKeys(bool with_values = true) : with_values_(with_values) {}
+
     /// Number of keys.
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
@@ -50,8 +54,10 @@ class PackedKeys {
     bool contains(const ProofKey& k) const { return find(k) != npos; }
     /// The key of entry i (decodes its block).
     ProofKey key(std::size_t i) const;
-    std::uint8_t value(std::size_t i) const { return values_[i]; }
+    std::uint8_t value(std::size_t i) const { return with_values_ ? values_[i] : 0; }
+    /// Sets entry i's value (a map only).
     void set_value(std::size_t i, std::uint8_t v) { values_[i] = v; }
+    bool with_values() const { return with_values_; }
 
     /// Calls f(key, value) for every entry in increasing order.
     template <class F>
@@ -61,7 +67,7 @@ class PackedKeys {
             const std::uint8_t* p = data_.data() + offsets_[b];
             const std::size_t end = std::min(size_, (b + 1) * kBlock);
             for (std::size_t i = b * kBlock;; ++i) {
-                f(static_cast<const ProofKey&>(k), values_[i]);
+                f(static_cast<const ProofKey&>(k), with_values_ ? values_[i] : std::uint8_t{0});
                 if (i + 1 == end) break;
                 p = next(p, k);
             }
@@ -84,10 +90,11 @@ class PackedKeys {
     std::size_t block_of(const ProofKey& k) const;
     std::size_t bucket(const ProofKey& k) const;
 
-    std::vector<ProofKey> heads_;           ///< first key of each block
-    std::vector<std::uint64_t> offsets_;    ///< where each block's differences start in data_
-    std::vector<std::uint8_t> data_;        ///< the differences
-    std::vector<std::uint8_t> values_;      ///< one byte per entry
+    std::vector<ProofKey> heads_;         ///< first key of each block
+    std::vector<std::uint64_t> offsets_;  ///< where each block's differences start in data_
+    std::vector<std::uint8_t> data_;      ///< the differences
+    std::vector<std::uint8_t> values_;    ///< one byte per entry (with_values_)
+    bool with_values_ = true;
     std::vector<std::uint32_t> directory_;  ///< radix directory over heads_ (seal)
     int shift_ = 0, radix_bits_ = 0;
     std::size_t size_ = 0;
@@ -101,8 +108,8 @@ class PackedKeys {
 /// inserts.
 class CompactKeyMap {
   public:
-    /// Merges every `front_limit` new keys (at least 1).
-    explicit CompactKeyMap(std::size_t front_limit = std::size_t{1} << 22);
+    /// Merges every `front_limit` new keys (at least 1); `with_values` false: a set (values 0).
+    explicit CompactKeyMap(std::size_t front_limit = std::size_t{1} << 22, bool with_values = true);
 
     std::size_t size() const { return front_.size() + packed_.size(); }
     /// Bytes held (hash table and packed keys).
@@ -124,6 +131,7 @@ class CompactKeyMap {
     void merge();
 
     std::size_t front_limit_;
+    bool with_values_;
     ProofKeyMap<std::uint8_t> front_;
     PackedKeys packed_;
 };

@@ -61,7 +61,7 @@ class CertificateBuilder {
     /// key -> the winning move's index in ProofGame::moves, and the keys proven lost: a few
     /// bytes a position (7x7's proof holds hundreds of millions).
     CompactKeyMap won_;
-    CompactKeyMap lost_;
+    CompactKeyMap lost_{std::size_t{1} << 22, false};
     std::vector<ProofRoot> roots_;
     CertificateStats stats_;
     std::function<void(const CertificateStats&)> progress_;

@@ -44,12 +44,14 @@ TEST_CASE("packed keys: the same keys and values as std::map, across merges",
         INFO("front " << front << ", " << bits << " bits, " << n << " inserts");
         std::mt19937_64 rng(front * 131 + static_cast<std::size_t>(bits));
         CompactKeyMap m(front);
+        CompactKeyMap set(front, false);  // the same keys, no values
         std::map<ProofKey, std::uint8_t> want;
         for (int i = 0; i < n; ++i) {
             const ProofKey k = random_key(rng, bits);
             const auto v = static_cast<std::uint8_t>(rng());
             const bool fresh = want.emplace(k, v).second;
             REQUIRE(m.insert(k, v) == fresh);  // a duplicate changes nothing
+            REQUIRE(set.insert(k, v) == fresh);
             REQUIRE(m.size() == want.size());
             // Look-ups of keys present and absent, between merges.
             if (i % 17 == 0) {
@@ -57,6 +59,7 @@ TEST_CASE("packed keys: the same keys and values as std::map, across merges",
                 const auto it = want.find(q);
                 const auto got = m.find(q);
                 REQUIRE(got.has_value() == (it != want.end()));
+                REQUIRE(set.contains(q) == (it != want.end()));
                 if (got) REQUIRE(*got == it->second);
                 REQUIRE(m.contains(k));
                 REQUIRE(*m.find(k) == want[k]);
@@ -90,6 +93,15 @@ TEST_CASE("packed keys: the same keys and values as std::map, across merges",
         CHECK(!p.contains(ProofKey{~std::uint64_t{0}, 3}) ==
               !want.contains(ProofKey{~std::uint64_t{0}, 3}));
         CHECK(PackedKeys::from_vector(expected) == p);
+        const PackedKeys keys = set.take();
+        REQUIRE(keys.size() == want.size());
+        CHECK(!keys.with_values());
+        std::size_t i = 0;
+        keys.for_each([&](const ProofKey& k, std::uint8_t v) {
+            REQUIRE(k == expected[i++].key);
+            REQUIRE(v == 0);
+        });
+        CHECK(keys.bytes() < p.bytes());
     }
 }
 
