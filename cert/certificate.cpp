@@ -84,14 +84,21 @@ void put_varint(std::string& out, std::uint64_t v) {
 /// size and checksum), kept in memory: the compressed entries, 2 to 3 bytes each.
 class FrameWriter {
   public:
-    FrameWriter(const std::filesystem::path& path, std::uint64_t size, int level)
-        : path_(path), cctx_(ZSTD_createCCtx()) {
+    /// `one_shot`: the bytes are gathered and compressed in one call, as version 1 always did
+    /// (zstd's streaming output differs from it past its window, 8 MiB at level 19), so that
+    /// certificates up to kLevel19Bytes keep their bytes.
+    FrameWriter(const std::filesystem::path& path, std::uint64_t size, int level, bool one_shot)
+        : path_(path), cctx_(ZSTD_createCCtx()), one_shot_(one_shot) {
         if (!cctx_) fail("out of memory");
         ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level);
         ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
         ZSTD_CCtx_setParameter(cctx_, ZSTD_c_nbWorkers, 0);
-        ZSTD_CCtx_setPledgedSrcSize(cctx_, size);
-        buf_.reserve(kChunk + 16);
+        if (one_shot_) {
+            buf_.reserve(static_cast<std::size_t>(size));
+        } else {
+            ZSTD_CCtx_setPledgedSrcSize(cctx_, size);
+            buf_.reserve(kChunk + 16);
+        }
     }
     ~FrameWriter() { ZSTD_freeCCtx(cctx_); }
     FrameWriter(const FrameWriter&) = delete;
@@ -100,10 +107,19 @@ class FrameWriter {
     /// The buffer the caller appends to; flushed into the frame when full.
     std::string& buffer() { return buf_; }
     void maybe_flush() {
-        if (buf_.size() >= kChunk) push(ZSTD_e_continue);
+        if (!one_shot_ && buf_.size() >= kChunk) push(ZSTD_e_continue);
     }
     /// Ends the frame; returns the compressed bytes.
     std::string finish() {
+        if (one_shot_) {
+            out_.resize(ZSTD_compressBound(buf_.size()));
+            const std::size_t n =
+                ZSTD_compress2(cctx_, out_.data(), out_.size(), buf_.data(), buf_.size());
+            if (ZSTD_isError(n)) fail(ZSTD_getErrorName(n));
+            out_.resize(n);
+            buf_ = {};
+            return std::move(out_);
+        }
         push(ZSTD_e_end);
         return std::move(out_);
     }
@@ -128,6 +144,7 @@ class FrameWriter {
     }
     std::filesystem::path path_;
     ZSTD_CCtx* cctx_;
+    bool one_shot_;
     std::string buf_, out_;
 };
 
@@ -157,7 +174,7 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c) 
             ++counts[k.tag];
         });
     }
-    FrameWriter frame(path, raw_size, certificate_zstd_level(raw_size));
+    FrameWriter frame(path, raw_size, certificate_zstd_level(raw_size), raw_size <= kLevel19Bytes);
     {
         std::string& buf = frame.buffer();
         int tag = -1;
