@@ -159,6 +159,11 @@ int certificate_zstd_level(std::uint64_t raw_bytes) {
 }
 
 void write_certificate(const std::filesystem::path& path, const Certificate& c) {
+    write_certificate(path, c, kLevel19Bytes);
+}
+
+void write_certificate(const std::filesystem::path& path, const Certificate& c,
+                       std::uint64_t level19_bytes) {
     // The counts per tag and the size of the uncompressed entries, then the entries themselves
     // streamed into the compressor: the keys' differences, then the moves.
     std::uint64_t counts[kTags] = {};
@@ -174,7 +179,9 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c) 
             ++counts[k.tag];
         });
     }
-    FrameWriter frame(path, raw_size, certificate_zstd_level(raw_size), raw_size <= kLevel19Bytes);
+    const bool one_shot = raw_size <= level19_bytes;
+    FrameWriter frame(path, raw_size, one_shot ? 19 : certificate_zstd_level(kLevel19Bytes + 1),
+                      one_shot);
     {
         std::string& buf = frame.buffer();
         int tag = -1;

@@ -96,6 +96,11 @@ int certificate_zstd_level(std::uint64_t raw_bytes);
 /// it cannot be written, std::invalid_argument on a key tag over 3.
 void write_certificate(const std::filesystem::path& path, const Certificate& c);
 
+/// The same with another bound than kLevel19Bytes between the one-shot level-19 compression and
+/// the streamed level-9 one (for tests of the streamed form on small certificates).
+void write_certificate(const std::filesystem::path& path, const Certificate& c,
+                       std::uint64_t level19_bytes);
+
 /// Reads and validates a certificate file: magic, version, checksum, header fields, entry
 /// counts and order. The file is read in pieces and its entries decompressed as they are
 /// packed (PackedKeys), so that memory is about 5 bytes per entry. It does not check the proof
