@@ -65,6 +65,13 @@ constexpr std::string_view kMagic = "konane proof certificate 1\n";
 constexpr std::size_t kMaxHeader = std::size_t{16} << 20;
 constexpr int kTags = 4;
 
+std::size_t varint_size(std::uint64_t v) {
+    std::size_t n = 1;
+    for (; v >= 0x80; v >>= 7)
+        ++n;
+    return n;
+}
+
 void put_varint(std::string& out, std::uint64_t v) {
     while (v >= 0x80) {
         out.push_back(static_cast<char>((v & 0x7f) | 0x80));
@@ -73,25 +80,73 @@ void put_varint(std::string& out, std::uint64_t v) {
     out.push_back(static_cast<char>(v));
 }
 
-/// The entries as bytes: per tag (0..3) the occupancy deltas as LEB128 varints (the first from
-/// 0), then every entry's move index, one byte each, in the same order.
-std::string encode_entries(const std::vector<ProofEntry>& entries) {
-    std::string out;
-    out.reserve(entries.size() * 5);
-    std::uint64_t prev = 0;
-    int tag = -1;
-    for (const ProofEntry& e : entries) {
-        if (e.key.tag != tag) {
-            tag = e.key.tag;
-            prev = 0;
+/// Compresses a stream of bytes of known total size into one zstd frame (with its content
+/// size and checksum), kept in memory: the compressed entries, 2 to 3 bytes each.
+class FrameWriter {
+  public:
+    /// `one_shot`: the bytes are gathered and compressed in one call, as version 1 always did
+    /// (zstd's streaming output differs from it past its window, 8 MiB at level 19), so that
+    /// certificates up to kLevel19Bytes keep their bytes.
+    FrameWriter(const std::filesystem::path& path, std::uint64_t size, int level, bool one_shot)
+        : path_(path), cctx_(ZSTD_createCCtx()), one_shot_(one_shot) {
+        if (!cctx_) fail("out of memory");
+        ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level);
+        ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
+        ZSTD_CCtx_setParameter(cctx_, ZSTD_c_nbWorkers, 0);
+        if (one_shot_) {
+            buf_.reserve(static_cast<std::size_t>(size));
+        } else {
+            ZSTD_CCtx_setPledgedSrcSize(cctx_, size);
+            buf_.reserve(kChunk + 16);
         }
-        put_varint(out, e.key.occ - prev);
-        prev = e.key.occ;
     }
-    for (const ProofEntry& e : entries)
-        out.push_back(static_cast<char>(e.move));
-    return out;
-}
+    ~FrameWriter() { ZSTD_freeCCtx(cctx_); }
+    FrameWriter(const FrameWriter&) = delete;
+    FrameWriter& operator=(const FrameWriter&) = delete;
+
+    /// The buffer the caller appends to; flushed into the frame when full.
+    std::string& buffer() { return buf_; }
+    void maybe_flush() {
+        if (!one_shot_ && buf_.size() >= kChunk) push(ZSTD_e_continue);
+    }
+    /// Ends the frame; returns the compressed bytes.
+    std::string finish() {
+        if (one_shot_) {
+            out_.resize(ZSTD_compressBound(buf_.size()));
+            const std::size_t n =
+                ZSTD_compress2(cctx_, out_.data(), out_.size(), buf_.data(), buf_.size());
+            if (ZSTD_isError(n)) fail(ZSTD_getErrorName(n));
+            out_.resize(n);
+            buf_ = {};
+            return std::move(out_);
+        }
+        push(ZSTD_e_end);
+        return std::move(out_);
+    }
+
+  private:
+    static constexpr std::size_t kChunk = std::size_t{1} << 20;
+    [[noreturn]] void fail(const std::string& what) const {
+        throw CertificateError(path_.string() + ": compressing the entries: " + what);
+    }
+    void push(ZSTD_EndDirective mode) {
+        ZSTD_inBuffer in{buf_.data(), buf_.size(), 0};
+        for (;;) {
+            const std::size_t at = out_.size();
+            out_.resize(at + ZSTD_CStreamOutSize());
+            ZSTD_outBuffer out{out_.data() + at, out_.size() - at, 0};
+            const std::size_t left = ZSTD_compressStream2(cctx_, &out, &in, mode);
+            out_.resize(at + out.pos);
+            if (ZSTD_isError(left)) fail(ZSTD_getErrorName(left));
+            if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) break;
+        }
+        buf_.clear();
+    }
+    std::filesystem::path path_;
+    ZSTD_CCtx* cctx_;
+    bool one_shot_;
+    std::string buf_, out_;
+};
 
 std::string winner_word(Color c) {
     return color_name(c);
@@ -99,31 +154,50 @@ std::string winner_word(Color c) {
 
 }  // namespace
 
+int certificate_zstd_level(std::uint64_t raw_bytes) {
+    return raw_bytes <= kLevel19Bytes ? 19 : 9;
+}
+
 void write_certificate(const std::filesystem::path& path, const Certificate& c) {
-    for (std::size_t i = 1; i < c.entries.size(); ++i) {
-        if (!(c.entries[i - 1].key < c.entries[i].key)) {
-            throw std::invalid_argument("write_certificate: entries not sorted and distinct");
-        }
-    }
+    write_certificate(path, c, kLevel19Bytes);
+}
+
+void write_certificate(const std::filesystem::path& path, const Certificate& c,
+                       std::uint64_t level19_bytes) {
+    // The counts per tag and the size of the uncompressed entries, then the entries themselves
+    // streamed into the compressor: the keys' differences, then the moves.
     std::uint64_t counts[kTags] = {};
-    for (const ProofEntry& e : c.entries) {
-        if (e.key.tag >= kTags) throw std::invalid_argument("write_certificate: bad key tag");
-        ++counts[e.key.tag];
+    std::uint64_t raw_size = 0;
+    {
+        int tag = -1;
+        std::uint64_t prev = 0;
+        c.entries.for_each([&](const ProofKey& k, std::uint8_t) {
+            if (k.tag >= kTags) throw std::invalid_argument("write_certificate: bad key tag");
+            if (k.tag != tag) tag = k.tag, prev = 0;
+            raw_size += varint_size(k.occ - prev) + 1;
+            prev = k.occ;
+            ++counts[k.tag];
+        });
     }
-    const std::string raw = encode_entries(c.entries);
-    std::string packed(ZSTD_compressBound(raw.size()), '\0');
-    ZSTD_CCtx* cctx = ZSTD_createCCtx();
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 19);
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_nbWorkers, 0);
-    const std::size_t n =
-        ZSTD_compress2(cctx, packed.data(), packed.size(), raw.data(), raw.size());
-    ZSTD_freeCCtx(cctx);
-    if (ZSTD_isError(n)) {
-        throw CertificateError(path.string() +
-                               ": compressing the entries: " + ZSTD_getErrorName(n));
+    const bool one_shot = raw_size <= level19_bytes;
+    FrameWriter frame(path, raw_size, one_shot ? 19 : certificate_zstd_level(kLevel19Bytes + 1),
+                      one_shot);
+    {
+        std::string& buf = frame.buffer();
+        int tag = -1;
+        std::uint64_t prev = 0;
+        c.entries.for_each([&](const ProofKey& k, std::uint8_t) {
+            if (k.tag != tag) tag = k.tag, prev = 0;
+            put_varint(buf, k.occ - prev);
+            prev = k.occ;
+            frame.maybe_flush();
+        });
+        c.entries.for_each([&](const ProofKey&, std::uint8_t move) {
+            buf.push_back(static_cast<char>(move));
+            frame.maybe_flush();
+        });
     }
-    packed.resize(n);
+    const std::string packed = frame.finish();
 
     std::string head(kMagic);
     head += "board " + c.board.name() + "\n";
@@ -140,7 +214,7 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c) 
     for (std::uint64_t k : counts)
         head += " " + std::to_string(k);
     head += "\n";
-    head += "data " + std::to_string(raw.size()) + " " + std::to_string(packed.size()) + "\n";
+    head += "data " + std::to_string(raw_size) + " " + std::to_string(packed.size()) + "\n";
     head += "end\n";
 
     try {
@@ -174,35 +248,177 @@ std::uint64_t parse_u64(const Reader& rd, std::string_view text, const char* wha
 
 }  // namespace
 
+namespace {
+
+/// Where a certificate's bytes come from: a file read piece by piece (a large certificate is
+/// never held whole), or bytes in memory.
+class Source {
+  public:
+    virtual ~Source() = default;
+    virtual std::uint64_t size() const = 0;
+    /// Reads n bytes at `offset` (within size()) into out.
+    virtual void read(std::uint64_t offset, std::size_t n, char* out) = 0;
+};
+
+class MemorySource final : public Source {
+  public:
+    explicit MemorySource(const std::string& bytes) : bytes_(bytes) {}
+    std::uint64_t size() const override { return bytes_.size(); }
+    void read(std::uint64_t offset, std::size_t n, char* out) override {
+        std::memcpy(out, bytes_.data() + offset, n);
+    }
+
+  private:
+    const std::string& bytes_;
+};
+
+class FileSource final : public Source {
+  public:
+    FileSource(const std::filesystem::path& path, const Reader& rd) : rd_(rd) {
+        f_.open(path, std::ios::binary);
+        if (!f_) rd.fail(std::string("cannot open: ") + std::strerror(errno));
+        std::error_code ec;
+        size_ = std::filesystem::file_size(path, ec);
+        if (ec) rd.fail("cannot read its size: " + ec.message());
+        if (size_ > (std::uint64_t{1} << 40)) rd.fail("too large to be a certificate");
+    }
+    std::uint64_t size() const override { return size_; }
+    void read(std::uint64_t offset, std::size_t n, char* out) override {
+        f_.seekg(static_cast<std::streamoff>(offset));
+        f_.read(out, static_cast<std::streamsize>(n));
+        if (!f_ || static_cast<std::size_t>(f_.gcount()) != n) rd_.fail("read failed");
+    }
+
+  private:
+    const Reader& rd_;
+    std::ifstream f_;
+    std::uint64_t size_ = 0;
+};
+
+/// Decodes the uncompressed entries (docs/certificate.md) as they come out of the decompressor:
+/// the occupancy differences of each tag, then one move per entry.
+class EntryDecoder {
+  public:
+    EntryDecoder(const Reader& rd, const Board& b, const std::uint64_t (&counts)[kTags],
+                 PackedKeys& out)
+        : rd_(rd), all_(b.all), out_(out) {
+        for (int t = 0; t < kTags; ++t) {
+            counts_[t] = counts[t];
+            total_ += counts[t];
+        }
+        next_tag();
+    }
+
+    void feed(const std::uint8_t* p, std::size_t n) {
+        for (const std::uint8_t* end = p + n; p < end; ++p) {
+            const std::uint8_t byte = *p;
+            if (tag_ < kTags) {
+                if (shift_ > 63 || (shift_ == 63 && (byte & 0x7e))) rd_.fail("an entry overflows");
+                v_ |= std::uint64_t{byte & 0x7fu} << shift_;
+                if (byte & 0x80) {
+                    shift_ += 7;
+                    continue;
+                }
+                if (i_ > 0 && v_ == 0) rd_.fail("two entries for one position");
+                const std::uint64_t occ = prev_ + v_;
+                if (occ < prev_ || (occ & ~all_)) rd_.fail("an entry's position is off the board");
+                prev_ = occ;
+                out_.push_back(ProofKey{occ, static_cast<std::uint8_t>(tag_)});
+                v_ = 0;
+                shift_ = 0;
+                ++i_;
+                next_tag();
+            } else {
+                if (moves_ >= total_) rd_.fail("the number of moves differs from the entries'");
+                out_.set_value(moves_++, byte);
+            }
+        }
+    }
+
+    /// At the end of the data: every entry and every move read.
+    void finish() const {
+        if (tag_ < kTags) rd_.fail("the entries end early");
+        if (moves_ != total_) rd_.fail("the number of moves differs from the entries'");
+    }
+
+  private:
+    /// Moves to the next tag with entries left (kTags when none).
+    void next_tag() {
+        while (tag_ < kTags && i_ == counts_[tag_]) {
+            ++tag_;
+            i_ = 0;
+            prev_ = 0;
+        }
+    }
+
+    const Reader& rd_;
+    std::uint64_t all_;
+    PackedKeys& out_;
+    std::uint64_t counts_[kTags] = {};
+    std::uint64_t total_ = 0;
+    int tag_ = 0;
+    std::uint64_t i_ = 0, prev_ = 0, v_ = 0, moves_ = 0;
+    int shift_ = 0;
+};
+
+Certificate parse(Source& src, const std::string& name);
+
+}  // namespace
+
 Certificate read_certificate(const std::filesystem::path& path) {
     Reader rd{path.string()};
-    std::ifstream f(path, std::ios::binary);
-    if (!f) rd.fail(std::string("cannot open: ") + std::strerror(errno));
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) rd.fail("cannot read its size: " + ec.message());
-    if (size > (std::uint64_t{1} << 40)) rd.fail("too large to be a certificate");
-    std::string bytes(size, '\0');
-    f.read(bytes.data(), static_cast<std::streamsize>(size));
-    if (!f || static_cast<std::uint64_t>(f.gcount()) != size) rd.fail("read failed");
-    return parse_certificate(std::move(bytes), path.string());
+    FileSource src(path, rd);
+    return parse(src, path.string());
 }
 
 Certificate parse_certificate(std::string bytes, const std::string& name) {
+    MemorySource src(bytes);
+    return parse(src, name);
+}
+
+namespace {
+
+Certificate parse(Source& src, const std::string& name) {
     Reader rd{name};
-    const std::size_t size = bytes.size();
+    const std::uint64_t size = src.size();
     if (size < kMagic.size() + 8) rd.fail("too short to be a certificate");
+    // The header lies in the first kMaxHeader bytes (and its last line a little past them).
+    std::string bytes(static_cast<std::size_t>(std::min<std::uint64_t>(size, 2 * kMaxHeader)),
+                      '\0');
+    src.read(0, bytes.size(), bytes.data());
     if (std::string_view(bytes).substr(0, kMagic.size()) != kMagic) {
         if (bytes.starts_with("konane proof certificate ")) {
             rd.fail("a certificate of another version (this program reads version 1)");
         }
         rd.fail("not a konane proof certificate (no 'konane proof certificate 1' line)");
     }
-    std::uint64_t stored = 0;
-    for (int i = 0; i < 8; ++i)
-        stored |= std::uint64_t{static_cast<unsigned char>(bytes[size - 8 + i])} << (8 * i);
-    if (XXH64(bytes.data(), size - 8, 0) != stored) {
-        rd.fail("checksum mismatch: the file is damaged (a byte changed, or cut short)");
+    {
+        XXH64_state_t* st = XXH64_createState();
+        XXH64_reset(st, 0);
+        std::string chunk;
+        try {
+            for (std::uint64_t at = 0; at < size - 8;) {
+                const std::size_t n =
+                    static_cast<std::size_t>(std::min<std::uint64_t>(size - 8 - at, 1 << 20));
+                chunk.resize(n);
+                src.read(at, n, chunk.data());
+                XXH64_update(st, chunk.data(), n);
+                at += n;
+            }
+        } catch (...) {
+            XXH64_freeState(st);
+            throw;
+        }
+        const std::uint64_t sum = XXH64_digest(st);
+        XXH64_freeState(st);
+        char trailer[8];
+        src.read(size - 8, 8, trailer);
+        std::uint64_t stored = 0;
+        for (int i = 0; i < 8; ++i)
+            stored |= std::uint64_t{static_cast<unsigned char>(trailer[i])} << (8 * i);
+        if (sum != stored) {
+            rd.fail("checksum mismatch: the file is damaged (a byte changed, or cut short)");
+        }
     }
 
     // The header: "name value" lines up to "end".
@@ -318,44 +534,69 @@ Certificate parse_certificate(std::string bytes, const std::string& name) {
     if (raw_size > packed_size * 32768 + 4096) {
         rd.fail("the compressed entries claim an impossible size");
     }
-    const unsigned long long frame = ZSTD_getFrameContentSize(bytes.data() + pos, packed_size);
-    if (frame != raw_size) rd.fail("the compressed entries are damaged (frame size)");
-    std::string raw(raw_size, '\0');
-    const std::size_t got =
-        ZSTD_decompress(raw.data(), raw.size(), bytes.data() + pos, packed_size);
-    if (ZSTD_isError(got) || got != raw_size) {
-        rd.fail(std::string("the compressed entries are damaged: ") +
-                (ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong size"));
-    }
     bytes.clear();
     bytes.shrink_to_fit();
+    char frame_head[18];  // ZSTD_FRAMEHEADERSIZE_MAX (zstd.h exposes it only to static linking)
+    const std::size_t head_n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(packed_size, sizeof frame_head));
+    src.read(pos, head_n, frame_head);
+    const unsigned long long frame = ZSTD_getFrameContentSize(frame_head, head_n);
+    if (frame != raw_size) rd.fail("the compressed entries are damaged (frame size)");
 
-    c.entries.resize(total);
-    std::size_t at = 0, e = 0;
-    for (int tag = 0; tag < kTags; ++tag) {
-        std::uint64_t prev = 0;
-        for (std::uint64_t i = 0; i < counts[tag]; ++i, ++e) {
-            std::uint64_t v = 0;
-            int shift = 0;
-            for (;;) {
-                if (at >= raw.size()) rd.fail("the entries end early");
-                const auto byte = static_cast<unsigned char>(raw[at++]);
-                if (shift > 63 || (shift == 63 && (byte & 0x7e))) rd.fail("an entry overflows");
-                v |= std::uint64_t{byte & 0x7fu} << shift;
-                if (!(byte & 0x80)) break;
-                shift += 7;
+    // Decompressed piece by piece into the entries.
+    c.entries.reserve(static_cast<std::size_t>(total), static_cast<std::size_t>(raw_size - total));
+    EntryDecoder decoder(rd, c.board, counts, c.entries);
+    ZSTD_DStream* ds = ZSTD_createDStream();
+    if (!ds) rd.fail("out of memory");
+    std::string in_buf(ZSTD_DStreamInSize(), '\0');
+    std::string out_buf(ZSTD_DStreamOutSize(), '\0');
+    std::uint64_t produced = 0;
+    std::size_t left = 1;
+    try {
+        for (std::uint64_t at = 0; at < packed_size;) {
+            const std::size_t n =
+                static_cast<std::size_t>(std::min<std::uint64_t>(packed_size - at, in_buf.size()));
+            src.read(pos + at, n, in_buf.data());
+            at += n;
+            ZSTD_inBuffer in{in_buf.data(), n, 0};
+            while (in.pos < in.size) {
+                if (left == 0) rd.fail("the compressed entries are damaged: data after the frame");
+                ZSTD_outBuffer out{out_buf.data(), out_buf.size(), 0};
+                left = ZSTD_decompressStream(ds, &out, &in);
+                if (ZSTD_isError(left)) {
+                    rd.fail(std::string("the compressed entries are damaged: ") +
+                            ZSTD_getErrorName(left));
+                }
+                produced += out.pos;
+                if (produced > raw_size) rd.fail("the compressed entries are damaged: wrong size");
+                decoder.feed(reinterpret_cast<const std::uint8_t*>(out_buf.data()), out.pos);
             }
-            if (i > 0 && v == 0) rd.fail("two entries for one position");
-            const std::uint64_t occ = prev + v;
-            if (occ < prev || (occ & ~c.board.all)) rd.fail("an entry's position is off the board");
-            prev = occ;
-            c.entries[e].key = ProofKey{occ, static_cast<std::uint8_t>(tag)};
         }
+        // The frame's last bytes may still be inside the decompressor.
+        while (left != 0) {
+            ZSTD_inBuffer in{nullptr, 0, 0};
+            ZSTD_outBuffer out{out_buf.data(), out_buf.size(), 0};
+            left = ZSTD_decompressStream(ds, &out, &in);
+            if (ZSTD_isError(left)) {
+                rd.fail(std::string("the compressed entries are damaged: ") +
+                        ZSTD_getErrorName(left));
+            }
+            if (out.pos == 0 && left != 0) rd.fail("the compressed entries are damaged: cut short");
+            produced += out.pos;
+            if (produced > raw_size) rd.fail("the compressed entries are damaged: wrong size");
+            decoder.feed(reinterpret_cast<const std::uint8_t*>(out_buf.data()), out.pos);
+        }
+    } catch (...) {
+        ZSTD_freeDStream(ds);
+        throw;
     }
-    if (raw.size() - at != total) rd.fail("the number of moves differs from the entries'");
-    for (std::uint64_t i = 0; i < total; ++i)
-        c.entries[i].move = static_cast<std::uint8_t>(raw[at + i]);
+    ZSTD_freeDStream(ds);
+    if (produced != raw_size) rd.fail("the compressed entries are damaged: wrong size");
+    decoder.finish();
+    c.entries.seal();
     return c;
 }
+
+}  // namespace
 
 }  // namespace konane

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "cert/packed_keys.hpp"
+#include "cert/proof_key.hpp"
 #include "core/board.hpp"
 #include "core/gap.hpp"
 #include "core/movegen.hpp"
@@ -23,28 +25,6 @@ namespace konane {
 /// reply's proof, a wrong claimed winner.
 struct CertificateError : std::runtime_error {
     using std::runtime_error::runtime_error;
-};
-
-/// The key of a position in a certificate. Positions played by jumps are keyed by their
-/// canonical form under the board's symmetries (SymmetryGroup::canonical); positions of the
-/// opening stage (a full board, or a one-hole board where White removes next; core/board.hpp
-/// stage_of) by themselves, since a colour-swapping symmetry would turn them into positions of
-/// another stage. Order: opening-stage keys after jump-stage keys, then Black to move first,
-/// then by occupancy.
-struct ProofKey {
-    std::uint64_t occ = 0;
-    /// Bit 0: White to move; bit 1: an opening-stage position (keyed as itself).
-    std::uint8_t tag = 0;
-    static constexpr std::uint8_t kWhite = 1, kOpening = 2;
-
-    Position position() const {
-        return Position{occ, (tag & kWhite) ? Color::White : Color::Black};
-    }
-    bool opening() const { return (tag & kOpening) != 0; }
-    friend bool operator==(const ProofKey&, const ProofKey&) = default;
-    friend bool operator<(const ProofKey& a, const ProofKey& b) {
-        return a.tag != b.tag ? a.tag < b.tag : a.occ < b.occ;
-    }
 };
 
 /// The game a certificate's positions are played in, and the one place that decides a
@@ -82,13 +62,6 @@ struct ProofRoot {
     Color winner;
 };
 
-/// A winning move for the side to move in the position of `key`: the index of the move in
-/// ProofGame::moves(key).
-struct ProofEntry {
-    ProofKey key;
-    std::uint8_t move = 0;
-};
-
 /// What a certificate proves: the value of the positions given (`konane solve --wdl`), or every
 /// opening of a board (`konane openings --search`: one root per removal pair, in the order of
 /// start_positions(), from which the checker derives the board's verdict).
@@ -101,21 +74,37 @@ struct Certificate {
     bool jumps_only = false;
     CertificateKind kind = CertificateKind::Positions;
     std::vector<ProofRoot> roots;
-    /// Sorted by key, keys distinct.
-    std::vector<ProofEntry> entries;
+    /// The positions with a winning move, sorted by key, keys distinct; each value is the
+    /// index of the winning move in ProofGame::moves(key).
+    PackedKeys entries;
     /// Free text: the program and search that wrote it (not checked).
     std::string generator;
 };
 
+/// The largest uncompressed entries (docs/certificate.md "data RAW") compressed at zstd level 19
+/// (every published certificate); larger ones (hundreds of millions of entries, where level 19
+/// would take about half an hour of CPU a gigabyte) at level 9: 15 times faster, 2% larger.
+inline constexpr std::uint64_t kLevel19Bytes = std::uint64_t{256} << 20;
+
+/// The zstd level of entries of `raw_bytes` uncompressed bytes (see kLevel19Bytes).
+int certificate_zstd_level(std::uint64_t raw_bytes);
+
 /// Writes c to `path` (docs/certificate.md: a text header, the entries zstd-compressed, an
 /// XXH64 checksum of every byte before it) through a temporary file renamed when complete.
-/// Throws CertificateError naming the file when it cannot be written, std::invalid_argument
-/// when c's entries are not sorted and distinct.
+/// The entries are streamed into the compressor (no second copy of them is made; the compressed
+/// bytes, 2 to 3 a entry, are held until written). Throws CertificateError naming the file when
+/// it cannot be written, std::invalid_argument on a key tag over 3.
 void write_certificate(const std::filesystem::path& path, const Certificate& c);
 
+/// The same with another bound than kLevel19Bytes between the one-shot level-19 compression and
+/// the streamed level-9 one (for tests of the streamed form on small certificates).
+void write_certificate(const std::filesystem::path& path, const Certificate& c,
+                       std::uint64_t level19_bytes);
+
 /// Reads and validates a certificate file: magic, version, checksum, header fields, entry
-/// counts and order. It does not check the proof (check_certificate does). Throws
-/// CertificateError naming the file and what is wrong.
+/// counts and order. The file is read in pieces and its entries decompressed as they are
+/// packed (PackedKeys), so that memory is about 5 bytes per entry. It does not check the proof
+/// (check_certificate does). Throws CertificateError naming the file and what is wrong.
 Certificate read_certificate(const std::filesystem::path& path);
 
 /// The same over a certificate's bytes in memory; `name` stands for the file in the messages.

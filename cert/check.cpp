@@ -1,9 +1,10 @@
 #include "cert/check.hpp"
 
+#include <bit>
 #include <chrono>
 #include <string>
 
-#include "cert/key_table.hpp"
+#include "cert/packed_keys.hpp"
 #include "core/notation.hpp"
 
 namespace konane {
@@ -22,12 +23,7 @@ class Checker {
             for (int k = 0; k < g.size(); ++k)
                 inverse_[static_cast<std::size_t>(k) * 64 + g.map_square(k, s)] =
                     static_cast<std::uint8_t>(s);
-        for (std::size_t i = 0; i < c.entries.size(); ++i)
-            index_.insert(c.entries[i].key, static_cast<std::uint32_t>(i));
-        if (index_.size() != c.entries.size()) {
-            throw CertificateError("the certificate lists a position twice");
-        }
-        verified_.assign(c.entries.size(), 0);
+        verified_.assign((c.entries.size() + 63) / 64, 0);
     }
 
     /// Proves that `winner` wins root number `i`; throws CertificateError otherwise.
@@ -45,9 +41,9 @@ class Checker {
     std::uint64_t won() const { return won_; }
     std::uint64_t lost() const { return lost_; }
     std::uint64_t unused() const {
-        std::uint64_t n = 0;
-        for (std::uint8_t v : verified_)
-            n += v == 0;
+        std::uint64_t n = c_.entries.size();
+        for (std::uint64_t v : verified_)
+            n -= static_cast<std::uint64_t>(std::popcount(v));
         return n;
     }
 
@@ -64,6 +60,8 @@ class Checker {
             format_position(c_.board, p) + ": " + what);
     }
 
+    bool verified(std::size_t i) const { return (verified_[i / 64] >> (i % 64)) & 1; }
+
     void tick() {
         if (progress_ && ((won_ + lost_) & 0xfffff) == 0) progress_(won_, lost_);
     }
@@ -71,15 +69,15 @@ class Checker {
     /// The side to move in p wins: by the certificate's move.
     void win(Position p) {
         const ProofKey k = game_.key(p);
-        const std::uint32_t* at = index_.find(k);
-        if (!at) {
+        const std::size_t at = c_.entries.find(k);
+        if (at == PackedKeys::npos) {
             fail(p, std::string(color_name(p.to_move)) +
                         " is to move and should win, but the certificate records no winning "
                         "move here (a reply's proof is missing, or the claimed winner is wrong)");
         }
-        if (verified_[*at]) return;
+        if (verified(at)) return;
         const std::vector<MoveChild> moves = game_.moves(k);
-        const std::uint8_t index = c_.entries[*at].move;
+        const std::uint8_t index = c_.entries.value(at);
         if (index >= moves.size()) {
             fail(p, "the recorded move number " + std::to_string(index + 1) + " is out of range (" +
                         std::to_string(moves.size()) + " legal moves)");
@@ -108,7 +106,7 @@ class Checker {
         line_.push_back(mp.move);
         lose(mp.child);
         line_.pop_back();
-        verified_[*at] = 1;
+        verified_[at / 64] |= std::uint64_t{1} << (at % 64);
         ++won_;
         tick();
     }
@@ -140,10 +138,9 @@ class Checker {
     const Certificate& c_;
     ProofGame game_;
     const CheckProgress& progress_;
-    std::vector<std::uint8_t> inverse_;  ///< [symmetry][image square] -> square
-    ProofKeyMap<std::uint32_t> index_;   ///< key -> entry number
-    std::vector<std::uint8_t> verified_;
-    ProofKeyMap<std::uint8_t> lost_keys_;
+    std::vector<std::uint8_t> inverse_;                     ///< [symmetry][image square] -> square
+    std::vector<std::uint64_t> verified_;                   ///< a bit per entry: proven won
+    CompactKeyMap lost_keys_{std::size_t{1} << 22, false};  ///< positions proven lost
     std::vector<Move> line_;
     std::size_t root_ = 0;
     std::uint64_t won_ = 0, lost_ = 0;

@@ -3,10 +3,11 @@
 // checker (proven positions, entry look-up) and by the certificate builder.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
-#include "cert/certificate.hpp"
+#include "cert/proof_key.hpp"
 
 namespace konane {
 
@@ -45,6 +46,19 @@ class ProofKeyMap {
             }
             if (tag_[i] == k.tag + 1 && occ_[i] == k.occ) return false;
         }
+    }
+
+    /// Removes every entry, keeping the slots (the next fill does not grow again).
+    void clear() {
+        std::fill(tag_.begin(), tag_.end(), std::uint8_t{0});
+        size_ = 0;
+    }
+    /// Removes every entry and frees the slots.
+    void release() {
+        occ_ = {};
+        tag_ = {};
+        val_ = {};
+        resize(1024);
     }
 
     /// Calls f(key, value) for every entry, in no particular order.

@@ -162,10 +162,11 @@ WrittenCertificate write_proof(ProofSearch& s, const std::vector<ProofRoot>& roo
             if (std::chrono::duration<double>(now - last).count() < (tty ? 0.25 : 5.0)) return;
             last = now;
             std::fprintf(stderr,
-                         "%s[certificate] %llu won, %llu lost positions, %llu searched again "
-                         "(%llu nodes), %.0f s%s",
+                         "%s[certificate] %llu won, %llu lost positions (%.0f MiB), %llu "
+                         "searched again (%llu nodes), %.0f s%s",
                          tty ? "\r" : "", static_cast<unsigned long long>(st.won),
                          static_cast<unsigned long long>(st.lost),
+                         static_cast<double>(st.bytes) / (1 << 20),
                          static_cast<unsigned long long>(st.searched),
                          static_cast<unsigned long long>(st.nodes),
                          std::chrono::duration<double>(now - start).count(), tty ? "\x1b[K" : "\n");
@@ -197,6 +198,7 @@ json certificate_json(const WrittenCertificate& w) {
             {"bytes", w.bytes},
             {"entries", w.entries},
             {"lost_positions", w.stats.lost},
+            {"builder_bytes", w.stats.peak_bytes},
             {"transpositions", w.stats.transpositions},
             {"searched_again", w.stats.searched},
             {"nodes_again", w.stats.nodes},

@@ -42,7 +42,10 @@ bool CertificateBuilder::wins(Position p) {
 }
 
 void CertificateBuilder::tick() {
-    if (progress_ && ((stats_.won + stats_.lost) % 100000) == 0) progress_(stats_);
+    if ((stats_.won + stats_.lost) % 100000 != 0) return;
+    stats_.bytes = won_.bytes() + lost_.bytes();
+    stats_.peak_bytes = std::max(stats_.peak_bytes, stats_.bytes);
+    if (progress_) progress_(stats_);
 }
 
 void CertificateBuilder::win(Position p) {
@@ -115,7 +118,7 @@ void CertificateBuilder::lose(Position p) {
 }
 
 Certificate CertificateBuilder::finish(CertificateKind kind, const Opening& opening,
-                                       std::string generator) const {
+                                       std::string generator) {
     Certificate c;
     c.board = search_.board();
     c.opening = opening.gap ? opening : Opening(search_.options().rules);
@@ -123,10 +126,10 @@ Certificate CertificateBuilder::finish(CertificateKind kind, const Opening& open
     c.kind = kind;
     c.roots = roots_;
     c.generator = std::move(generator);
-    c.entries.reserve(won_.size());
-    won_.for_each([&](const ProofKey& k, std::uint8_t m) { c.entries.push_back({k, m}); });
-    std::sort(c.entries.begin(), c.entries.end(),
-              [](const ProofEntry& a, const ProofEntry& b) { return a.key < b.key; });
+    stats_.bytes = won_.bytes() + lost_.bytes();
+    stats_.peak_bytes = std::max(stats_.peak_bytes, stats_.bytes);
+    lost_.clear();
+    c.entries = won_.take();
     return c;
 }
 

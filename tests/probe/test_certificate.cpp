@@ -227,6 +227,7 @@ TEST_CASE("certificate: a changed move, a removed proof, a flipped winner are re
     const Board b = Board::make(5, 5);
     const Certificate good = openings_certificate(b, Ruleset::Brainking);
     REQUIRE(good.entries.size() > 100);
+    const std::vector<ProofEntry> entries = good.entries.to_vector();
 
     SECTION("a move changed to one that loses") {
         // Every entry whose position has a losing alternative: changing it must be refused.
@@ -234,15 +235,15 @@ TEST_CASE("certificate: a changed move, a removed proof, a flipped winner are re
         int tried = 0;
         for (int attempt = 0; attempt < 400 && tried < 25; ++attempt) {
             const std::size_t i = rng() % good.entries.size();
-            const std::vector<MoveChild> ms = entry_moves(good, good.entries[i]);
+            const std::vector<MoveChild> ms = entry_moves(good, entries[i]);
             for (std::size_t m = 0; m < ms.size(); ++m) {
-                if (m == good.entries[i].move) continue;
+                if (m == entries[i].move) continue;
                 const Position child = ms[m].child;
                 // A move that leaves the opponent a win (by the reference engine) proves nothing.
                 if (reference_winner(b, Ruleset::Brainking, child, false) != child.to_move)
                     continue;
                 Certificate bad = good;
-                bad.entries[i].move = static_cast<std::uint8_t>(m);
+                bad.entries.set_value(i, static_cast<std::uint8_t>(m));
                 INFO("entry " << i << ": move " << m);
                 CHECK_THROWS_AS(check_certificate(bad), CertificateError);
                 ++tried;
@@ -253,14 +254,16 @@ TEST_CASE("certificate: a changed move, a removed proof, a flipped winner are re
     }
     SECTION("a move number out of range") {
         Certificate bad = good;
-        bad.entries[good.entries.size() / 2].move = 200;
+        bad.entries.set_value(good.entries.size() / 2, 200);
         CHECK_THROWS_WITH(check_certificate(bad), Catch::Contains("out of range"));
     }
     SECTION("one reply's proof removed") {
         // Every entry of a built certificate is used, so removing any one breaks the proof.
         for (std::size_t i : {std::size_t{0}, good.entries.size() / 3, good.entries.size() - 1}) {
             Certificate bad = good;
-            bad.entries.erase(bad.entries.begin() + static_cast<std::ptrdiff_t>(i));
+            std::vector<ProofEntry> fewer = entries;
+            fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(i));
+            bad.entries = PackedKeys::from_vector(fewer);
             INFO("entry " << i << " removed");
             CHECK_THROWS_WITH(check_certificate(bad), Catch::Contains("no winning move"));
         }
