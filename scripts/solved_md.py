@@ -135,8 +135,9 @@ def main():
     w(f"- **Longest perfect game** among the openings' best lines: {longest[0]}, {lb.get('depth', 0)} plies"
       f" ({lb.get('black', '-')} then {lb.get('white') or '-'}).")
     w('- **Past the tables** (proof search, win/loss only, [beyond.md](beyond.md)): White wins 6x7,')
-    w('  7x6, 5x8 and 8x5 (every opening; certificates in `docs/proofs/` that `konane check-proof` verifies), and')
-    w('  Black wins 7x7 (every opening; its certificate is not yet published).')
+    w('  7x6, 5x8 and 8x5, and Black wins 5x9 and 9x5 (every opening; certificates in `docs/proofs/`')
+    w('  that `konane check-proof` verifies), and Black wins 7x7 (every opening; its certificate is not')
+    w('  yet published).')
     w("- **Checking a table**: every published table's sha256 is in `docs/tables.sha256`;")
     w("  `scripts/check-tables DIR` compares the tables in DIR against it (below).")
     w("")
