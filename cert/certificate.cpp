@@ -154,8 +154,8 @@ std::string winner_word(Color c) {
 
 }  // namespace
 
-int certificate_zstd_level(std::uint64_t raw_bytes) {
-    return raw_bytes <= kLevel19Bytes ? 19 : 9;
+int certificate_zstd_level(std::uint64_t raw_bytes, std::uint64_t level19_bytes) {
+    return raw_bytes <= level19_bytes ? 19 : 9;
 }
 
 void write_certificate(const std::filesystem::path& path, const Certificate& c) {
@@ -180,8 +180,7 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c,
         });
     }
     const bool one_shot = raw_size <= level19_bytes;
-    FrameWriter frame(path, raw_size, one_shot ? 19 : certificate_zstd_level(kLevel19Bytes + 1),
-                      one_shot);
+    FrameWriter frame(path, raw_size, certificate_zstd_level(raw_size, level19_bytes), one_shot);
     {
         std::string& buf = frame.buffer();
         int tag = -1;
