@@ -75,10 +75,6 @@ std::string mib(std::uint64_t bytes) {
     return fmt::format("{:.1f} MiB", bytes / 1048576.0);
 }
 
-/// The smallest memory budget accepted: below it the process (about 10 MiB) and the
-/// enumeration's fixed buffers (solver::kEnumerateLeastBytes) would not fit.
-constexpr std::uint64_t kMinBudget = std::uint64_t{24} << 20;
-
 struct GenerateArgs {
     std::string board;         ///< BOARD
     std::string board_option;  ///< --board, the same
@@ -157,20 +153,6 @@ int run_generate(GenerateArgs a) {
     if (a.estimate) return print_estimate(o.board, a.ranks, a.json);
     // Under an MPI launcher (or with --staged) the generator of layer parts runs instead.
     const bool parts = a.staged || under_mpi();
-    if (o.board.squares() >
-        (parts ? solver::kMaxDistributedSquares : solver::kMaxGenerateSquares)) {
-        if (!parts && o.board.squares() <= solver::kMaxDistributedSquares) {
-            throw UsageError(fmt::format(
-                "board {} has {} squares: one process generates tables of at most {}; {}; use "
-                "the MPI generator on a cluster: mpirun -np N konane generate {} (an MPI build, "
-                "docs/distributed.md; `konane generate {} --estimate --ranks N` sizes it)",
-                o.board.name(), o.board.squares(), solver::kMaxGenerateSquares,
-                solver::estimate_text(o.board), o.board.name(), o.board.name()));
-        }
-        throw UsageError(fmt::format("board {} has {} squares: tables are generated for at most {}",
-                                     o.board.name(), o.board.squares(),
-                                     solver::kMaxDistributedSquares));
-    }
     if (a.threads < 0) throw UsageError("-j THREADS must be 1 or more (0: all cores)");
     o.threads = a.threads;
     o.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
@@ -178,7 +160,8 @@ int run_generate(GenerateArgs a) {
     o.work_dir =
         a.work.empty() ? solver::default_work_dir(o.output) : std::filesystem::path(a.work);
     o.keep_work = a.keep_work;
-    // Locations, threads, stale temporaries and free disk (generate() checks them again).
+    // Board size, memory budget, locations, threads, stale temporaries and free disk
+    // (generate() checks them again).
     const solver::Preflight pre = solver::preflight_generate(
         o, parts ? solver::kMaxDistributedSquares : solver::kMaxGenerateSquares);
     for (const auto& p : pre.removed_temporaries) {
@@ -189,10 +172,6 @@ int run_generate(GenerateArgs a) {
     }
     const std::uint64_t budget =
         a.memory.empty() ? solver::default_memory_budget() : o.memory_bytes;
-    if (budget < kMinBudget) {
-        throw ResourceError(fmt::format("--memory {}: at least {} is needed",
-                                        safe_message(a.memory), mib(kMinBudget)));
-    }
     if (!a.memory.empty()) warn_memory_over_physical(budget, a.memory, a.quiet);
     // --memory bounds the whole process: what it holds already (about 10 MiB) and the threads'
     // stacks are part of it.
@@ -566,10 +545,7 @@ int run_verify(const FileArgs& a) {
     solver::VerifyOptions vo;
     vo.threads = a.threads;
     vo.memory_bytes = a.memory.empty() ? 0 : parse_size(a.memory, "--memory");
-    if (!a.memory.empty() && vo.memory_bytes < kMinBudget) {
-        throw ResourceError(fmt::format("--memory {}: at least {} is needed",
-                                        safe_message(a.memory), mib(kMinBudget)));
-    }
+    if (!a.memory.empty()) solver::check_memory_budget(vo.memory_bytes, process::resident_bytes());
     if (!a.memory.empty()) warn_memory_over_physical(vo.memory_bytes, a.memory, a.quiet);
     vo.work_dir = a.work;
     if (!vo.work_dir.empty()) solver::check_work_dir(vo.work_dir);

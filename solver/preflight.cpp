@@ -14,6 +14,8 @@
 #include "format/table.hpp"
 #include "process/cleanup.hpp"
 #include "process/resource_error.hpp"
+#include "solver/distributed.hpp"
+#include "solver/estimate.hpp"
 #include "solver/workdir.hpp"
 
 namespace konane::solver {
@@ -101,8 +103,32 @@ void check_threads(int threads) {
         t.join();
 }
 
+void check_memory_budget(std::uint64_t budget, std::uint64_t process_bytes) {
+    const std::uint64_t least = process_bytes + kEnumerateLeastBytes;
+    if (budget >= least) return;
+    throw ResourceError("memory budget of " + std::to_string(budget) + " bytes (" + mib(budget) +
+                        ") is less than any run takes: the process holds " + mib(process_bytes) +
+                        " before any work and the enumeration needs " + mib(kEnumerateLeastBytes) +
+                        " more; give at least " + std::to_string((least >> 20) + 1) +
+                        "M (--memory)");
+}
+
 Preflight preflight_generate(const GenerateOptions& o, int max_squares) {
-    require_generatable(o.board, std::max(max_squares, kMaxGenerateSquares));
+    const int limit = std::max(max_squares, kMaxGenerateSquares);
+    if (o.board.squares() > limit && o.board.squares() <= kMaxDistributedSquares) {
+        const std::string name = o.board.name();
+        throw std::invalid_argument(
+            "board " + name + " has " + std::to_string(o.board.squares()) +
+            " squares: one process generates tables of at most " +
+            std::to_string(kMaxGenerateSquares) + "; " + estimate_text(o.board) +
+            "; use the MPI generator on a cluster: mpirun -np N konane generate " + name +
+            " (an MPI build, docs/distributed.md; `konane generate " + name +
+            " --estimate --ranks N` sizes it)");
+    }
+    require_generatable(o.board, limit);
+    if (o.process_bytes > 0)
+        check_memory_budget(o.memory_bytes ? o.memory_bytes : default_memory_budget(),
+                            o.process_bytes);
     Preflight p;
     std::filesystem::path work = o.work_dir;
     if (!o.output.empty()) {

@@ -168,14 +168,6 @@ GenerateReport generate(const GenerateOptions& o) {
         check_resources(b, o.rules, rep.memory_bytes,
                         work.empty() ? std::filesystem::temp_directory_path() : work, o.output);
     }
-    if (o.process_bytes > 0 && rep.memory_bytes < o.process_bytes + kEnumerateLeastBytes) {
-        const std::uint64_t least = o.process_bytes + kEnumerateLeastBytes;
-        throw ResourceError("memory budget " + gib(rep.memory_bytes) +
-                            " is less than any run takes: the process " + "holds " +
-                            gib(o.process_bytes) + " before any work and the enumeration needs " +
-                            gib(kEnumerateLeastBytes) + " more; rerun with --memory " +
-                            std::to_string((least >> 20) + 1) + "M or more");
-    }
     if (work.empty()) {
         tmp = std::make_unique<process::TempDir>("konane-generate");
         work = tmp->path() / "work";
