@@ -40,6 +40,8 @@ class Checker {
 
     std::uint64_t won() const { return won_; }
     std::uint64_t lost() const { return lost_; }
+    const std::vector<std::uint64_t>& won_by_pieces() const { return won_by_pieces_; }
+    const std::vector<std::uint64_t>& lost_by_pieces() const { return lost_by_pieces_; }
     std::uint64_t unused() const {
         std::uint64_t n = c_.entries.size();
         for (std::uint64_t v : verified_)
@@ -108,6 +110,7 @@ class Checker {
         line_.pop_back();
         verified_[at / 64] |= std::uint64_t{1} << (at % 64);
         ++won_;
+        ++won_by_pieces_[static_cast<std::size_t>(std::popcount(p.occ))];
         tick();
     }
 
@@ -132,6 +135,7 @@ class Checker {
         }
         lost_keys_.insert(k, 0);
         ++lost_;
+        ++lost_by_pieces_[static_cast<std::size_t>(std::popcount(p.occ))];
         tick();
     }
 
@@ -144,6 +148,8 @@ class Checker {
     std::vector<Move> line_;
     std::size_t root_ = 0;
     std::uint64_t won_ = 0, lost_ = 0;
+    std::vector<std::uint64_t> won_by_pieces_ = std::vector<std::uint64_t>(kMaxSquares + 1, 0);
+    std::vector<std::uint64_t> lost_by_pieces_ = std::vector<std::uint64_t>(kMaxSquares + 1, 0);
 };
 
 }  // namespace
@@ -208,6 +214,8 @@ CertificateCheck check_certificate(const Certificate& c, const CheckProgress& pr
     }
     out.won = checker.won();
     out.lost = checker.lost();
+    out.won_by_pieces = checker.won_by_pieces();
+    out.lost_by_pieces = checker.lost_by_pieces();
     out.unused = checker.unused();
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;

@@ -28,7 +28,10 @@ struct CertificateCheck {
     std::uint64_t won = 0;     ///< positions proven won for the side to move (entries used)
     std::uint64_t lost = 0;    ///< positions proven lost for the side to move
     std::uint64_t unused = 0;  ///< entries the proof never needed
-    double seconds = 0;        ///< wall time of the check
+    /// The positions proven, by number of pieces on the board (index 0 .. 64): how deep into
+    /// the game the proof goes, and which endgame tables of at most K pieces it could use.
+    std::vector<std::uint64_t> won_by_pieces, lost_by_pieces;
+    double seconds = 0;  ///< wall time of the check
 };
 
 /// Progress of a long check: positions proven so far (won + lost).

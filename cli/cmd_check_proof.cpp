@@ -26,6 +26,7 @@ struct CheckProofArgs {
     std::string file;
     bool json = false;
     bool quiet = false;
+    bool by_pieces = false;  ///< --by-pieces: the proven positions by number of pieces
 };
 
 int run_check_proof(const CheckProofArgs& a) {
@@ -95,6 +96,13 @@ int run_check_proof(const CheckProofArgs& a) {
         j["won"] = r.won;
         j["lost"] = r.lost;
         j["unused"] = r.unused;
+        // The proven positions by number of pieces (only the piece counts that occur).
+        j["by_pieces"] = json::array();
+        for (std::size_t n = 0; n < r.won_by_pieces.size(); ++n) {
+            if (r.won_by_pieces[n] + r.lost_by_pieces[n] == 0) continue;
+            j["by_pieces"].push_back(
+                {{"pieces", n}, {"won", r.won_by_pieces[n]}, {"lost", r.lost_by_pieces[n]}});
+        }
         j["seconds"] = r.seconds;
         std::printf("%s\n", j.dump().c_str());
         return kOk;
@@ -131,6 +139,25 @@ int run_check_proof(const CheckProofArgs& a) {
         static_cast<unsigned long long>(r.won + r.lost), static_cast<unsigned long long>(r.won),
         static_cast<unsigned long long>(r.lost), r.seconds,
         static_cast<unsigned long long>(r.unused));
+    // How deep the proof goes: the fewest pieces of a proven position (a table of at most K
+    // pieces can replace only the proof's positions of at most K pieces).
+    std::size_t fewest = 0, most = 0;
+    for (std::size_t n = r.won_by_pieces.size(); n-- > 0;)
+        if (r.won_by_pieces[n] + r.lost_by_pieces[n] > 0) fewest = n;
+    for (std::size_t n = 0; n < r.won_by_pieces.size(); ++n)
+        if (r.won_by_pieces[n] + r.lost_by_pieces[n] > 0) most = n;
+    if (r.won + r.lost > 0) {
+        std::printf("pieces in the proven positions: %zu to %zu%s\n", fewest, most,
+                    a.by_pieces ? "" : " (--by-pieces: how many of each)");
+    }
+    if (a.by_pieces) {
+        std::printf("%6s %14s %14s\n", "pieces", "won", "lost");
+        for (std::size_t n = most + 1; n-- > fewest;) {
+            std::printf("%6zu %14llu %14llu\n", n,
+                        static_cast<unsigned long long>(r.won_by_pieces[n]),
+                        static_cast<unsigned long long>(r.lost_by_pieces[n]));
+        }
+    }
     return kOk;
 }
 
@@ -145,6 +172,8 @@ void add_check_proof_command(CLI::App& app, Commands& out) {
     cmd->add_option("FILE", a->file, "Certificate file")->required()->check(non_empty());
     cmd->add_flag("--json", a->json, "JSON output");
     cmd->add_flag("-q,--quiet", a->quiet, "No progress line on stderr");
+    cmd->add_flag("--by-pieces", a->by_pieces,
+                  "Also print the proven positions by number of pieces (--json always has them)");
     cmd->footer(
         "Exit status: 0 when the certificate proves its claims, 1 when it does not (the message "
         "names the root, the line of moves and the position), 2 when the file is not a readable "

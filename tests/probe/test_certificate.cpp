@@ -102,6 +102,23 @@ TEST_CASE("certificate: every opening's winner up to 5x5 is proven as the table 
             CHECK(got.removals[i].second == want.choices[i].winner);
         CHECK(got.unused == 0);
         CHECK(got.won == c.entries.size());
+        // The proven positions by pieces: they add up to the positions proven; none holds more
+        // pieces than a root (two fewer than the board's squares: the removals), and the roots
+        // are counted at that number (once per class: mirror images are one proof).
+        std::uint64_t won = 0, lost = 0;
+        for (std::size_t n = 0; n < got.won_by_pieces.size(); ++n) {
+            won += got.won_by_pieces[n];
+            lost += got.lost_by_pieces[n];
+            if (static_cast<int>(n) > b.squares() - 2) {
+                CHECK(got.won_by_pieces[n] + got.lost_by_pieces[n] == 0);
+            }
+        }
+        CHECK(won == got.won);
+        CHECK(lost == got.lost);
+        const auto roots = static_cast<std::size_t>(b.squares() - 2);
+        const std::uint64_t at_roots = got.won_by_pieces.at(roots) + got.lost_by_pieces.at(roots);
+        CHECK(at_roots >= 1);
+        CHECK(at_roots <= c.roots.size());
         // The same through the file.
         TempDir dir("cert-openings");
         const fs::path file = dir.path / "c.proof";
@@ -337,6 +354,12 @@ TEST_CASE("certificate: konane check-proof's verdict and exit codes", "[certific
     const Run js = run("check-proof -q --json " + quote(file));
     CHECK(js.code == 0);
     CHECK_THAT(js.out, Catch::Contains("\"winner\":\"black\""));
+    CHECK_THAT(js.out, Catch::Contains("\"by_pieces\":[{\"pieces\":"));
+    const Run pieces = run("check-proof -q --by-pieces " + quote(file));
+    CHECK(pieces.code == 0);
+    CHECK_THAT(pieces.out, Catch::Contains("pieces in the proven positions: ") &&
+                               Catch::Contains(" to 23") &&
+                               Catch::Contains("pieces            won"));
     // A wrong claim: edit a root's winner in the header and recompute nothing: the checksum
     // refuses it (exit 2); a certificate rewritten with a wrong claim is refused (exit 1).
     Certificate c = read_certificate(file);
