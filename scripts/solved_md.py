@@ -33,6 +33,42 @@ def machine():
     return f"{os.cpu_count()} cores ({model}), {mem / 2**30:.0f} GiB, {platform.system()} {platform.release()}"
 
 
+def past_the_tables(tabled, rules):
+    """The boards of docs/proofs/verdicts.txt (certificates: file, board, winner) under `rules`
+    that have no table here, as (board, winner), smallest first."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "proofs",
+                        "verdicts.txt")
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) != 3 or line.startswith("#"):
+                    continue
+                name, board, winner = parts
+                if name.endswith(f"-{rules}.proof") and board not in tabled:
+                    out.append((board, winner))
+    except OSError:
+        return []
+    return sorted(out, key=lambda bw: board_key(bw[0]))
+
+
+def refuted_boards():
+    """The boards of docs/proofs/refutations.txt (White wins: each Black removal refuted)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "proofs",
+                        "refutations.txt")
+    boards = set()
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2 and not line.startswith("#"):
+                    boards.add(parts[1])
+    except OSError:
+        return []
+    return sorted(boards, key=board_key)
+
+
 def size(n):
     for unit, div in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= div:
@@ -134,10 +170,19 @@ def main():
     lb = longest[2].get("best") or {}
     w(f"- **Longest perfect game** among the openings' best lines: {longest[0]}, {lb.get('depth', 0)} plies"
       f" ({lb.get('black', '-')} then {lb.get('white') or '-'}).")
-    w('- **Past the tables** (proof search, win/loss only, [beyond.md](beyond.md)): White wins 6x7,')
-    w('  7x6, 5x8 and 8x5, and Black wins 5x9 and 9x5 (every opening; certificates in `docs/proofs/`')
-    w('  that `konane check-proof` verifies), and Black wins 7x7 (every opening; its certificate is not')
-    w('  yet published).')
+    past = past_the_tables({b for b, gen, op, info, anyj in data}, a.rules)
+    if past:
+        by = {c: [b for b, winner in past if winner == c] for c in ("white", "black")}
+        text = "; ".join(f"{c.capitalize()} wins " + ", ".join(by[c]) for c in ("white", "black") if by[c])
+        w("- **Past the tables** (proof search with a certificate, win/loss only, every opening;")
+        w("  [beyond.md](beyond.md)): " + text + ". The certificates are in `docs/proofs/`, and")
+        w("  `konane check-proof` verifies each with the rules alone.")
+    refuted = refuted_boards()
+    if refuted:
+        w("  White also wins " + ", ".join(refuted) + ": each of Black's removals is answered by a")
+        w("  White reply proven to win (`docs/proofs/refutations.txt`), not every opening decided.")
+    if "7x7" not in [b for b, _ in past]:
+        w("  Black wins 7x7 (every opening, by the search; its certificate is not yet published).")
     w("- **Checking a table**: every published table's sha256 is in `docs/tables.sha256`;")
     w("  `scripts/check-tables DIR` compares the tables in DIR against it (below).")
     w("")
@@ -264,7 +309,7 @@ def main():
               + (": " + " ".join(f"`{g}`" for g in bw) if bw else "")
               + "; White from " + (" ".join(f"`{g}`" for g in ww) if ww else "none") + ".")
             w("")
-    w("Boards past the tables (6x7, 7x6, 7x7), by proof search: [beyond.md](beyond.md).")
+    w("Boards past the tables, by proof search with certificates: [beyond.md](beyond.md).")
     print("\n".join(out))
 
 

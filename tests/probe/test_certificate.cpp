@@ -5,6 +5,7 @@
 #include <bit>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -199,6 +200,48 @@ void check_published(const std::string& file, const std::string& board, const st
 }
 
 }  // namespace
+
+TEST_CASE("certificate: the published refutations prove that White wins their boards",
+          "[certificate]") {
+    // docs/proofs/refutations.txt: file, board. Each file proves that White wins one gap's start
+    // position; together they must answer every Black removal of the board with one such reply.
+    std::ifstream in(fs::path(KONANE_PROOFS_DIR) / "refutations.txt");
+    REQUIRE(in);
+    std::map<std::string, std::vector<Position>> proven;  // board -> roots proven White's
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream words(line);
+        std::string file, board;
+        REQUIRE(static_cast<bool>(words >> file >> board));
+        INFO(file);
+        const Certificate c = read_certificate(fs::path(KONANE_PROOFS_DIR) / file);
+        CHECK(c.board.name() == board);
+        REQUIRE(c.roots.size() == 1);
+        CHECK(c.roots[0].winner == Color::White);
+        CHECK(c.roots[0].position.to_move == Color::Black);
+        const CertificateCheck got = check_certificate(c);
+        REQUIRE(got.winners.size() == 1);
+        CHECK(got.winners[0] == Color::White);
+        proven[board].push_back(c.roots[0].position);
+    }
+    REQUIRE_FALSE(proven.empty());
+    for (const auto& [name, roots] : proven) {
+        INFO(name);
+        const Board b = Board::parse(name);
+        int removals = 0;
+        for (const MoveChild& first : legal_moves(b, Ruleset::Brainking, b.start())) {
+            INFO(format_move(b, first.move));
+            bool refuted = false;
+            for (const MoveChild& second : legal_moves(b, Ruleset::Brainking, first.child))
+                refuted =
+                    refuted || std::find(roots.begin(), roots.end(), second.child) != roots.end();
+            CHECK(refuted);
+            ++removals;
+        }
+        CHECK(removals >= 2);
+    }
+}
 
 TEST_CASE("certificate: the published certificates up to 6x6 prove the published verdicts",
           "[certificate]") {
