@@ -66,7 +66,8 @@ std::uint64_t u64(const std::uint8_t* p) {
 
 TEST_CASE("layer encoder: a layer in 1 to k pieces gives the bytes of the whole layer",
           "[format][encoder]") {
-    const fs::path dir = fs::temp_directory_path() / ("konane-encoder-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("konane-encoder-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     std::mt19937_64 rng(7);
     for (const std::uint32_t buckets : {8u, 256u}) {
@@ -161,7 +162,8 @@ TEST_CASE("layer encoder: keys outside the piece, and an encoded layer of the wr
                       Catch::Contains("here: ") && Catch::Contains("outside the piece's blocks"));
     CHECK_THROWS_AS(enc.start(2, enc.blocks() + 1, 0), std::invalid_argument);
 
-    const fs::path dir = fs::temp_directory_path() / ("konane-encoder-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("konane-encoder-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     {
         TableWriter w(dir / "bad.kbt", meta, 1);
