@@ -177,11 +177,10 @@ void LayerEncoder::add(std::span<const std::uint64_t> keys, std::span<const std:
             L.prev_rank = L.ranks[i];
             const std::uint64_t j = (L.ranks[i] >> L.geo.ef.l) / L.geo.q;
             if (j < L.cur || j >= L.end_block)
-                throw std::invalid_argument(L.where + "key " + std::to_string(at) +
-                                            " falls in block " + std::to_string(j) +
-                                            ", outside the piece's blocks [" +
-                                            std::to_string(L.cur) + ", " +
-                                            std::to_string(L.end_block) + ")");
+                throw std::invalid_argument(
+                    L.where + "key " + std::to_string(at) + " falls in block " + std::to_string(j) +
+                    ", outside the piece's blocks [" + std::to_string(L.cur) + ", " +
+                    std::to_string(L.end_block) + ")");
             L.encode_until(j);
             L.block_ranks.push_back(L.ranks[i]);
             L.block_depths.push_back(depth[b0 + i]);
@@ -235,9 +234,9 @@ LayerLayout LayerEncoder::layout(const EncodedTotals& t, std::uint64_t dir_offse
     const std::uint64_t n = info.classes;
     LayerLayout out;
     out.blocks_size = n > 0 ? align8(t.bytes + kBlockTail) : 0;
-    out.width = n == 0                                                                    ? 0
+    out.width = n == 0                                                                        ? 0
                 : out.blocks_size <= (std::uint64_t{1} << 32) && n < (std::uint64_t{1} << 32) ? 4
-                                                                                          : 8;
+                                                                                              : 8;
     out.dir_size = n > 0 ? align8((L.geo.blocks + 1) * 2 * out.width) : 0;
     // The layer's entry (FORMAT.md §5) and its key, which seeds the blocks' checks.
     std::vector<std::uint8_t>& e = out.entry;
@@ -328,8 +327,8 @@ void SpillBytes::flush_if(std::size_t limit) {
                                    static_cast<off_t>(in_file_ + done));
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
-            throw IoError(dir_.string() + ": write a layer's spill file: " +
-                          std::strerror(w < 0 ? errno : ENOSPC));
+            throw IoError(dir_.string() +
+                          ": write a layer's spill file: " + std::strerror(w < 0 ? errno : ENOSPC));
         }
         done += static_cast<std::size_t>(w);
     }
@@ -339,7 +338,8 @@ void SpillBytes::flush_if(std::size_t limit) {
 
 void SpillBytes::read(std::uint64_t at, std::uint8_t* out, std::size_t n) const {
     while (n > 0 && at < in_file_) {
-        const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(n, in_file_ - at));
+        const std::size_t take =
+            static_cast<std::size_t>(std::min<std::uint64_t>(n, in_file_ - at));
         const ssize_t r = ::pread(fd_, out, take, static_cast<off_t>(at));
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {

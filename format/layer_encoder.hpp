@@ -36,11 +36,11 @@ struct EncodedTotals {
 
 /// A layer's place in the file, from its totals (LayerEncoder::layout).
 struct LayerLayout {
-    unsigned width = 0;              ///< bytes of each directory field: 4 or 8 (0: empty layer)
-    std::uint64_t dir_size = 0;      ///< bytes of the directory, padded to a multiple of 8
-    std::uint64_t blocks_size = 0;   ///< bytes of the blocks and their padding
-    std::vector<std::uint8_t> entry; ///< the layer table entry (FORMAT.md §5, 416 bytes)
-    std::uint64_t key = 0;           ///< the layer's key: XXH3-64 of entry seeded with the header's
+    unsigned width = 0;               ///< bytes of each directory field: 4 or 8 (0: empty layer)
+    std::uint64_t dir_size = 0;       ///< bytes of the directory, padded to a multiple of 8
+    std::uint64_t blocks_size = 0;    ///< bytes of the blocks and their padding
+    std::vector<std::uint8_t> entry;  ///< the layer table entry (FORMAT.md §5, 416 bytes)
+    std::uint64_t key = 0;  ///< the layer's key: XXH3-64 of entry seeded with the header's
 };
 
 /// Encodes consecutive blocks of one layer (a piece): start() names the piece's blocks and the
