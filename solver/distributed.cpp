@@ -159,20 +159,30 @@ std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter
     const auto M = static_cast<std::size_t>(me);
     if (me == 0 && writer == nullptr)
         throw std::logic_error("write_layer_parts: rank 0 has no writer");
-    // 1. The layer's code and geometry.
-    std::vector<std::uint64_t> hist(256, 0);
+    const std::string where = "write_layer_parts(" + std::to_string(info.pieces) + " pieces): ";
+    // A key and its depth travel as one word: the depth in bits kDepthShift.. (above the
+    // squares, below the side to move).
+    constexpr unsigned kDepthShift = 55;
+    constexpr std::uint64_t kDepthBits = std::uint64_t{0xFF} << kDepthShift;
+    if (meta.rows * meta.cols > kDepthShift)
+        throw std::invalid_argument(where + "boards of more than 55 squares are not written");
+    // 1. The layer's code and geometry: the depths' histogram and the greatest key, summed on
+    // rank 0 and sent to every rank.
+    std::vector<std::uint64_t> hist(257, 0);
     for (const Depth d : depth)
         ++hist[d];
+    hist[256] = keys.empty() ? 0 : keys.back();
     const auto hists = wait([&] { return ex.gather<std::uint64_t>(hist); });
-    std::vector<std::uint64_t> sum(256, 0);
-    for (const auto& h : hists)
+    std::vector<std::uint64_t> sum(257, 0);
+    for (const auto& h : hists) {
         for (std::size_t s = 0; s < 256; ++s)
             sum[s] += h[s];
+        sum[256] = std::max(sum[256], h[256]);
+    }
     sum = from_root(ex, wait, sum);
     std::array<std::uint64_t, 256> histogram{};
-    std::copy(sum.begin(), sum.end(), histogram.begin());
-    const std::uint64_t last = wait([&] { return ex.max(keys.empty() ? 0 : keys.back()); });
-    const std::string where = "write_layer_parts(" + std::to_string(info.pieces) + " pieces): ";
+    std::copy(sum.begin(), sum.begin() + 256, histogram.begin());
+    const std::uint64_t last = sum[256];
     format::LayerEncoder enc(meta, info, last, histogram, where);
     const std::uint64_t J = enc.blocks(), n = info.classes;
 
@@ -248,16 +258,16 @@ std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter
             dir.flush_if(chunk);
         });
     }
-    std::vector<std::vector<std::uint64_t>> buf_key(R);
-    std::vector<std::vector<Depth>> buf_depth(R);
+    // Per sender the packed words received and not yet merged.
+    std::vector<std::vector<std::uint64_t>> buf(R);
     std::vector<std::size_t> at(R, 0);
     std::vector<std::uint64_t> received(R, 0), sent(R, 0);
     using Item = std::pair<std::uint64_t, std::size_t>;
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-    std::vector<std::uint64_t> out_key, ask(R), asked, asked_counts, send_key, send_counts(R);
-    std::vector<Depth> out_depth, send_depth;
-    std::vector<std::uint64_t> rk, rk_counts, rd_counts;
-    std::vector<Depth> rd;
+    std::vector<std::uint64_t> out_key, ask(2 * R), twos(R, 2), asked, asked_counts, send_key,
+        send_counts(R);
+    std::vector<Depth> out_depth;
+    std::vector<std::uint64_t> rk, rk_counts;
     std::uint64_t rounds = 0;
     const auto emit = [&] {
         enc.add(out_key, out_depth, threads);
@@ -265,33 +275,38 @@ std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter
         out_depth.clear();
     };
     for (;;) {
-        ++rounds;
-        // Ask each sender whose buffer is at most half full for its next batch.
+        // Ask each sender whose buffer is at most half full for its next batch, and tell every
+        // rank how many positions this one still waits for: the exchange ends when none does.
+        std::uint64_t left = 0;
+        for (std::size_t s = 0; s < R; ++s)
+            left += expect[s] - received[s];
         for (std::size_t s = 0; s < R; ++s) {
-            const std::uint64_t held = buf_key[s].size() - at[s];
-            ask[s] = received[s] < expect[s] && held <= wb.per_rank
-                         ? std::min<std::uint64_t>(wb.per_rank, expect[s] - received[s])
-                         : 0;
+            const std::uint64_t held = buf[s].size() - at[s];
+            ask[2 * s] = received[s] < expect[s] && held <= wb.per_rank
+                             ? std::min<std::uint64_t>(wb.per_rank, expect[s] - received[s])
+                             : 0;
+            ask[2 * s + 1] = left;
         }
         wait([&] {
-            ex.alltoall<std::uint64_t>(ask, ones, asked, asked_counts);
+            ex.alltoall<std::uint64_t>(ask, twos, asked, asked_counts);
             return 0;
         });
+        bool more = false;
+        for (std::size_t t = 0; t < R; ++t)
+            more = more || asked[2 * t + 1] > 0;
+        if (!more) break;
+        ++rounds;
         send_key.clear();
-        send_depth.clear();
         for (std::size_t t = 0; t < R; ++t) {
-            const std::uint64_t take = std::min<std::uint64_t>(asked[t], send_n[t] - sent[t]);
+            const std::uint64_t take = std::min<std::uint64_t>(asked[2 * t], send_n[t] - sent[t]);
             const std::size_t from = cut[t] + static_cast<std::size_t>(sent[t]);
-            send_key.insert(send_key.end(), keys.begin() + static_cast<std::ptrdiff_t>(from),
-                            keys.begin() + static_cast<std::ptrdiff_t>(from + take));
-            send_depth.insert(send_depth.end(), depth.begin() + static_cast<std::ptrdiff_t>(from),
-                              depth.begin() + static_cast<std::ptrdiff_t>(from + take));
+            for (std::size_t i = from; i < from + take; ++i)
+                send_key.push_back(keys[i] | static_cast<std::uint64_t>(depth[i]) << kDepthShift);
             send_counts[t] = take;
             sent[t] += take;
         }
         wait([&] {
             ex.alltoall<std::uint64_t>(send_key, send_counts, rk, rk_counts);
-            ex.alltoall<Depth>(send_depth, send_counts, rd, rd_counts);
             return 0;
         });
         // Append each sender's batch to its buffer (dropping what was merged).
@@ -299,67 +314,76 @@ std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter
         for (std::size_t s = 0; s < R; ++s) {
             const auto c = static_cast<std::size_t>(rk_counts[s]);
             if (c == 0) continue;
-            const bool was_empty = at[s] == buf_key[s].size();
-            buf_key[s].erase(buf_key[s].begin(),
-                             buf_key[s].begin() + static_cast<std::ptrdiff_t>(at[s]));
-            buf_depth[s].erase(buf_depth[s].begin(),
-                               buf_depth[s].begin() + static_cast<std::ptrdiff_t>(at[s]));
+            const bool was_empty = at[s] == buf[s].size();
+            buf[s].erase(buf[s].begin(), buf[s].begin() + static_cast<std::ptrdiff_t>(at[s]));
             at[s] = 0;
-            buf_key[s].insert(buf_key[s].end(), rk.begin() + static_cast<std::ptrdiff_t>(from),
-                              rk.begin() + static_cast<std::ptrdiff_t>(from + c));
-            buf_depth[s].insert(buf_depth[s].end(), rd.begin() + static_cast<std::ptrdiff_t>(from),
-                                rd.begin() + static_cast<std::ptrdiff_t>(from + c));
+            buf[s].insert(buf[s].end(), rk.begin() + static_cast<std::ptrdiff_t>(from),
+                          rk.begin() + static_cast<std::ptrdiff_t>(from + c));
             received[s] += c;
             from += c;
-            if (was_empty) heap.push({buf_key[s][0], s});
+            if (was_empty) heap.push({buf[s][0] & ~kDepthBits, s});
         }
         // Merge while every sender with more to send has some buffered: the least key is then
         // the next of the range. Only the sender whose buffer runs dry can become starved.
         bool go = true;
         for (std::size_t s = 0; s < R; ++s)
-            if (at[s] == buf_key[s].size() && received[s] < expect[s]) go = false;
+            if (at[s] == buf[s].size() && received[s] < expect[s]) go = false;
         while (go && !heap.empty()) {
             const auto [k, s] = heap.top();
             heap.pop();
             out_key.push_back(k);
-            out_depth.push_back(buf_depth[s][at[s]]);
-            if (++at[s] < buf_key[s].size()) {
-                heap.push({buf_key[s][at[s]], s});
+            out_depth.push_back(static_cast<Depth>(buf[s][at[s]] >> kDepthShift));
+            if (++at[s] < buf[s].size()) {
+                heap.push({buf[s][at[s]] & ~kDepthBits, s});
             } else if (received[s] < expect[s]) {
                 go = false;
             }
             if (out_key.size() >= wb.per_rank) emit();
         }
         if (!out_key.empty()) emit();
-        std::uint64_t left = 0;
-        for (std::size_t s = 0; s < R; ++s)
-            left += expect[s] - received[s];
-        if (wait([&] { return ex.max(left); }) == 0) break;
     }
     enc.finish();
-    const std::uint64_t mine = enc.elements();
-    const std::uint64_t merged = wait([&] { return ex.sum(mine); });
-    if (merged != n || mine != first_elem(M + 1) - first_elem(M)) {
-        throw std::logic_error("generate_parts: layer " + std::to_string(info.pieces) + " has " +
-                               std::to_string(merged) + " keys, expected " + std::to_string(n));
-    }
 
-    // 4. The layer's entry from the ranges' totals, on every rank.
+    // 4. The layer's entry from the ranges' totals, on every rank: rank 0 gathers them and
+    // sends every rank the bytes of each range, the sums and its file's position and header.
     const format::EncodedTotals& tot = enc.totals();
-    const auto bytes_of = wait([&] { return ex.all(tot.bytes); });
+    const std::uint64_t mine = enc.elements();
+    const auto totals = wait([&] {
+        return ex.gather<std::uint64_t>(
+            std::vector<std::uint64_t>{mine, mine == first_elem(M + 1) - first_elem(M) ? 1u : 0u,
+                                       tot.bytes, tot.value_bits, tot.group_bytes});
+    });
+    std::vector<std::uint64_t> layer_totals(R + 6, 0);  // bytes per rank, keys, ok, sums, place
+    if (me == 0) {
+        layer_totals[R + 1] = 1;
+        for (std::size_t r = 0; r < R; ++r) {
+            layer_totals[r] = totals[r][2];
+            layer_totals[R] += totals[r][0];
+            layer_totals[R + 1] &= totals[r][1];
+            layer_totals[R + 2] += totals[r][3];
+            layer_totals[R + 3] += totals[r][4];
+        }
+        layer_totals[R + 4] = writer->bytes_written();
+        layer_totals[R + 5] = writer->header_checksum();
+    }
+    layer_totals = from_root(ex, wait, layer_totals);
+    const std::uint64_t merged = layer_totals[R];
+    if (merged != n || layer_totals[R + 1] != 1) {
+        throw std::logic_error("generate_parts: layer " + std::to_string(info.pieces) + " has " +
+                               std::to_string(merged) + " keys, expected " + std::to_string(n) +
+                               (layer_totals[R + 1] != 1 ? " (a range holds other keys)" : ""));
+    }
+    const std::vector<std::uint64_t> bytes_of(
+        layer_totals.begin(), layer_totals.begin() + static_cast<std::ptrdiff_t>(R));
     format::EncodedTotals layer;
-    layer.value_bits = wait([&] { return ex.sum(tot.value_bits); });
-    layer.group_bytes = wait([&] { return ex.sum(tot.group_bytes); });
+    layer.value_bits = layer_totals[R + 2];
+    layer.group_bytes = layer_totals[R + 3];
     std::uint64_t base = 0;
     for (std::size_t r = 0; r < R; ++r) {
         if (r < M) base += bytes_of[r];
         layer.bytes += bytes_of[r];
     }
-    const std::uint64_t dir_offset =
-        wait([&] { return ex.max(me == 0 ? writer->bytes_written() : 0); });
-    const std::uint64_t header =
-        wait([&] { return ex.max(me == 0 ? writer->header_checksum() : 0); });
-    const format::LayerLayout lay = enc.layout(layer, dir_offset, header);
+    const format::LayerLayout lay = enc.layout(layer, layer_totals[R + 4], layer_totals[R + 5]);
     const unsigned width = lay.width;
 
     // This rank's stream: its directory entries in the file's form (the last rank adds entry J),
@@ -1036,12 +1060,14 @@ std::optional<PartsEstimate> estimate_parts(const Board& b, int ranks) {
     e.memory_per_rank =
         std::max<std::uint64_t>(16 * e.window, 2 * e.window + 9 * e.largest_layer) / n +
         (std::uint64_t{64} << 20);
-    // Rank 0 merges the parts of a layer in batches (WriteBatches, from the budget a rank
-    // needs) and spills the layer's encoded blocks beside its work files before writing them.
+    // Every rank merges its range of a layer from batches (WriteBatches, from the budget a rank
+    // needs) and spills its range's encoded blocks beside its work files before sending them
+    // to rank 0: a share of the largest layer's encoding.
     e.root_extra = WriteBatches::of(e.memory_per_rank, ranks).root_bytes(ranks);
     e.root_spill = e.classes ? static_cast<std::uint64_t>(static_cast<double>(e.table_bytes) *
                                                           static_cast<double>(e.largest_layer) /
-                                                          static_cast<double>(e.classes))
+                                                          static_cast<double>(e.classes)) /
+                                   n
                              : 0;
     // The parts' keys (about 3 bytes a class compressed) and depths (1 byte).
     e.disk_per_rank = 4 * e.classes / n;

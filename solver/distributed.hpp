@@ -127,10 +127,11 @@ struct PartsEstimate {
     bool measured = false;  ///< counted on a table built here (else: the model, see source)
     std::string source;     ///< where the counts come from, for messages
     std::uint64_t memory_per_rank = 0;  ///< bytes each rank holds at its peak
-    std::uint64_t root_extra = 0;       ///< bytes rank 0 holds more (the batches it merges)
-    std::uint64_t root_spill = 0;       ///< disk rank 0 needs more: the largest layer's encoding
-    std::uint64_t disk_per_rank = 0;    ///< bytes of each rank's work directory
-    std::uint64_t table_bytes = 0;      ///< bytes of the table file
+    std::uint64_t root_extra = 0;     ///< bytes each rank holds more to write (its range's batches)
+    std::uint64_t root_spill = 0;     ///< disk each rank needs more: its share of the largest
+                                      ///< layer's encoding
+    std::uint64_t disk_per_rank = 0;  ///< bytes of each rank's work directory
+    std::uint64_t table_bytes = 0;    ///< bytes of the table file
     std::uint64_t bytes_exchanged = 0;  ///< bytes sent between ranks in all
     double seconds = 0;                 ///< wall time, from the rate measured here
 };
