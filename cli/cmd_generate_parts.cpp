@@ -66,7 +66,8 @@ void print_report(const solver::GenerateOptions& o, const solver::PartsReport& r
                                     {"exchange_seconds", r.exchange_seconds},
                                     {"enumerate_runs", r.enumerate_runs},
                                     {"enumerate_peak_memory_bytes", r.enumerate_peak_rss_bytes},
-                                    {"write_seconds", r.write_seconds}});
+                                    {"write_seconds", r.write_seconds},
+                                    {"write_cpu_seconds", r.write_cpu_seconds}});
         }
         j["layers"] = nlohmann::ordered_json::array();
         for (const auto& l : rep.layers) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +40,12 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
+}
+// CPU seconds of this process so far (every thread).
+double cpu_seconds() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 // Times the collective exchanges of a rank.
@@ -447,48 +454,50 @@ std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter
     std::vector<std::uint64_t> counts(R, 0), recv_counts;
     for (int phase = 0; phase < 2; ++phase) {
         next = 0;
-        std::uint64_t written = 0;
-        for (std::size_t r = 0; r < R; ++r) {
-            const std::uint64_t size = stream_bytes(phase, r);
-            written += size;
-            if (r == 0) {
-                if (me != 0) continue;
-                for (std::uint64_t done = 0; done < size;) {
-                    produce(phase, chunk);
-                    const std::size_t take = static_cast<std::size_t>(
-                        std::min<std::uint64_t>(pending.size(), size - done));
-                    if (take == 0) throw std::logic_error(where + "rank 0's range ends early");
-                    writer->append_encoded({pending.data(), take});
-                    pending.erase(pending.begin(),
-                                  pending.begin() + static_cast<std::ptrdiff_t>(take));
-                    done += take;
-                }
-                continue;
+        std::uint64_t written = 0;  // bytes of every rank's stream
+        for (std::size_t r = 0; r < R; ++r)
+            written += stream_bytes(phase, r);
+        // Rank 0's own stream first, copied.
+        const std::uint64_t own = me == 0 ? stream_bytes(phase, 0) : 0;
+        for (std::uint64_t done = 0; done < own;) {
+            produce(phase, chunk);
+            const std::size_t take =
+                static_cast<std::size_t>(std::min<std::uint64_t>(pending.size(), own - done));
+            if (take == 0) throw std::logic_error(where + "rank 0's range ends early");
+            writer->append_encoded({pending.data(), take});
+            pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(take));
+            done += take;
+        }
+        // The other ranks' streams, one after the other, in rounds of at most a chunk: a round
+        // carries the chunk's bytes of every rank it overlaps, so rank 0 receives them in rank
+        // order, the file's order.
+        std::uint64_t mine_from = 0, rest = 0;  // this rank's place among them; their bytes
+        for (std::size_t r = 1; r < R; ++r) {
+            if (r == M) mine_from = rest;
+            rest += stream_bytes(phase, r);
+        }
+        const std::uint64_t mine_to = me == 0 ? 0 : mine_from + stream_bytes(phase, M);
+        for (std::uint64_t x = 0; x < rest; x += chunk) {
+            const std::uint64_t y = std::min<std::uint64_t>(rest, x + chunk);
+            std::size_t take = 0;
+            if (me != 0 && std::max(x, mine_from) < std::min(y, mine_to))
+                take = static_cast<std::size_t>(std::min(y, mine_to) - std::max(x, mine_from));
+            std::fill(counts.begin(), counts.end(), 0);
+            if (take > 0) {
+                produce(phase, take);
+                if (pending.size() < take)
+                    throw std::logic_error(where + "the range of rank " + std::to_string(me) +
+                                           " ends early");
+                counts[0] = take;
             }
-            for (std::uint64_t done = 0; done < size;) {
-                const auto take =
-                    static_cast<std::size_t>(std::min<std::uint64_t>(chunk, size - done));
-                std::fill(counts.begin(), counts.end(), 0);
-                if (M == r) {
-                    produce(phase, take);
-                    if (pending.size() < take)
-                        throw std::logic_error(where + "the range of rank " + std::to_string(me) +
-                                               " ends early");
-                    counts[0] = take;
-                }
-                ++rounds;
-                wait([&] {
-                    ex.alltoall<std::uint8_t>(
-                        std::span<const std::uint8_t>(pending.data(), M == r ? take : 0), counts,
-                        recv, recv_counts);
-                    return 0;
-                });
-                if (M == r)
-                    pending.erase(pending.begin(),
-                                  pending.begin() + static_cast<std::ptrdiff_t>(take));
-                if (me == 0) writer->append_encoded(recv);
-                done += take;
-            }
+            ++rounds;
+            wait([&] {
+                ex.alltoall<std::uint8_t>(std::span<const std::uint8_t>(pending.data(), take),
+                                          counts, recv, recv_counts);
+                return 0;
+            });
+            pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(take));
+            if (me == 0) writer->append_encoded(recv);
         }
         if (me == 0) {
             // The padding: the directory's to a multiple of 8, the blocks' tail.
@@ -842,6 +851,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
     }
     std::vector<SolvedPart> parts(classes.size());
+    double write_cpu = 0;  // CPU seconds of this process in the write of the layers
     std::vector<std::uint64_t> recv, recv_counts, child_key;
     std::vector<std::uint8_t> answers, back;
     std::vector<std::uint32_t> child_parent;
@@ -963,8 +973,9 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
             parts[m] = {};
         lr.solve_seconds = since(tl) - lr.hash_seconds;
 
-        // 3. Encode and write: rank 0 merges the parts in key order, in bounded batches.
+        // 3. Encode and write: the ranks encode the layer by ranges, rank 0 copies them.
         const auto tw = Clock::now();
+        const double cw = cpu_seconds();
         if (!o.output.empty()) {
             rep.write_rounds +=
                 write_parts(ex, wait, writer.get(), meta,
@@ -972,6 +983,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
                             keys, depth, wb, dir.path(), threads);
         }
         rep.write_seconds += since(tw);
+        write_cpu += cpu_seconds() - cw;
         rep.solve_seconds += since(tl) - since(tw);
         rep.classes += classes[n];
         rep.raw += raw[n];
@@ -994,9 +1006,10 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     const auto spilled = ex.all(rep.enumerate_runs);
     const auto enumerate_rss = ex.all(enumerate_peak);
     const auto wrote = ex.all(static_cast<std::uint64_t>(rep.write_seconds * 1e6));
+    const auto wrote_cpu = ex.all(static_cast<std::uint64_t>(write_cpu * 1e6));
     for (int r = 0; r < ranks; ++r) {
         rep.by_rank.push_back(RankReport{rss[r], sent[r], owned[r], waited[r] / 1e6, spilled[r],
-                                         enumerate_rss[r], wrote[r] / 1e6});
+                                         enumerate_rss[r], wrote[r] / 1e6, wrote_cpu[r] / 1e6});
     }
     // The work directory goes once every rank is done with it.
     ex.max(0);

@@ -37,6 +37,9 @@ struct RankReport {
     std::uint64_t enumerate_runs = 0;  ///< sorted runs its enumeration spilled to its folder
     std::uint64_t enumerate_peak_rss_bytes = 0;  ///< VmHWM at the end of its enumeration
     double write_seconds = 0;  ///< time in the encode and write of the layers (waiting included)
+    /// CPU seconds of the rank's process in the encode and write (an MPI that polls while it
+    /// waits adds its polling)
+    double write_cpu_seconds = 0;
 };
 
 /// What generate_parts() did. Rank 0's report is complete; the others' hold their own figures.
