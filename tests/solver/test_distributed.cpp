@@ -285,11 +285,12 @@ TEST_CASE("generate over layer parts: the ranks encode by key range, same file u
     }
 }
 
-TEST_CASE("write_layer_parts: rank 0 merges the parts in small batches into add_layer's bytes",
+TEST_CASE("write_layer_parts: the ranks encode by ranges in small batches into add_layer's bytes",
           "[solver][parts]") {
     // Random layers of a 4x5 board split into parts as the generator splits them (part_of),
-    // written from the parts with batches of a few positions and a spill chunk of 100 bytes,
-    // against TableWriter::add_layer of each whole layer.
+    // exchanged by ranges of blocks in batches of a few positions, encoded by the ranks and
+    // copied by rank 0 in chunks of 100 bytes (spill chunks of 100 bytes), against
+    // TableWriter::add_layer of each whole layer.
     test::TempDir dir("konane-parts-write");
     format::TableMeta meta;
     meta.rows = 4;
