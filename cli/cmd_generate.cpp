@@ -113,9 +113,9 @@ int print_estimate(const Board& b, int ranks, bool as_json) {
         j["largest_layer"] = e->largest_layer;
         j["window"] = e->window;
         j["memory_per_rank_bytes"] = e->memory_per_rank;
-        j["rank0_extra_bytes"] = e->root_extra;
+        j["write_bytes_per_rank"] = e->root_extra;
         j["disk_per_rank_bytes"] = e->disk_per_rank;
-        j["rank0_spill_bytes"] = e->root_spill;
+        j["spill_bytes_per_rank"] = e->root_spill;
         j["table_bytes"] = e->table_bytes;
         j["bytes_exchanged"] = e->bytes_exchanged;
         j["seconds"] = e->seconds;
@@ -128,11 +128,11 @@ int print_estimate(const Board& b, int ranks, bool as_json) {
     std::printf("  positions        %.4g (largest layer %.4g, the layers its jumps reach %.4g)\n",
                 static_cast<double>(e->classes), static_cast<double>(e->largest_layer),
                 static_cast<double>(e->window));
-    std::printf("  memory per rank  %s, and %s more on rank 0 (the batches it merges to write)\n",
+    std::printf("  memory per rank  %s, and %s more to write (the batches of its range)\n",
                 gib(e->memory_per_rank).c_str(), gib(e->root_extra).c_str());
     std::printf(
-        "  disk per rank    %s of work files; table %s, and %s on rank 0 (a layer's spill)\n",
-        gib(e->disk_per_rank).c_str(), gib(e->table_bytes).c_str(), gib(e->root_spill).c_str());
+        "  disk per rank    %s of work files and %s of a layer's encoding; table %s on rank 0\n",
+        gib(e->disk_per_rank).c_str(), gib(e->root_spill).c_str(), gib(e->table_bytes).c_str());
     std::printf("  exchanged        %s between ranks\n", gib(e->bytes_exchanged).c_str());
     std::printf(
         "  time             %.3g hours (rate measured on this machine kind, "

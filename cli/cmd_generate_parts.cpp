@@ -65,7 +65,9 @@ void print_report(const solver::GenerateOptions& o, const solver::PartsReport& r
                                     {"classes", r.classes},
                                     {"exchange_seconds", r.exchange_seconds},
                                     {"enumerate_runs", r.enumerate_runs},
-                                    {"enumerate_peak_memory_bytes", r.enumerate_peak_rss_bytes}});
+                                    {"enumerate_peak_memory_bytes", r.enumerate_peak_rss_bytes},
+                                    {"write_seconds", r.write_seconds},
+                                    {"write_cpu_seconds", r.write_cpu_seconds}});
         }
         j["layers"] = nlohmann::ordered_json::array();
         for (const auto& l : rep.layers) {
@@ -89,10 +91,10 @@ void print_report(const solver::GenerateOptions& o, const solver::PartsReport& r
         sent += x.bytes_sent;
         std::printf(
             "rank %zu: %llu positions, peak memory %s (%s in the enumeration), sent %s, %.2f s in "
-            "exchanges, %llu sorted runs spilled\n",
+            "exchanges, %llu sorted runs spilled, %.2f s writing\n",
             r, static_cast<unsigned long long>(x.classes), mib(x.peak_rss_bytes).c_str(),
             mib(x.enumerate_peak_rss_bytes).c_str(), mib(x.bytes_sent).c_str(), x.exchange_seconds,
-            static_cast<unsigned long long>(x.enumerate_runs));
+            static_cast<unsigned long long>(x.enumerate_runs), x.write_seconds);
     }
     std::printf("sent: %.2f bytes per position; file: %s, %llu bytes%s\n",
                 rep.classes ? static_cast<double>(sent) / static_cast<double>(rep.classes) : 0.0,

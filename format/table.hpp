@@ -145,6 +145,24 @@ class TableWriter {
     /// dropped, nothing written). @throws FormatError on I/O (temporary removed)
     void end_layer();
 
+    /// The header's checksum (XXH3-64 of its first 248 bytes): it seeds the layers' keys
+    /// (format/layer_encoder.hpp LayerEncoder::layout).
+    std::uint64_t header_checksum() const;
+    /// Begins a layer encoded elsewhere (format/layer_encoder.hpp, in pieces): `entry` is its
+    /// layer table entry (LayerLayout::entry), whose directory must start at bytes_written();
+    /// then append_encoded() takes its directory and blocks in the file's form (checks
+    /// filled, paddings included: the entry's dir_size + blocks_size bytes in all), and
+    /// end_encoded_layer() ends it. The writer only copies the bytes (and hashes the file).
+    /// @throws std::invalid_argument when the entry does not fit info, the file's position or
+    ///         the previous layer (the writer stays usable); std::logic_error as begin_layer()
+    void begin_encoded_layer(const LayerInfo& info, std::span<const std::uint8_t> entry);
+    /// The next bytes of the encoded layer begun. @throws std::invalid_argument past its size
+    /// (the file is then discarded), FormatError on I/O
+    void append_encoded(std::span<const std::uint8_t> bytes);
+    /// Ends the encoded layer: every byte appended, else std::invalid_argument (the file is
+    /// then discarded).
+    void end_encoded_layer();
+
     /// Writes the layer table and trailer (with the whole-file XXH3-128),
     /// fsyncs, renames over the final path and fsyncs the directory. At least one layer.
     /// @throws std::logic_error if called twice, with no layer, or after an I/O failure

@@ -13,13 +13,10 @@
 #include <optional>
 #include <system_error>
 
-#include "format/block.hpp"
 #include "format/detail.hpp"
+#include "format/layer_encoder.hpp"
 #include "format/table.hpp"
-#include "format/values.hpp"
 #include "format/xxh.hpp"
-#include "index/colex.hpp"
-#include "index/elias_fano.hpp"
 #include "process/cleanup.hpp"
 
 namespace konane::format {
@@ -29,8 +26,6 @@ using namespace detail;
 
 namespace {
 
-/// Keys ranked per parallel batch (bounds the writer's scratch memory: 8 bytes per key).
-constexpr std::size_t kRankBatch = std::size_t{1} << 20;
 /// Size of the sequential write buffer: every write(2) but the last is one whole buffer at an
 /// offset that is a multiple of it. With 2 MiB, file systems with large folios (ext4 and XFS on
 /// Linux 6.x) cache the new table in 2 MiB folios, which a reader's mapping then maps as huge
@@ -66,12 +61,21 @@ struct TableWriter::Impl {
 
     struct Layer;
     std::unique_ptr<Layer> layer;  // the layer being added (begin_layer .. end_layer)
+    /// A layer encoded elsewhere being copied (begin_encoded_layer .. end_encoded_layer).
+    struct Encoded {
+        LayerInfo info;
+        std::vector<std::uint8_t> entry;
+        std::uint64_t left = 0;  // bytes still to come
+    };
+    std::optional<Encoded> encoded;
 
     void begin(const LayerInfo& info, std::uint64_t last_key,
                const std::array<std::uint64_t, 256>& hist, const fs::path& spill_dir,
                std::size_t spill_chunk);
     void add(std::span<const std::uint64_t> keys, std::span<const std::uint8_t> depth);
     void end();
+    /// Throws std::invalid_argument (prefixed by `where`) when no layer of `info` may follow.
+    void check_next(const LayerInfo& info, const std::string& where) const;
     void check_open(const char* what) const;
     /// Runs one step of a layer (begin, add, end) under the writer's failure policy: bad input
     /// (std::invalid_argument) drops the layer and leaves the writer usable, since nothing was
@@ -215,133 +219,19 @@ std::uint64_t TableWriter::bytes_written() const {
 
 namespace {
 
-/// Bytes appended in order and read back in order once: with a spill file (spill()), all but
-/// the last `limit` or so live in an anonymous file (unlinked as soon as it is created, so no
-/// exit leaves it behind); without one, all of them stay in memory.
-class SpillBytes {
-  public:
-    SpillBytes() = default;
-    SpillBytes(const SpillBytes&) = delete;
-    SpillBytes& operator=(const SpillBytes&) = delete;
-    ~SpillBytes() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-
-    /// Spills to an anonymous file in `dir` from now on. Throws IoError naming `dir`.
-    void spill(const fs::path& dir) {
-        for (int attempt = 0;; ++attempt) {
-            const fs::path p = dir / (".konane-layer-spill." + random_suffix());
-            const int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-            if (fd >= 0) {
-                ::unlink(p.c_str());
-                fd_ = fd;
-                dir_ = dir;
-                return;
-            }
-            const int err = errno;
-            if (err == EEXIST && attempt < 8) continue;
-            throw IoError(dir.string() + ": create a layer's spill file: " + std::strerror(err));
-        }
-    }
-    /// The bytes not yet spilled; append to it, then call flush_if().
-    std::vector<std::uint8_t>& tail() { return tail_; }
-    /// Bytes appended so far.
-    std::uint64_t size() const { return in_file_ + tail_.size(); }
-    /// Moves the tail to the file once it holds `limit` bytes or more (no-op without a file).
-    void flush_if(std::size_t limit) {
-        if (fd_ < 0 || tail_.size() < limit) return;
-        std::size_t done = 0;
-        while (done < tail_.size()) {
-            const ssize_t w = ::pwrite(fd_, tail_.data() + done, tail_.size() - done,
-                                       static_cast<off_t>(in_file_ + done));
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) {
-                throw IoError(dir_.string() + ": write a layer's spill file: " +
-                              std::strerror(w < 0 ? errno : ENOSPC));
-            }
-            done += static_cast<std::size_t>(w);
-        }
-        in_file_ += tail_.size();
-        tail_.clear();
-    }
-    /// Copies bytes [at, at + n) to `out`.
-    void read(std::uint64_t at, std::uint8_t* out, std::size_t n) const {
-        while (n > 0 && at < in_file_) {
-            const std::size_t take =
-                static_cast<std::size_t>(std::min<std::uint64_t>(n, in_file_ - at));
-            const ssize_t r = ::pread(fd_, out, take, static_cast<off_t>(at));
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) {
-                throw IoError(dir_.string() + ": read a layer's spill file: " +
-                              (r < 0 ? std::strerror(errno) : "unexpected end"));
-            }
-            at += static_cast<std::uint64_t>(r);
-            out += r;
-            n -= static_cast<std::size_t>(r);
-        }
-        if (n > 0) std::memcpy(out, tail_.data() + (at - in_file_), n);
-    }
-
-  private:
-    int fd_ = -1;
-    fs::path dir_;
-    std::uint64_t in_file_ = 0;
-    std::vector<std::uint8_t> tail_;
-};
-
 /// Blocks whose checks are computed and written at a time (FORMAT.md §4.3).
 constexpr std::uint64_t kCheckGroup = 4096;
 
 }  // namespace
 
-/// The layer being added: its geometry and code, the block being filled, the encoded blocks
-/// (checks left 0) and the directory (two u64 per entry: offset, first element).
+/// The layer being added: its encoder (one piece: the whole layer), the encoded blocks (checks
+/// left 0) and the directory (two u64 per entry: offset, first element), spilled or not.
 struct TableWriter::Impl::Layer {
-    LayerInfo info;
-    std::string where;
-    LayerGeometry geo;
-    std::uint64_t universe = 0;
-    std::array<std::uint8_t, 256> lengths{};
-    std::array<std::uint32_t, 256> codes{};
-    std::array<std::uint64_t, 256> hist{}, seen{};
-    std::uint64_t added = 0;           // elements added so far
-    std::uint64_t prev_rank = 0;       // the last one's rank
-    std::uint64_t cur = 0, first = 0;  // the block being filled, its first element
-    std::vector<std::uint64_t> block_ranks, ranks;
-    std::vector<std::uint8_t> block_depths, scratch;
-    std::uint64_t value_bits = 0, group_bytes = 0;
+    std::optional<LayerEncoder> enc;
     SpillBytes blocks, dir;
     std::size_t limit = SIZE_MAX;  // tail bytes that go to the spill files
-
-    std::invalid_argument not_ascending(std::uint64_t i) const {
-        return std::invalid_argument(where + "keys are not ascending and distinct at " +
-                                     std::to_string(i));
-    }
-    void check_key(std::uint64_t i, std::uint64_t k, unsigned squares) const {
-        const std::uint64_t board = (std::uint64_t{1} << squares) - 1;
-        const std::uint64_t side = std::uint64_t{1} << 63;
-        if ((k & ~side & ~board) != 0 ||
-            static_cast<unsigned>(std::popcount(k & ~side)) != info.pieces)
-            throw std::invalid_argument(where + "key " + std::to_string(i) + " (" +
-                                        std::to_string(k) + ") is not a position of " +
-                                        std::to_string(info.pieces) + " pieces on the board");
-    }
-    // Encodes blocks cur .. end-1 (the elements gathered are those of block cur).
-    void encode_until(std::uint64_t end) {
-        for (; cur < end; ++cur) {
-            std::uint8_t e[16];
-            put64(e, blocks.size());
-            put64(e + 8, first);
-            dir.tail().insert(dir.tail().end(), e, e + 16);
-            encode_block(geo, cur, block_ranks, block_depths, lengths, codes, blocks.tail(),
-                         scratch, value_bits, group_bytes);
-            first += block_ranks.size();
-            block_ranks.clear();
-            block_depths.clear();
-            blocks.flush_if(limit);
-            dir.flush_if(limit);
-        }
-    }
+    LayerInfo info;
+    std::string where;
 };
 
 TableWriter::Impl::~Impl() {
@@ -355,6 +245,13 @@ void TableWriter::Impl::check_open(const char* what) const {
         throw std::logic_error(std::string("TableWriter::") + what + ": writer failed earlier");
 }
 
+void TableWriter::Impl::check_next(const LayerInfo& info, const std::string& where) const {
+    if (layer_count >= kMaxLayers) throw std::invalid_argument(where + "more than 64 layers");
+    if (last_pieces && info.pieces <= *last_pieces)
+        throw std::invalid_argument(where + "piece counts must strictly increase (previous " +
+                                    std::to_string(*last_pieces) + ")");
+}
+
 void TableWriter::Impl::begin(const LayerInfo& info, std::uint64_t last_key,
                               const std::array<std::uint64_t, 256>& hist, const fs::path& spill_dir,
                               std::size_t spill_chunk) {
@@ -362,109 +259,50 @@ void TableWriter::Impl::begin(const LayerInfo& info, std::uint64_t last_key,
     auto L = std::make_unique<Layer>();
     L->info = info;
     L->where = "TableWriter::add_layer(" + std::to_string(info.pieces) + " pieces): ";
-    const std::string& where = L->where;
-    if (w.layer_count >= kMaxLayers) throw std::invalid_argument(where + "more than 64 layers");
-    if (w.last_pieces && info.pieces <= *w.last_pieces)
-        throw std::invalid_argument(where + "piece counts must strictly increase (previous " +
-                                    std::to_string(*w.last_pieces) + ")");
-    if (info.pieces > w.meta.rows * w.meta.cols)
-        throw std::invalid_argument(where + "more pieces than squares");
-    if (info.raw < info.classes) throw std::invalid_argument(where + "raw count < classes");
-    std::uint64_t total = 0;
-    for (const std::uint64_t h : hist)
-        total += h;
-    if (total != info.classes)
-        throw std::invalid_argument(where + "the values' histogram counts " +
-                                    std::to_string(total) + " values, expected " +
-                                    std::to_string(info.classes));
-    const unsigned squares = w.meta.rows * w.meta.cols;
+    w.check_next(info, L->where);
+    // The layer's geometry and code (format/layer_encoder.hpp), one piece of every block.
+    L->enc.emplace(w.meta, info, last_key, hist, L->where);
+    LayerEncoder& enc = *L->enc;
+    L->blocks.use_tail(enc.bytes());
+    L->dir.use_tail(enc.directory());
     const std::uint64_t n = info.classes;
-
-    // 1. The layer's geometry: its universe of ranks (index/colex.hpp), low bits, buckets and
-    // blocks (FORMAT.md §4.1).
-    if (n > 0) {
-        L->check_key(n - 1, last_key, squares);
-        L->universe = index::key_rank(last_key, squares) + 1;
-    }
-    if (L->universe < n) throw L->not_ascending(n - 1);  // n distinct ranks below u need u >= n
-    L->geo = LayerGeometry::make(n, L->universe, w.meta.block_buckets, w.meta.value_group);
-
-    // 2. A canonical Huffman code of the layer's depths (format/values.hpp).
-    L->hist = hist;
-    if (n > 0) {
-        L->lengths = huffman_lengths(hist);
-        if (const std::string why = canonical_codes(L->lengths, L->codes); !why.empty())
-            throw std::logic_error("TableWriter: Huffman code: " + why);
-    }
     if (!spill_dir.empty()) {
         L->blocks.spill(spill_dir);
         L->dir.spill(spill_dir);
         L->limit = spill_chunk;
         L->blocks.tail().reserve(std::min<std::size_t>(spill_chunk, kSpillChunk) +
                                  (std::size_t{1} << 16));
+        Layer* l = L.get();
+        enc.on_block([l] {
+            l->blocks.flush_if(l->limit);
+            l->dir.flush_if(l->limit);
+        });
     } else {
         L->blocks.tail().reserve(static_cast<std::size_t>(std::min<std::uint64_t>(
-            n / 8 * (L->geo.ef.l + 7) + 64 * L->geo.blocks, std::uint64_t{1} << 32)));
-        L->dir.tail().reserve(static_cast<std::size_t>((L->geo.blocks + 1) * 16));
+            n / 8 * (enc.low_bits() + 7) + 64 * enc.blocks(), std::uint64_t{1} << 32)));
+        L->dir.tail().reserve(static_cast<std::size_t>((enc.blocks() + 1) * 16));
     }
     w.layer = std::move(L);
 }
 
 void TableWriter::Impl::add(std::span<const std::uint64_t> keys,
                             std::span<const std::uint8_t> depth) {
-    Layer& L = *layer;
-    const unsigned squares = meta.rows * meta.cols;
-    if (keys.size() != depth.size())
-        throw std::invalid_argument(L.where + std::to_string(keys.size()) + " keys and " +
-                                    std::to_string(depth.size()) + " values");
-    if (keys.size() > L.info.classes - L.added)
-        throw std::invalid_argument(L.where + "more keys than the layer's " +
-                                    std::to_string(L.info.classes) + " classes");
-    // 3. The blocks, in order: the keys are ranked in parallel batches, each element goes to
-    // the block of its bucket, and a block is encoded once the next element is past it.
-    const std::uint64_t n = keys.size();
-    L.ranks.resize(static_cast<std::size_t>(std::min<std::uint64_t>(n, kRankBatch)));
-    for (std::uint64_t b0 = 0; b0 < n; b0 += kRankBatch) {
-        const std::uint64_t nb = std::min<std::uint64_t>(kRankBatch, n - b0);
-        const std::uint64_t per = 16384;
-        parallel_for((nb + per - 1) / per, threads, [&](std::size_t t, unsigned) {
-            const std::uint64_t lo = t * per, hi = std::min(nb, lo + per);
-            for (std::uint64_t i = lo; i < hi; ++i) {
-                L.check_key(L.added + b0 + i, keys[b0 + i], squares);
-                L.ranks[i] = index::key_rank(keys[b0 + i], squares);
-            }
-        });
-        for (std::uint64_t i = 0; i < nb; ++i) {
-            // Checked before the rank picks a block: an unsorted key past the last one's
-            // rank would otherwise ask for blocks past the layer's end.
-            const std::uint64_t at = L.added + b0 + i;
-            if (L.ranks[i] >= L.universe || (at > 0 && L.ranks[i] <= L.prev_rank))
-                throw L.not_ascending(at);
-            L.prev_rank = L.ranks[i];
-            const std::uint64_t j = (L.ranks[i] >> L.geo.ef.l) / L.geo.q;
-            L.encode_until(j);
-            L.block_ranks.push_back(L.ranks[i]);
-            L.block_depths.push_back(depth[b0 + i]);
-            ++L.seen[depth[b0 + i]];
-        }
-    }
-    L.added += n;
+    layer->enc->add(keys, depth, static_cast<int>(threads));
 }
 
 void TableWriter::Impl::end() {
     Impl& w = *this;
     Layer& L = *layer;
-    const LayerInfo& info = L.info;
-    const std::uint64_t n = info.classes;
-    const LayerGeometry& geo = L.geo;
-    if (L.added != n)
-        throw std::invalid_argument(L.where + std::to_string(L.added) + " keys added, expected " +
-                                    std::to_string(n));
-    if (L.seen != L.hist)
+    LayerEncoder& enc = *L.enc;
+    const std::uint64_t n = L.info.classes;
+    if (enc.elements() != n)
+        throw std::invalid_argument(L.where + std::to_string(enc.elements()) +
+                                    " keys added, expected " + std::to_string(n));
+    if (enc.seen() != enc.histogram())
         throw std::invalid_argument(L.where + "the values differ from their histogram");
-    if (n > 0 && L.prev_rank + 1 != L.universe)
+    if (n > 0 && enc.last_rank() + 1 != enc.universe())
         throw std::invalid_argument(L.where + "the last key differs from the one announced");
-    L.encode_until(geo.blocks);
+    enc.finish();
     if (n > 0) {
         std::uint8_t e[16];
         put64(e, L.blocks.size());
@@ -472,76 +310,46 @@ void TableWriter::Impl::end() {
         L.dir.tail().insert(L.dir.tail().end(), e, e + 16);
     }
     const std::uint64_t total = L.blocks.size();
-    const std::uint64_t blocks_size = n > 0 ? align8(total + kBlockTail) : 0;
-    const unsigned width = n == 0 ? 0
-                           : blocks_size <= (std::uint64_t{1} << 32) && n < (std::uint64_t{1} << 32)
-                               ? 4
-                               : 8;
-    const std::uint64_t dir_size = n > 0 ? align8((geo.blocks + 1) * 2 * width) : 0;
+    // The layer's entry (FORMAT.md §5), then the blocks' checks, seeded by its key.
+    const LayerLayout lay = enc.layout(enc.totals(), w.pos, w.header_xxh);
 
-    // 4. The layer's entry (FORMAT.md §5), then the blocks' checks, seeded by it.
-    std::array<std::uint8_t, kLayerEntrySize> e{};
-    put32(e.data() + lte::pieces, info.pieces);
-    put32(e.data() + lte::low_bits, geo.ef.l);
-    put64(e.data() + lte::classes, info.classes);
-    put64(e.data() + lte::raw, info.raw);
-    put64(e.data() + lte::universe, L.universe);
-    put64(e.data() + lte::value_bits, L.value_bits);
-    put64(e.data() + lte::group_bytes, L.group_bytes);
-    put32(e.data() + lte::entry_width, width);
-    put64(e.data() + lte::dir_offset, w.pos);
-    put64(e.data() + lte::dir_size, dir_size);
-    put64(e.data() + lte::blocks_offset, w.pos + dir_size);
-    put64(e.data() + lte::blocks_size, blocks_size);
-    if (n > 0) std::memcpy(e.data() + lte::code, L.lengths.data(), L.lengths.size());
-    const std::uint64_t layer_key = xxh3_64_seeded(e.data(), e.size(), w.header_xxh);
-
-    // 5. Write the directory and the blocks, each padded to a multiple of 8 bytes, a group of
+    // Write the directory and the blocks, each padded to a multiple of 8 bytes, a group of
     // blocks at a time (read back from the spill files when the layer spilled).
     if (n > 0) {
-        const std::uint64_t entries = geo.blocks + 1;
+        const std::uint64_t blocks = enc.blocks(), entries = blocks + 1;
         std::vector<std::uint8_t> raw(static_cast<std::size_t>(kCheckGroup + 1) * 16), out;
-        for (std::uint64_t j0 = 0; j0 < entries; j0 += kCheckGroup) {
-            const std::uint64_t c = std::min(kCheckGroup, entries - j0);
-            L.dir.read(j0 * 16, raw.data(), static_cast<std::size_t>(c * 16));
-            out.assign(static_cast<std::size_t>(c * 2 * width), 0);
-            for (std::uint64_t k = 0; k < c; ++k) {
-                store_le(out.data() + k * 2 * width, le64(raw.data() + k * 16), width);
-                store_le(out.data() + k * 2 * width + width, le64(raw.data() + k * 16 + 8), width);
-            }
-            w.write(out.data(), out.size());
-        }
-        out.assign(static_cast<std::size_t>(dir_size - entries * 2 * width), 0);
-        w.write(out.data(), out.size());
-
         std::vector<std::uint64_t> off, fst;
-        for (std::uint64_t j0 = 0; j0 < geo.blocks; j0 += kCheckGroup) {
-            const std::uint64_t c = std::min(kCheckGroup, geo.blocks - j0);
-            L.dir.read(j0 * 16, raw.data(), static_cast<std::size_t>((c + 1) * 16));
-            off.resize(static_cast<std::size_t>(c + 1));
-            fst.resize(static_cast<std::size_t>(c + 1));
-            for (std::uint64_t k = 0; k <= c; ++k) {
+        const auto read_entries = [&](std::uint64_t j0, std::uint64_t c) {
+            L.dir.read(j0 * 16, raw.data(), static_cast<std::size_t>(c * 16));
+            off.resize(static_cast<std::size_t>(c));
+            fst.resize(static_cast<std::size_t>(c));
+            for (std::uint64_t k = 0; k < c; ++k) {
                 off[k] = le64(raw.data() + k * 16);
                 fst[k] = le64(raw.data() + k * 16 + 8);
             }
-            out.resize(static_cast<std::size_t>(off[c] - off[0]));
-            L.blocks.read(off[0], out.data(), out.size());
-            parallel_for((c + 255) / 256, threads, [&](std::size_t t, unsigned) {
-                const std::uint64_t lo = t * 256, hi = std::min(c, lo + 256);
-                for (std::uint64_t k = lo; k < hi; ++k) {
-                    const std::uint64_t seed =
-                        block_seed(layer_key, j0 + k, off[k], fst[k], off[k + 1], fst[k + 1]);
-                    std::uint8_t* b = out.data() + (off[k] - off[0]);
-                    put32(b, block_check(b, off[k + 1] - off[k], seed));
-                }
-            });
+        };
+        for (std::uint64_t j0 = 0; j0 < entries; j0 += kCheckGroup) {
+            read_entries(j0, std::min(kCheckGroup, entries - j0));
+            out.clear();
+            put_directory(off, fst, lay.width, out);
             w.write(out.data(), out.size());
         }
-        out.assign(static_cast<std::size_t>(blocks_size - total), 0);
+        out.assign(static_cast<std::size_t>(lay.dir_size - entries * 2 * lay.width), 0);
+        w.write(out.data(), out.size());
+
+        for (std::uint64_t j0 = 0; j0 < blocks; j0 += kCheckGroup) {
+            const std::uint64_t c = std::min(kCheckGroup, blocks - j0);
+            read_entries(j0, c + 1);
+            out.resize(static_cast<std::size_t>(off[c] - off[0]));
+            L.blocks.read(off[0], out.data(), out.size());
+            seal_blocks(lay.key, j0, off, fst, out.data(), static_cast<int>(w.threads));
+            w.write(out.data(), out.size());
+        }
+        out.assign(static_cast<std::size_t>(lay.blocks_size - total), 0);
         w.write(out.data(), out.size());
     }
-    w.layer_table.insert(w.layer_table.end(), e.begin(), e.end());
-    w.last_pieces = info.pieces;
+    w.layer_table.insert(w.layer_table.end(), lay.entry.begin(), lay.entry.end());
+    w.last_pieces = L.info.pieces;
     ++w.layer_count;
     layer.reset();
 }
@@ -550,7 +358,8 @@ void TableWriter::add_layer(const LayerInfo& info, std::span<const std::uint64_t
                             std::span<const std::uint8_t> depth_by_rank) {
     Impl& w = *impl_;
     w.check_open("add_layer");
-    if (w.layer) throw std::logic_error("TableWriter::add_layer: a streamed layer is open");
+    if (w.layer || w.encoded)
+        throw std::logic_error("TableWriter::add_layer: a streamed layer is open");
     const std::string where =
         "TableWriter::add_layer(" + std::to_string(info.pieces) + " pieces): ";
     if (sorted_keys.size() != info.classes)
@@ -588,7 +397,8 @@ void TableWriter::begin_layer(const LayerInfo& info, std::uint64_t last_key,
                               const fs::path& spill_dir, std::size_t spill_chunk) {
     Impl& w = *impl_;
     w.check_open("begin_layer");
-    if (w.layer) throw std::logic_error("TableWriter::begin_layer: a streamed layer is open");
+    if (w.layer || w.encoded)
+        throw std::logic_error("TableWriter::begin_layer: a streamed layer is open");
     w.layer_step([&] {
         if (spill_chunk == 0)
             throw std::invalid_argument("TableWriter::begin_layer: spill_chunk 0");
@@ -611,6 +421,65 @@ void TableWriter::end_layer() {
     w.layer_step([&] { w.end(); });
 }
 
+std::uint64_t TableWriter::header_checksum() const {
+    return impl_->header_xxh;
+}
+
+void TableWriter::begin_encoded_layer(const LayerInfo& info, std::span<const std::uint8_t> entry) {
+    Impl& w = *impl_;
+    w.check_open("begin_encoded_layer");
+    if (w.layer || w.encoded)
+        throw std::logic_error("TableWriter::begin_encoded_layer: a layer is open");
+    const std::string where =
+        "TableWriter::begin_encoded_layer(" + std::to_string(info.pieces) + " pieces): ";
+    w.check_next(info, where);
+    if (entry.size() != kLayerEntrySize)
+        throw std::invalid_argument(where + "an entry of " + std::to_string(entry.size()) +
+                                    " bytes");
+    const std::uint8_t* e = entry.data();
+    const std::uint64_t dir_size = le64(e + lte::dir_size);
+    if (le32(e + lte::pieces) != info.pieces || le64(e + lte::classes) != info.classes ||
+        le64(e + lte::raw) != info.raw || le64(e + lte::dir_offset) != w.pos ||
+        le64(e + lte::blocks_offset) != w.pos + dir_size)
+        throw std::invalid_argument(where + "the entry does not describe this layer at offset " +
+                                    std::to_string(w.pos));
+    w.encoded =
+        Impl::Encoded{info, {entry.begin(), entry.end()}, dir_size + le64(e + lte::blocks_size)};
+}
+
+void TableWriter::append_encoded(std::span<const std::uint8_t> bytes) {
+    Impl& w = *impl_;
+    w.check_open("append_encoded");
+    if (!w.encoded) throw std::logic_error("TableWriter::append_encoded: no encoded layer begun");
+    w.layer_step([&] {
+        if (bytes.size() > w.encoded->left) {
+            w.encoded.reset();
+            w.discard();
+            throw std::invalid_argument("TableWriter::append_encoded: more bytes than the layer's");
+        }
+        w.write(bytes.data(), bytes.size());
+        w.encoded->left -= bytes.size();
+    });
+}
+
+void TableWriter::end_encoded_layer() {
+    Impl& w = *impl_;
+    w.check_open("end_encoded_layer");
+    if (!w.encoded)
+        throw std::logic_error("TableWriter::end_encoded_layer: no encoded layer begun");
+    if (w.encoded->left != 0) {
+        const std::uint64_t left = w.encoded->left;
+        w.encoded.reset();
+        w.discard();
+        throw std::invalid_argument("TableWriter::end_encoded_layer: " + std::to_string(left) +
+                                    " bytes of the layer missing");
+    }
+    w.layer_table.insert(w.layer_table.end(), w.encoded->entry.begin(), w.encoded->entry.end());
+    w.last_pieces = w.encoded->info.pieces;
+    ++w.layer_count;
+    w.encoded.reset();
+}
+
 void TableWriter::commit() {
     Impl& w = *impl_;
     if (w.state == Impl::State::committed)
@@ -618,7 +487,7 @@ void TableWriter::commit() {
     if (w.state == Impl::State::failed)
         throw std::logic_error("TableWriter::commit: writer failed earlier");
     if (w.layer_count == 0) throw std::logic_error("TableWriter::commit: no layer added");
-    if (w.layer) throw std::logic_error("TableWriter::commit: a streamed layer is open");
+    if (w.layer || w.encoded) throw std::logic_error("TableWriter::commit: a layer is open");
 
     const std::uint64_t lt_offset = w.pos;
     w.write(w.layer_table.data(), w.layer_table.size());

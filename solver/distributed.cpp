@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include <string>
 
 #include "core/movegen.hpp"
+#include "format/layer_encoder.hpp"
 #include "format/table.hpp"
 #include "process/resource_error.hpp"
 #include "process/self.hpp"
@@ -38,6 +40,12 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
+}
+// CPU seconds of this process so far (every thread).
+double cpu_seconds() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 // Times the collective exchanges of a rank.
@@ -109,139 +117,397 @@ struct SolvedPart {
     std::vector<Depth> depth;
 };
 
-// Writes layer `info` from its parts: every rank holds its part's keys, ascending, and their
-// depths; rank 0 (the only one with a writer) asks each rank for its next keys and depths in
-// batches of at most wb.per_rank, merges them in key order and streams them into a layer of
-// the writer (TableWriter::begin_layer, spilled to spill_dir), so that it never holds the
-// layer. The layer's Huffman code comes from the histogram of the depths summed over the ranks
-// and its universe from the greatest key. Collective. Returns the rounds of requests.
+// The u64 at p, little-endian (format/layer_encoder.hpp's directory entries).
+std::uint64_t load64(const std::uint8_t* p) {
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+        v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+    return v;
+}
+
+// Rank 0's `v` on every rank (an all-to-all from rank 0). Collective.
+std::vector<std::uint64_t> from_root(Exchange& ex, ExchangeClock& wait,
+                                     const std::vector<std::uint64_t>& v) {
+    const auto R = static_cast<std::size_t>(ex.size());
+    std::vector<std::uint64_t> send, counts(R, 0), recv, recv_counts;
+    if (ex.rank() == 0) {
+        for (std::size_t r = 0; r < R; ++r) {
+            send.insert(send.end(), v.begin(), v.end());
+            counts[r] = v.size();
+        }
+    }
+    wait([&] {
+        ex.alltoall<std::uint64_t>(send, counts, recv, recv_counts);
+        return 0;
+    });
+    return recv;
+}
+
+// Writes layer `info` from its parts, collectively (docs/distributed.md, step 4):
+//  1. every rank learns the layer's code and geometry (the depths' histogram summed over the
+//     ranks, the greatest key: format::LayerEncoder);
+//  2. the layer's blocks are cut into one range of consecutive blocks per rank, of about equal
+//     numbers of positions (from the positions per slice of blocks counted on every rank);
+//  3. the ranks exchange their keys and depths by range, in rounds of at most wb.per_rank
+//     positions from each rank to each (a rank asks a sender for more once its buffer of that
+//     sender is at most half full), and each merges what it receives in key order into the
+//     encoder of its range, whose blocks go to a spill file in spill_dir;
+//  4. from the ranges' totals every rank computes the layer's entry (format::LayerLayout) and
+//     the checks of its blocks, and sends rank 0 its directory entries, then its blocks, in
+//     chunks of wb.spill_chunk bytes, in rank order; rank 0 only copies them into the table
+//     (TableWriter::begin_encoded_layer), with the paddings.
+// The bytes are those add_layer() of the whole layer writes. Returns the rounds.
 std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter* writer,
-                          const format::LayerInfo& info, std::span<const std::uint64_t> keys,
-                          std::span<const Depth> depth, const WriteBatches& wb,
-                          const fs::path& spill_dir) {
+                          const format::TableMeta& meta, const format::LayerInfo& info,
+                          std::span<const std::uint64_t> keys, std::span<const Depth> depth,
+                          const WriteBatches& wb, const fs::path& spill_dir, int threads) {
     const int ranks = ex.size(), me = ex.rank();
-    std::vector<std::uint64_t> hist(256, 0);
+    const auto R = static_cast<std::size_t>(ranks);
+    const auto M = static_cast<std::size_t>(me);
+    if (me == 0 && writer == nullptr)
+        throw std::logic_error("write_layer_parts: rank 0 has no writer");
+    const std::string where = "write_layer_parts(" + std::to_string(info.pieces) + " pieces): ";
+    // A key and its depth travel as one word: the depth in bits kDepthShift.. (above the
+    // squares, below the side to move).
+    constexpr unsigned kDepthShift = 55;
+    constexpr std::uint64_t kDepthBits = std::uint64_t{0xFF} << kDepthShift;
+    if (meta.rows * meta.cols > kDepthShift)
+        throw std::invalid_argument(where + "boards of more than 55 squares are not written");
+    // 1. The layer's code and geometry: the depths' histogram and the greatest key, summed on
+    // rank 0 and sent to every rank.
+    std::vector<std::uint64_t> hist(257, 0);
     for (const Depth d : depth)
         ++hist[d];
+    hist[256] = keys.empty() ? 0 : keys.back();
     const auto hists = wait([&] { return ex.gather<std::uint64_t>(hist); });
-    const std::uint64_t last = wait([&] { return ex.max(keys.empty() ? 0 : keys.back()); });
-    const auto count = wait([&] { return ex.all(keys.size()); });
-    if (me == 0) {
-        std::array<std::uint64_t, 256> sum{};
-        for (const auto& h : hists)
-            for (int s = 0; s < 256; ++s)
-                sum[s] += h[s];
-        writer->begin_layer(info, last, sum, spill_dir, wb.spill_chunk);
+    std::vector<std::uint64_t> sum(257, 0);
+    for (const auto& h : hists) {
+        for (std::size_t s = 0; s < 256; ++s)
+            sum[s] += h[s];
+        sum[256] = std::max(sum[256], h[256]);
     }
-    constexpr std::uint64_t kDone = ~std::uint64_t{0};
-    const auto R = static_cast<std::size_t>(ranks);
-    // Rank 0: what each rank sent and what of it is not yet merged.
-    std::vector<std::vector<std::uint64_t>> buf_key(R);
-    std::vector<std::vector<Depth>> buf_depth(R);
+    sum = from_root(ex, wait, sum);
+    std::array<std::uint64_t, 256> histogram{};
+    std::copy(sum.begin(), sum.begin() + 256, histogram.begin());
+    const std::uint64_t last = sum[256];
+    format::LayerEncoder enc(meta, info, last, histogram, where);
+    const std::uint64_t J = enc.blocks(), n = info.classes;
+
+    // 2. The ranges: S slices of blocks, the positions of each counted on every rank and summed
+    // on rank 0, which ends range r at the first slice boundary with r n / R positions before.
+    const std::uint64_t S = std::min<std::uint64_t>(J, 64 * static_cast<std::uint64_t>(R));
+    const auto bound = [&](std::uint64_t c) {
+        return S == 0 ? 0 : static_cast<std::uint64_t>(static_cast<unsigned __int128>(c) * J / S);
+    };
+    std::vector<std::uint64_t> per_slice(static_cast<std::size_t>(S), 0);
+    {
+        std::uint64_t c = 0;
+        for (const std::uint64_t k : keys) {
+            const std::uint64_t j = enc.block_of(k);
+            while (c + 1 < S && bound(c + 1) <= j)
+                ++c;
+            ++per_slice[static_cast<std::size_t>(c)];
+        }
+    }
+    const auto slices = wait([&] { return ex.gather<std::uint64_t>(per_slice); });
+    std::vector<std::uint64_t> split(2 * (R + 1), 0);  // first blocks, then first elements
+    if (me == 0) {
+        std::vector<std::uint64_t> cum(static_cast<std::size_t>(S) + 1, 0);
+        for (std::uint64_t c = 0; c < S; ++c) {
+            cum[c + 1] = cum[c];
+            for (const auto& v : slices)
+                cum[c + 1] += v[c];
+        }
+        std::uint64_t c = 0;
+        for (std::size_t r = 1; r < R; ++r) {
+            const auto target =
+                static_cast<std::uint64_t>(static_cast<unsigned __int128>(n) * r / R);
+            while (c < S && cum[c] < target)
+                ++c;
+            split[r] = bound(c);
+            split[R + 1 + r] = cum[c];
+        }
+        split[R] = J;
+        split[2 * R + 1] = n;
+    }
+    split = from_root(ex, wait, split);
+    const auto first_block = [&](std::size_t r) { return split[r]; };
+    const auto first_elem = [&](std::size_t r) { return split[R + 1 + r]; };
+
+    // 3. Redistribute by range and encode this rank's range.
+    std::vector<std::size_t> cut(R + 1, 0);
+    cut[R] = keys.size();
+    for (std::size_t t = 1; t < R; ++t) {
+        cut[t] = static_cast<std::size_t>(std::partition_point(keys.begin(), keys.end(),
+                                                               [&](std::uint64_t k) {
+                                                                   return enc.block_of(k) <
+                                                                          first_block(t);
+                                                               }) -
+                                          keys.begin());
+    }
+    std::vector<std::uint64_t> send_n(R), ones(R, 1), expect, got_counts;
+    for (std::size_t t = 0; t < R; ++t)
+        send_n[t] = cut[t + 1] - cut[t];
+    wait([&] {
+        ex.alltoall<std::uint64_t>(send_n, ones, expect, got_counts);
+        return 0;
+    });
+    enc.start(first_block(M), first_block(M + 1), first_elem(M));
+    format::SpillBytes blocks, dir;
+    blocks.use_tail(enc.bytes());
+    dir.use_tail(enc.directory());
+    const std::size_t chunk = std::max<std::size_t>(wb.spill_chunk, 1);
+    if (!spill_dir.empty()) {
+        blocks.spill(spill_dir);
+        dir.spill(spill_dir);
+        enc.on_block([&] {
+            blocks.flush_if(chunk);
+            dir.flush_if(chunk);
+        });
+    }
+    // Per sender the packed words received and not yet merged.
+    std::vector<std::vector<std::uint64_t>> buf(R);
     std::vector<std::size_t> at(R, 0);
-    std::vector<std::uint64_t> received(R, 0);
+    std::vector<std::uint64_t> received(R, 0), sent(R, 0);
     using Item = std::pair<std::uint64_t, std::size_t>;
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-    std::vector<std::uint64_t> out_key;
+    std::vector<std::uint64_t> out_key, ask(2 * R), twos(R, 2), asked, asked_counts, send_key,
+        send_counts(R);
     std::vector<Depth> out_depth;
-    std::uint64_t merged = 0, rounds = 0;
-    std::size_t sent = 0;  // this rank: positions sent so far
-    std::vector<std::uint64_t> ask, got, ask_counts(R, 0), got_counts, send_counts(R, 0);
-    std::vector<std::uint64_t> rk;
-    std::vector<Depth> rd;
+    std::vector<std::uint64_t> rk, rk_counts;
+    std::uint64_t rounds = 0;
+    const auto emit = [&] {
+        enc.add(out_key, out_depth, threads);
+        out_key.clear();
+        out_depth.clear();
+    };
     for (;;) {
-        // Rank 0 asks every rank whose buffer is half empty for a batch, or tells all to stop.
-        ask.clear();
-        std::fill(ask_counts.begin(), ask_counts.end(), 0);
-        if (me == 0) {
-            const bool done = merged == info.classes;
-            for (std::size_t r = 0; r < R; ++r) {
-                const std::uint64_t held = buf_key[r].size() - at[r];
-                std::uint64_t want = 0;
-                if (done) {
-                    want = kDone;
-                } else if (received[r] < count[r] && held <= wb.per_rank) {
-                    want = std::min<std::uint64_t>(wb.per_rank, count[r] - received[r]);
-                }
-                ask.push_back(want);
-                ask_counts[r] = 1;
-            }
+        // Ask each sender whose buffer is at most half full for its next batch, and tell every
+        // rank how many positions this one still waits for: the exchange ends when none does.
+        std::uint64_t left = 0;
+        for (std::size_t s = 0; s < R; ++s)
+            left += expect[s] - received[s];
+        for (std::size_t s = 0; s < R; ++s) {
+            const std::uint64_t held = buf[s].size() - at[s];
+            ask[2 * s] = received[s] < expect[s] && held <= wb.per_rank
+                             ? std::min<std::uint64_t>(wb.per_rank, expect[s] - received[s])
+                             : 0;
+            ask[2 * s + 1] = left;
         }
         wait([&] {
-            ex.alltoall<std::uint64_t>(ask, ask_counts, got, got_counts);
+            ex.alltoall<std::uint64_t>(ask, twos, asked, asked_counts);
             return 0;
         });
-        const std::uint64_t want = got.at(0);
-        if (want == kDone) break;
+        bool more = false;
+        for (std::size_t t = 0; t < R; ++t)
+            more = more || asked[2 * t + 1] > 0;
+        if (!more) break;
         ++rounds;
-        const std::size_t take =
-            static_cast<std::size_t>(std::min<std::uint64_t>(want, keys.size() - sent));
-        std::fill(send_counts.begin(), send_counts.end(), 0);
-        send_counts[0] = take;
-        std::vector<std::uint64_t> rk_counts, rd_counts;
+        send_key.clear();
+        for (std::size_t t = 0; t < R; ++t) {
+            const std::uint64_t take = std::min<std::uint64_t>(asked[2 * t], send_n[t] - sent[t]);
+            const std::size_t from = cut[t] + static_cast<std::size_t>(sent[t]);
+            for (std::size_t i = from; i < from + take; ++i)
+                send_key.push_back(keys[i] | static_cast<std::uint64_t>(depth[i]) << kDepthShift);
+            send_counts[t] = take;
+            sent[t] += take;
+        }
         wait([&] {
-            ex.alltoall<std::uint64_t>(keys.subspan(sent, take), send_counts, rk, rk_counts);
-            ex.alltoall<Depth>(depth.subspan(sent, take), send_counts, rd, rd_counts);
+            ex.alltoall<std::uint64_t>(send_key, send_counts, rk, rk_counts);
             return 0;
         });
-        sent += take;
-        if (me != 0) continue;
-        // Rank 0: append each rank's batch to its buffer (dropping what was merged).
+        // Append each sender's batch to its buffer (dropping what was merged).
         std::size_t from = 0;
-        for (std::size_t r = 0; r < R; ++r) {
-            const auto c = static_cast<std::size_t>(rk_counts[r]);
+        for (std::size_t s = 0; s < R; ++s) {
+            const auto c = static_cast<std::size_t>(rk_counts[s]);
             if (c == 0) continue;
-            const bool was_empty = at[r] == buf_key[r].size();
-            buf_key[r].erase(buf_key[r].begin(),
-                             buf_key[r].begin() + static_cast<std::ptrdiff_t>(at[r]));
-            buf_depth[r].erase(buf_depth[r].begin(),
-                               buf_depth[r].begin() + static_cast<std::ptrdiff_t>(at[r]));
-            at[r] = 0;
-            buf_key[r].insert(buf_key[r].end(), rk.begin() + static_cast<std::ptrdiff_t>(from),
-                              rk.begin() + static_cast<std::ptrdiff_t>(from + c));
-            buf_depth[r].insert(buf_depth[r].end(), rd.begin() + static_cast<std::ptrdiff_t>(from),
-                                rd.begin() + static_cast<std::ptrdiff_t>(from + c));
-            received[r] += c;
+            const bool was_empty = at[s] == buf[s].size();
+            buf[s].erase(buf[s].begin(), buf[s].begin() + static_cast<std::ptrdiff_t>(at[s]));
+            at[s] = 0;
+            buf[s].insert(buf[s].end(), rk.begin() + static_cast<std::ptrdiff_t>(from),
+                          rk.begin() + static_cast<std::ptrdiff_t>(from + c));
+            received[s] += c;
             from += c;
-            if (was_empty) heap.push({buf_key[r][0], r});
+            if (was_empty) heap.push({buf[s][0] & ~kDepthBits, s});
         }
-        // Merge while every rank with more to send has some buffered: the least key is then
-        // the next of the layer. Only the rank whose buffer runs dry can become starved.
+        // Merge while every sender with more to send has some buffered: the least key is then
+        // the next of the range. Only the sender whose buffer runs dry can become starved.
         bool go = true;
-        for (std::size_t r = 0; r < R; ++r)
-            if (at[r] == buf_key[r].size() && received[r] < count[r]) go = false;
+        for (std::size_t s = 0; s < R; ++s)
+            if (at[s] == buf[s].size() && received[s] < expect[s]) go = false;
         while (go && !heap.empty()) {
-            const auto [k, r] = heap.top();
+            const auto [k, s] = heap.top();
             heap.pop();
             out_key.push_back(k);
-            out_depth.push_back(buf_depth[r][at[r]]);
-            if (++at[r] < buf_key[r].size()) {
-                heap.push({buf_key[r][at[r]], r});
-            } else if (received[r] < count[r]) {
+            out_depth.push_back(static_cast<Depth>(buf[s][at[s]] >> kDepthShift));
+            if (++at[s] < buf[s].size()) {
+                heap.push({buf[s][at[s]] & ~kDepthBits, s});
+            } else if (received[s] < expect[s]) {
                 go = false;
             }
-            if (out_key.size() >= wb.per_rank) {
-                writer->add_to_layer(out_key, out_depth);
-                merged += out_key.size();
-                out_key.clear();
-                out_depth.clear();
+            if (out_key.size() >= wb.per_rank) emit();
+        }
+        if (!out_key.empty()) emit();
+    }
+    enc.finish();
+
+    // 4. The layer's entry from the ranges' totals, on every rank: rank 0 gathers them and
+    // sends every rank the bytes of each range, the sums and its file's position and header.
+    const format::EncodedTotals& tot = enc.totals();
+    const std::uint64_t mine = enc.elements();
+    const auto totals = wait([&] {
+        return ex.gather<std::uint64_t>(
+            std::vector<std::uint64_t>{mine, mine == first_elem(M + 1) - first_elem(M) ? 1u : 0u,
+                                       tot.bytes, tot.value_bits, tot.group_bytes});
+    });
+    std::vector<std::uint64_t> layer_totals(R + 6, 0);  // bytes per rank, keys, ok, sums, place
+    if (me == 0) {
+        layer_totals[R + 1] = 1;
+        for (std::size_t r = 0; r < R; ++r) {
+            layer_totals[r] = totals[r][2];
+            layer_totals[R] += totals[r][0];
+            layer_totals[R + 1] &= totals[r][1];
+            layer_totals[R + 2] += totals[r][3];
+            layer_totals[R + 3] += totals[r][4];
+        }
+        layer_totals[R + 4] = writer->bytes_written();
+        layer_totals[R + 5] = writer->header_checksum();
+    }
+    layer_totals = from_root(ex, wait, layer_totals);
+    const std::uint64_t merged = layer_totals[R];
+    if (merged != n || layer_totals[R + 1] != 1) {
+        throw std::logic_error("generate_parts: layer " + std::to_string(info.pieces) + " has " +
+                               std::to_string(merged) + " keys, expected " + std::to_string(n) +
+                               (layer_totals[R + 1] != 1 ? " (a range holds other keys)" : ""));
+    }
+    const std::vector<std::uint64_t> bytes_of(
+        layer_totals.begin(), layer_totals.begin() + static_cast<std::ptrdiff_t>(R));
+    format::EncodedTotals layer;
+    layer.value_bits = layer_totals[R + 2];
+    layer.group_bytes = layer_totals[R + 3];
+    std::uint64_t base = 0;
+    for (std::size_t r = 0; r < R; ++r) {
+        if (r < M) base += bytes_of[r];
+        layer.bytes += bytes_of[r];
+    }
+    const format::LayerLayout lay = enc.layout(layer, layer_totals[R + 4], layer_totals[R + 5]);
+    const unsigned width = lay.width;
+
+    // This rank's stream: its directory entries in the file's form (the last rank adds entry J),
+    // then its blocks with their checks, produced a group of blocks at a time.
+    const std::uint64_t my_blocks = first_block(M + 1) - first_block(M);
+    std::vector<std::uint8_t> pending, raw;
+    std::vector<std::uint64_t> off, fst;
+    std::uint64_t next = 0;  // the next block (of this range) to produce
+    const auto read_entries = [&](std::uint64_t k0, std::uint64_t c) {
+        // Entries k0 .. k0 + c - 1 of this range, layer-relative; entry my_blocks is the next
+        // range's first (or entry J).
+        off.resize(static_cast<std::size_t>(c));
+        fst.resize(static_cast<std::size_t>(c));
+        const std::uint64_t stored = std::min(c, my_blocks - std::min(my_blocks, k0));
+        raw.resize(static_cast<std::size_t>(stored * 16));
+        dir.read(k0 * 16, raw.data(), raw.size());
+        for (std::uint64_t k = 0; k < c; ++k) {
+            if (k < stored) {
+                off[k] = base + load64(raw.data() + k * 16);
+                fst[k] = load64(raw.data() + k * 16 + 8);
+            } else {
+                off[k] = base + tot.bytes;
+                fst[k] = first_elem(M + 1);
             }
         }
-        if (!out_key.empty()) {
-            writer->add_to_layer(out_key, out_depth);
-            merged += out_key.size();
-            out_key.clear();
-            out_depth.clear();
+    };
+    const auto produce = [&](int phase, std::size_t want) {
+        constexpr std::uint64_t kGroup = 4096;
+        while (pending.size() < want && next < my_blocks + (phase == 0 && M + 1 == R ? 1 : 0)) {
+            if (phase == 0) {
+                const std::uint64_t end = my_blocks + (M + 1 == R ? 1 : 0);
+                const std::uint64_t c = std::min(kGroup, end - next);
+                read_entries(next, c);
+                format::put_directory(off, fst, width, pending);
+                next += c;
+            } else {
+                // Whole blocks, at most a chunk's bytes (at least one block).
+                std::uint64_t c = std::min(kGroup, my_blocks - next);
+                read_entries(next, c + 1);
+                while (c > 1 && off[c] - off[0] > chunk)
+                    --c;
+                off.resize(static_cast<std::size_t>(c + 1));
+                fst.resize(static_cast<std::size_t>(c + 1));
+                const std::size_t p = pending.size();
+                pending.resize(p + static_cast<std::size_t>(off[c] - off[0]));
+                blocks.read(off[0] - base, pending.data() + p, pending.size() - p);
+                format::seal_blocks(lay.key, first_block(M) + next, off, fst, pending.data() + p,
+                                    threads);
+                next += c;
+            }
+        }
+    };
+    // Bytes of each rank's stream in each phase, known to every rank.
+    const auto stream_bytes = [&](int phase, std::size_t r) -> std::uint64_t {
+        if (n == 0) return 0;
+        if (phase == 1) return bytes_of[r];
+        return (first_block(r + 1) - first_block(r) + (r + 1 == R ? 1 : 0)) * 2 * width;
+    };
+    if (me == 0) writer->begin_encoded_layer(info, lay.entry);
+    std::vector<std::uint8_t> recv;
+    std::vector<std::uint64_t> counts(R, 0), recv_counts;
+    for (int phase = 0; phase < 2; ++phase) {
+        next = 0;
+        std::uint64_t written = 0;  // bytes of every rank's stream
+        for (std::size_t r = 0; r < R; ++r)
+            written += stream_bytes(phase, r);
+        // Rank 0's own stream first, copied.
+        const std::uint64_t own = me == 0 ? stream_bytes(phase, 0) : 0;
+        for (std::uint64_t done = 0; done < own;) {
+            produce(phase, chunk);
+            const std::size_t take =
+                static_cast<std::size_t>(std::min<std::uint64_t>(pending.size(), own - done));
+            if (take == 0) throw std::logic_error(where + "rank 0's range ends early");
+            writer->append_encoded({pending.data(), take});
+            pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(take));
+            done += take;
+        }
+        // The other ranks' streams, one after the other, in rounds of at most a chunk: a round
+        // carries the chunk's bytes of every rank it overlaps, so rank 0 receives them in rank
+        // order, the file's order.
+        std::uint64_t mine_from = 0, rest = 0;  // this rank's place among them; their bytes
+        for (std::size_t r = 1; r < R; ++r) {
+            if (r == M) mine_from = rest;
+            rest += stream_bytes(phase, r);
+        }
+        const std::uint64_t mine_to = me == 0 ? 0 : mine_from + stream_bytes(phase, M);
+        for (std::uint64_t x = 0; x < rest; x += chunk) {
+            const std::uint64_t y = std::min<std::uint64_t>(rest, x + chunk);
+            std::size_t take = 0;
+            if (me != 0 && std::max(x, mine_from) < std::min(y, mine_to))
+                take = static_cast<std::size_t>(std::min(y, mine_to) - std::max(x, mine_from));
+            std::fill(counts.begin(), counts.end(), 0);
+            if (take > 0) {
+                produce(phase, take);
+                if (pending.size() < take)
+                    throw std::logic_error(where + "the range of rank " + std::to_string(me) +
+                                           " ends early");
+                counts[0] = take;
+            }
+            ++rounds;
+            wait([&] {
+                ex.alltoall<std::uint8_t>(std::span<const std::uint8_t>(pending.data(), take),
+                                          counts, recv, recv_counts);
+                return 0;
+            });
+            pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(take));
+            if (me == 0) writer->append_encoded(recv);
+        }
+        if (me == 0) {
+            // The padding: the directory's to a multiple of 8, the blocks' tail.
+            const std::uint64_t pad =
+                phase == 0 ? lay.dir_size - written : lay.blocks_size - written;
+            const std::vector<std::uint8_t> zeros(static_cast<std::size_t>(pad), 0);
+            writer->append_encoded(zeros);
         }
     }
-    if (me == 0) {
-        if (merged != info.classes) {
-            throw std::logic_error("generate_parts: layer " + std::to_string(info.pieces) +
-                                   " has " + std::to_string(merged) + " keys, expected " +
-                                   std::to_string(info.classes));
-        }
-        writer->end_layer();
-    }
+    if (me == 0) writer->end_encoded_layer();
     return rounds;
 }
 }  // namespace
@@ -256,18 +522,20 @@ WriteBatches WriteBatches::of(std::uint64_t budget, int ranks) {
 }
 
 std::uint64_t WriteBatches::root_bytes(int ranks) const {
-    // Per rank a buffer of up to 2 batches (refilled once half empty), the merged output (one
-    // batch), the writer's spill tails of blocks and directory and its group of checks.
-    return (2 * static_cast<std::uint64_t>(std::max(ranks, 1)) + 1) * per_rank * 9 +
-           3 * static_cast<std::uint64_t>(spill_chunk) + (std::uint64_t{1} << 20);
+    // Per sender a buffer of up to 2 batches (refilled once half empty) and the round's batch
+    // as received, the merged output (one batch); the spill tails of blocks and directory, the
+    // pending chunk and a group of blocks, the chunk sent or received and the exchange's copy.
+    return (3 * static_cast<std::uint64_t>(std::max(ranks, 1)) + 1) * per_rank * 9 +
+           8 * static_cast<std::uint64_t>(spill_chunk) + (std::uint64_t{1} << 20);
 }
 
 std::uint64_t write_layer_parts(Exchange& ex, format::TableWriter* writer,
-                                const format::LayerInfo& info, std::span<const std::uint64_t> keys,
-                                std::span<const Depth> depth, const WriteBatches& wb,
-                                const std::filesystem::path& spill_dir) {
+                                const format::TableMeta& meta, const format::LayerInfo& info,
+                                std::span<const std::uint64_t> keys, std::span<const Depth> depth,
+                                const WriteBatches& wb, const std::filesystem::path& spill_dir,
+                                int threads) {
     ExchangeClock wait;
-    return write_parts(ex, wait, writer, info, keys, depth, wb, spill_dir);
+    return write_parts(ex, wait, writer, meta, info, keys, depth, wb, spill_dir, threads);
 }
 
 PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
@@ -551,7 +819,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
                 window += own[n - k];
             std::uint64_t bytes =
                 window * 2 + own[n] * 9 + batch * 64 * 32 + (std::uint64_t{8} << 20);
-            if (me == 0 && !o.output.empty()) bytes += wb.root_bytes(ranks);
+            if (!o.output.empty()) bytes += wb.root_bytes(ranks);
             if (bytes > need) need = bytes, worst = n;
         }
         const auto needs = wait([&] { return ex.all(need); });
@@ -577,11 +845,13 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     }
     rep.layers_resumed = static_cast<int>(first_unsolved);
 
+    const format::TableMeta meta = table_meta(b, op);
     std::unique_ptr<format::TableWriter> writer;
     if (me == 0 && !o.output.empty()) {
-        writer = std::make_unique<format::TableWriter>(o.output, table_meta(b, op), threads);
+        writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
     }
     std::vector<SolvedPart> parts(classes.size());
+    double write_cpu = 0;  // CPU seconds of this process in the write of the layers
     std::vector<std::uint64_t> recv, recv_counts, child_key;
     std::vector<std::uint8_t> answers, back;
     std::vector<std::uint32_t> child_parent;
@@ -703,15 +973,17 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
             parts[m] = {};
         lr.solve_seconds = since(tl) - lr.hash_seconds;
 
-        // 3. Encode and write: rank 0 merges the parts in key order, in bounded batches.
+        // 3. Encode and write: the ranks encode the layer by ranges, rank 0 copies them.
         const auto tw = Clock::now();
+        const double cw = cpu_seconds();
         if (!o.output.empty()) {
             rep.write_rounds +=
-                write_parts(ex, wait, writer.get(),
+                write_parts(ex, wait, writer.get(), meta,
                             format::LayerInfo{static_cast<std::uint32_t>(n), classes[n], raw[n]},
-                            keys, depth, wb, dir.path());
+                            keys, depth, wb, dir.path(), threads);
         }
         rep.write_seconds += since(tw);
+        write_cpu += cpu_seconds() - cw;
         rep.solve_seconds += since(tl) - since(tw);
         rep.classes += classes[n];
         rep.raw += raw[n];
@@ -733,9 +1005,11 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     const auto waited = ex.all(static_cast<std::uint64_t>(wait.seconds * 1e6));
     const auto spilled = ex.all(rep.enumerate_runs);
     const auto enumerate_rss = ex.all(enumerate_peak);
+    const auto wrote = ex.all(static_cast<std::uint64_t>(rep.write_seconds * 1e6));
+    const auto wrote_cpu = ex.all(static_cast<std::uint64_t>(write_cpu * 1e6));
     for (int r = 0; r < ranks; ++r) {
-        rep.by_rank.push_back(
-            RankReport{rss[r], sent[r], owned[r], waited[r] / 1e6, spilled[r], enumerate_rss[r]});
+        rep.by_rank.push_back(RankReport{rss[r], sent[r], owned[r], waited[r] / 1e6, spilled[r],
+                                         enumerate_rss[r], wrote[r] / 1e6, wrote_cpu[r] / 1e6});
     }
     // The work directory goes once every rank is done with it.
     ex.max(0);
@@ -799,12 +1073,14 @@ std::optional<PartsEstimate> estimate_parts(const Board& b, int ranks) {
     e.memory_per_rank =
         std::max<std::uint64_t>(16 * e.window, 2 * e.window + 9 * e.largest_layer) / n +
         (std::uint64_t{64} << 20);
-    // Rank 0 merges the parts of a layer in batches (WriteBatches, from the budget a rank
-    // needs) and spills the layer's encoded blocks beside its work files before writing them.
+    // Every rank merges its range of a layer from batches (WriteBatches, from the budget a rank
+    // needs) and spills its range's encoded blocks beside its work files before sending them
+    // to rank 0: a share of the largest layer's encoding.
     e.root_extra = WriteBatches::of(e.memory_per_rank, ranks).root_bytes(ranks);
     e.root_spill = e.classes ? static_cast<std::uint64_t>(static_cast<double>(e.table_bytes) *
                                                           static_cast<double>(e.largest_layer) /
-                                                          static_cast<double>(e.classes))
+                                                          static_cast<double>(e.classes)) /
+                                   n
                              : 0;
     // The parts' keys (about 3 bytes a class compressed) and depths (1 byte).
     e.disk_per_rank = 4 * e.classes / n;

@@ -19,6 +19,7 @@
 namespace konane::format {
 class TableWriter;
 struct LayerInfo;
+struct TableMeta;
 }  // namespace konane::format
 
 namespace konane::solver {
@@ -35,6 +36,10 @@ struct RankReport {
     double exchange_seconds = 0;       ///< time inside collective exchanges (waiting included)
     std::uint64_t enumerate_runs = 0;  ///< sorted runs its enumeration spilled to its folder
     std::uint64_t enumerate_peak_rss_bytes = 0;  ///< VmHWM at the end of its enumeration
+    double write_seconds = 0;  ///< time in the encode and write of the layers (waiting included)
+    /// CPU seconds of the rank's process in the encode and write (an MPI that polls while it
+    /// waits adds its polling)
+    double write_cpu_seconds = 0;
 };
 
 /// What generate_parts() did. Rank 0's report is complete; the others' hold their own figures.
@@ -62,10 +67,11 @@ struct PartsReport {
 ///  - hash: each rank builds a minimal perfect hash of its part of each solved layer;
 ///  - solve (ascending pieces): each rank asks the owners of its positions' children for their
 ///    depths (a request and answer exchange per batch) and combines them (DepthAccumulator);
-///  - encode and write: rank 0 asks every rank for its part's next sorted keys and depths in
-///    batches bounded by options.memory_bytes, merges them in key order and streams them into
-///    the table (format::TableWriter::begin_layer, its encoded blocks spilled to rank 0's work
-///    folder), so that it never holds a whole layer; the file is the bytes generate() writes.
+///  - encode and write: the ranks exchange their keys and depths by ranges of blocks, in
+///    batches bounded by options.memory_bytes, each encodes the blocks of its range
+///    (format::LayerEncoder, spilled to its work folder), and rank 0 copies every rank's
+///    directory entries and blocks, checked, into the table (write_layer_parts), so that no
+///    rank holds a whole layer; the file is the bytes generate() writes.
 /// State is kept per rank under options.work_dir/rank-R-of-N (the parts' keys and solved
 /// depths), so that a rerun of the same command after a kill resumes after the last layer
 /// every rank solved (an enumeration cut short is done again). options.memory_bytes bounds
@@ -78,32 +84,43 @@ struct PartsReport {
 /// wait in a collective.
 PartsReport generate_parts(const GenerateOptions& options, Exchange& ex);
 
-/// The batches in which rank 0 gets the parts of a layer to write it (write_layer_parts).
+/// The batches in which the ranks exchange the parts of a layer to encode and write it
+/// (write_layer_parts).
 struct WriteBatches {
-    std::uint64_t per_rank = 256;  ///< positions (key and depth, 9 bytes) a rank sends per batch
-    std::size_t spill_chunk = std::size_t{1} << 16;  ///< TableWriter::begin_layer's spill chunk
+    std::uint64_t per_rank = 256;  ///< positions (key and depth, 9 bytes) a rank sends another
+                                   ///< per round
+    /// Bytes of encoded blocks a rank holds before it spills them, and of a chunk of encoded
+    /// bytes sent to rank 0
+    std::size_t spill_chunk = std::size_t{1} << 16;
     /// From a memory budget in bytes: batches of a sixty-fourth of it over the ranks (256 to
     /// 2^20 positions), a spill chunk of a sixty-fourth (64 KiB to 8 MiB).
     static WriteBatches of(std::uint64_t budget, int ranks);
-    /// Bytes rank 0 holds at most to write a layer from `ranks` parts: a buffer of up to two
-    /// batches per rank, the merged batch, three spill chunks and 1 MiB.
+    /// Bytes a rank holds at most to encode its range of a layer from `ranks` parts: a buffer
+    /// of up to two batches per sender, the merged batch, the spill tails of its blocks and
+    /// directory, its pending chunk and a group of blocks, the chunks in flight, and 1 MiB.
+    /// Rank 0 holds no more than another rank (it copies the others' chunks one at a time).
     std::uint64_t root_bytes(int ranks) const;
 };
 
-/// Writes one layer from its parts, collectively: every rank holds its part's keys, ascending
-/// and distinct, and their depths; rank 0, the only one with a writer (the others pass null),
-/// asks each rank whose buffer is at most half full for its next keys and depths (at most
-/// wb.per_rank of them), merges the buffers in key order while every rank with more to send
-/// has some buffered, and streams the merged keys into the layer (format::TableWriter::
-/// begin_layer, its encoded blocks spilled to spill_dir in chunks of wb.spill_chunk), so that
-/// it holds wb.root_bytes() and never the layer. The layer's Huffman code comes from the
-/// depths' histogram summed over the ranks, its universe from the greatest key. The bytes are
-/// those add_layer() of the whole layer writes. Returns the rounds of requests. Throws as the
-/// writer does (on rank 0) and std::logic_error when the parts do not hold info.classes keys.
+/// Encodes and writes one layer from its parts, collectively: every rank holds its part's keys,
+/// ascending and distinct, and their depths; rank 0 alone has the writer (the others pass
+/// null). Every rank learns the layer's code and geometry (format::LayerEncoder: the depths'
+/// histogram summed over the ranks, the greatest key); the layer's blocks are cut into one range
+/// of consecutive blocks per rank with about equal positions (counted per slice of blocks on
+/// every rank); the ranks exchange their keys and depths by range in rounds of at most
+/// wb.per_rank positions from a rank to another, each merges what it receives in key order and
+/// encodes its range (its blocks spilled to spill_dir in chunks of wb.spill_chunk); from the
+/// ranges' totals every rank computes the layer's entry and its blocks' checks, and sends rank
+/// 0 its directory entries, then its blocks, in chunks of wb.spill_chunk bytes, which rank 0
+/// copies into the table (TableWriter::begin_encoded_layer). No rank holds the layer:
+/// wb.root_bytes() each. The bytes are those add_layer() of the whole layer writes, for any
+/// number of ranks. Returns the rounds of exchanges (the same on every rank). Throws as the
+/// encoder and writer do and std::logic_error when the parts do not hold info.classes keys.
 std::uint64_t write_layer_parts(Exchange& ex, format::TableWriter* writer,
-                                const format::LayerInfo& info, std::span<const std::uint64_t> keys,
-                                std::span<const Depth> depth, const WriteBatches& wb,
-                                const std::filesystem::path& spill_dir);
+                                const format::TableMeta& meta, const format::LayerInfo& info,
+                                std::span<const std::uint64_t> keys, std::span<const Depth> depth,
+                                const WriteBatches& wb, const std::filesystem::path& spill_dir,
+                                int threads = 1);
 
 /// What a generation over `ranks` ranks needs, before it starts.
 struct PartsEstimate {
@@ -113,10 +130,11 @@ struct PartsEstimate {
     bool measured = false;  ///< counted on a table built here (else: the model, see source)
     std::string source;     ///< where the counts come from, for messages
     std::uint64_t memory_per_rank = 0;  ///< bytes each rank holds at its peak
-    std::uint64_t root_extra = 0;       ///< bytes rank 0 holds more (the batches it merges)
-    std::uint64_t root_spill = 0;       ///< disk rank 0 needs more: the largest layer's encoding
-    std::uint64_t disk_per_rank = 0;    ///< bytes of each rank's work directory
-    std::uint64_t table_bytes = 0;      ///< bytes of the table file
+    std::uint64_t root_extra = 0;     ///< bytes each rank holds more to write (its range's batches)
+    std::uint64_t root_spill = 0;     ///< disk each rank needs more: its share of the largest
+                                      ///< layer's encoding
+    std::uint64_t disk_per_rank = 0;  ///< bytes of each rank's work directory
+    std::uint64_t table_bytes = 0;    ///< bytes of the table file
     std::uint64_t bytes_exchanged = 0;  ///< bytes sent between ranks in all
     double seconds = 0;                 ///< wall time, from the rate measured here
 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rank 0 writes each layer from batches of the ranks' parts, never the whole layer (issue 22):
+# The ranks write each layer from batches of their parts, never the whole layer (issue 22):
 # with a budget so small that some layers come in several batches per rank, the MPI generator
 # still writes the single-process generator's table, byte for byte, and leaves no spill file.
 # Usage: bounded_write.sh KONANE MPIRUN RANKS BOARD [GENERATE OPTIONS...]

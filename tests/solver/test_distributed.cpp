@@ -246,11 +246,51 @@ TEST_CASE("generate over layer parts: a tiny budget spills every rank's enumerat
     }
 }
 
-TEST_CASE("write_layer_parts: rank 0 merges the parts in small batches into add_layer's bytes",
+TEST_CASE("generate over layer parts: the ranks encode by key range, same file under small budgets",
+          "[solver][parts]") {
+    // The encode and write (write_layer_parts): the ranks exchange their keys by ranges of
+    // blocks and each encodes its range; under a budget of 16 MiB a layer of 5x5 takes several
+    // rounds of batches. The file is generate()'s for 1 to 4 ranks, an `any` ruleset and a gap.
+    struct Case {
+        int rows, cols;
+        Ruleset rules;
+        const char* gap;
+    };
+    const std::vector<Case> cases = {{4, 4, Ruleset::Brainking, nullptr},
+                                     {4, 5, Ruleset::Brainking, nullptr},
+                                     {5, 5, Ruleset::Brainking, nullptr},
+                                     {3, 5, Ruleset::Any, nullptr},
+                                     {4, 5, Ruleset::Brainking, "b2,b3"}};
+    test::TempDir dir("konane-parts-encode");
+    for (const Case& c : cases) {
+        solver::GenerateOptions o;
+        o.board = Board::make(c.rows, c.cols);
+        o.rules = c.rules;
+        if (c.gap) o.gap = parse_gap(o.board, c.gap);
+        const std::string want = reference_file(o, dir.path / "one.kbt");
+        for (int ranks = 1; ranks <= 4; ++ranks) {
+            INFO(o.board.name() << " " << ruleset_name(c.rules) << (c.gap ? c.gap : "") << ", "
+                                << ranks << " ranks");
+            o.threads = ranks == 2 ? 2 : 1;
+            o.memory_bytes = std::uint64_t{16} << 20;
+            o.output = dir.path / "parts.kbt";
+            o.work_dir = dir.path / "work";
+            const auto rep = run_parts(o, ranks);
+            CHECK(test::slurp(o.output) == want);
+            REQUIRE(rep.by_rank.size() == static_cast<std::size_t>(ranks));
+            for (const auto& r : rep.by_rank)
+                CHECK(r.write_seconds > 0);
+            if (c.rows == 5) CHECK(rep.write_rounds > rep.layers.size());
+        }
+    }
+}
+
+TEST_CASE("write_layer_parts: the ranks encode by ranges in small batches into add_layer's bytes",
           "[solver][parts]") {
     // Random layers of a 4x5 board split into parts as the generator splits them (part_of),
-    // written from the parts with batches of a few positions and a spill chunk of 100 bytes,
-    // against TableWriter::add_layer of each whole layer.
+    // exchanged by ranges of blocks in batches of a few positions, encoded by the ranks and
+    // copied by rank 0 in chunks of 100 bytes (spill chunks of 100 bytes), against
+    // TableWriter::add_layer of each whole layer.
     test::TempDir dir("konane-parts-write");
     format::TableMeta meta;
     meta.rows = 4;
@@ -315,8 +355,8 @@ TEST_CASE("write_layer_parts: rank 0 merges the parts in small batches into add_
                                 keys.push_back(l.keys[i]);
                                 depth.push_back(l.depth[i]);
                             }
-                            rounds[r] += solver::write_layer_parts(ex, w.get(), l.info, keys, depth,
-                                                                   wb, dir.path);
+                            rounds[r] += solver::write_layer_parts(ex, w.get(), meta, l.info, keys,
+                                                                   depth, wb, dir.path);
                         }
                         if (w) w->commit();
                     } catch (const std::exception& e) {
