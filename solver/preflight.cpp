@@ -126,9 +126,6 @@ Preflight preflight_generate(const GenerateOptions& o, int max_squares) {
             " --estimate --ranks N` sizes it)");
     }
     require_generatable(o.board, limit);
-    if (o.process_bytes > 0)
-        check_memory_budget(o.memory_bytes ? o.memory_bytes : default_memory_budget(),
-                            o.process_bytes);
     Preflight p;
     std::filesystem::path work = o.work_dir;
     if (!o.output.empty()) {

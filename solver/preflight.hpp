@@ -37,16 +37,16 @@ void check_threads(int threads);
 /// Throws konane::ResourceError ("memory budget of N bytes ... is less than any run takes ...
 /// give at least M") unless `budget` bytes hold `process_bytes` (what the process holds before
 /// the run: its resident size and the threads' stacks) and kEnumerateLeastBytes more, the least
-/// working set of an enumeration (of a generation, or of a verify's re-enumeration).
+/// working set of an enumeration (of a generation, or of a verify's re-enumeration). generate()
+/// calls it (when options.process_bytes is given) after the estimate's check of the budget,
+/// whose message says more.
 void check_memory_budget(std::uint64_t budget, std::uint64_t process_bytes);
 
 /// The checks of generate() before any work, in this order: the board's size
 /// (require_generatable(), or at most `max_squares` squares when that is larger: the generator
 /// of layer parts, solver/distributed.hpp, takes up to kMaxDistributedSquares; a board only that
-/// generator takes is refused with its estimate and the advice to run it under MPI); when the
-/// caller gives options.process_bytes (what its process holds before the run), the memory budget
-/// (options.memory_bytes, else default_memory_budget()) holds it and kEnumerateLeastBytes more;
-/// with an output: the
+/// generator takes is refused with its estimate and the advice to run it under MPI); with an
+/// output: the
 /// output is not an existing non-regular file (a directory, or a link that the table would
 /// replace), its directory exists and takes new files (tried for real, so permissions, a read-only
 /// file system and root's rights all count); the work directory (options.work_dir, else

@@ -117,18 +117,20 @@ std::uint64_t free_bytes(const std::filesystem::path& p) {
 }
 
 // Refuses a run whose estimate (estimate_resources()) exceeds the memory budget or the free
-// disk, before any work. An upper-bound estimate (another ruleset's) refuses nothing.
-void check_resources(const Board& b, Ruleset rules, std::uint64_t budget,
+// disk, before any work. An upper-bound estimate (another ruleset's) refuses nothing. The budget
+// it advises is at least `least` bytes (what any run takes: check_memory_budget()).
+void check_resources(const Board& b, Ruleset rules, std::uint64_t budget, std::uint64_t least,
                      const std::filesystem::path& work, const std::filesystem::path& output) {
     const auto e = estimate_resources(b, rules);
     if (!e || e->upper_bound) return;
     const std::string what = b.name() + " " + ruleset_name(rules);
     if (e->memory_bytes > budget) {
-        throw ResourceError("memory budget " + gib(budget) + " cannot hold the solve of " + what +
-                            "'s largest layer (" + std::to_string(e->largest_layer) +
-                            " positions): it needs about " + gib(e->memory_bytes) + " (" +
-                            e->source + "); rerun with --memory " +
-                            std::to_string((e->memory_bytes >> 20) + 1) + "M or more");
+        throw ResourceError(
+            "memory budget of " + std::to_string(budget) + " bytes (" + gib(budget) +
+            ") cannot hold the solve of " + what + "'s largest layer (" +
+            std::to_string(e->largest_layer) + " positions): it needs about " +
+            gib(e->memory_bytes) + " (" + e->source + "); rerun with --memory " +
+            std::to_string((std::max(e->memory_bytes, least) >> 20) + 1) + "M or more");
     }
     // The work directory may already hold part of the work (a resumed run).
     std::error_code ec;
@@ -166,8 +168,10 @@ GenerateReport generate(const GenerateOptions& o) {
     // A gap's table is a part of the ruleset tables the estimates are measured on: none is given.
     if (!o.gap) {
         check_resources(b, o.rules, rep.memory_bytes,
+                        o.process_bytes > 0 ? o.process_bytes + kEnumerateLeastBytes : 0,
                         work.empty() ? std::filesystem::temp_directory_path() : work, o.output);
     }
+    if (o.process_bytes > 0) check_memory_budget(rep.memory_bytes, o.process_bytes);
     if (work.empty()) {
         tmp = std::make_unique<process::TempDir>("konane-generate");
         work = tmp->path() / "work";

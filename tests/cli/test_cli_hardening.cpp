@@ -361,8 +361,15 @@ TEST_CASE("cli: --memory takes fractions and binary units, and echoes what was g
     const Run small = run("generate 3x4 -q --memory 10K -o t.kbt", in);
     CHECK(small.code == 4);
     CHECK_THAT(small.out, Catch::Contains("memory budget of 10240 bytes") &&
-                              Catch::Contains("is less than any run takes") &&
-                              Catch::Contains("M (--memory)"));
+                              Catch::Contains("cannot hold the solve") &&
+                              Catch::Contains("M or more"));
+    // A gap's run has no estimate: refused for what any run takes (the process and the
+    // enumeration's least working set).
+    const Run gap = run("generate 3x4 -q --gap b2,b3 --memory 10K -o t.kbt", in);
+    CHECK(gap.code == 4);
+    CHECK_THAT(gap.out, Catch::Contains("memory budget of 10240 bytes") &&
+                            Catch::Contains("is less than any run takes") &&
+                            Catch::Contains("M (--memory)"));
     const Run frac = run("generate 3x4 -q --memory 1.5 -o t.kbt", in);
     CHECK(frac.code == 2);
     CHECK_THAT(frac.out, Catch::Contains("a size in bytes must be a whole number"));
