@@ -33,40 +33,29 @@ def machine():
     return f"{os.cpu_count()} cores ({model}), {mem / 2**30:.0f} GiB, {platform.system()} {platform.release()}"
 
 
+def proof_list(name, fields):
+    """The lines of docs/proofs/NAME (comments and blank lines skipped) with `fields` words each,
+    as lists of words; [] when the file cannot be read."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "proofs", name)
+    try:
+        with open(path) as f:
+            return [line.split() for line in f
+                    if not line.startswith("#") and len(line.split()) == fields]
+    except OSError:
+        return []
+
+
 def past_the_tables(tabled, rules):
     """The boards of docs/proofs/verdicts.txt (certificates: file, board, winner) under `rules`
     that have no table here, as (board, winner), smallest first."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "proofs",
-                        "verdicts.txt")
-    out = []
-    try:
-        with open(path) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) != 3 or line.startswith("#"):
-                    continue
-                name, board, winner = parts
-                if name.endswith(f"-{rules}.proof") and board not in tabled:
-                    out.append((board, winner))
-    except OSError:
-        return []
+    out = [(board, winner) for name, board, winner in proof_list("verdicts.txt", 3)
+           if name.endswith(f"-{rules}.proof") and board not in tabled]
     return sorted(out, key=lambda bw: board_key(bw[0]))
 
 
 def refuted_boards():
     """The boards of docs/proofs/refutations.txt (White wins: each Black removal refuted)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "proofs",
-                        "refutations.txt")
-    boards = set()
-    try:
-        with open(path) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) == 2 and not line.startswith("#"):
-                    boards.add(parts[1])
-    except OSError:
-        return []
-    return sorted(boards, key=board_key)
+    return sorted({board for _, board in proof_list("refutations.txt", 2)}, key=board_key)
 
 
 def size(n):
