@@ -137,38 +137,45 @@ class MphfView {
     /// Number of keys n.
     std::uint64_t size() const { return n_; }
 
-    /// Prefetches the pilot byte a query of `key` reads first (its one likely cache miss), so
-    /// that a batch of queries can overlap their misses: prefetch every key, then query each.
-    void prefetch(std::uint64_t key) const {
+    /// A query cut in two, so that a batch of queries can overlap their cache misses: start()
+    /// hashes the key and prefetches the pilot byte and the part's offset (its likely cache
+    /// misses), finish() reads them and returns the slot, operator()(key) for the same key.
+    struct Query {
+        std::uint64_t h1;    ///< hash1(key, seed)
+        std::uint64_t part;  ///< the key's partition
+        std::uint64_t at;    ///< index of its bucket's pilot byte
+    };
+    Query start(std::uint64_t key) const {
         using namespace mphf_detail;
-        if (n_ == 0) return;
+        if (n_ == 0) return {};
         const std::uint64_t h1 = hash1(key, seed_);
         const unsigned __int128 t = static_cast<unsigned __int128>(h1) * num_parts_;
         const std::uint64_t part = static_cast<std::uint64_t>(t >> 64);
-        const std::uint64_t bucket =
+        const std::uint64_t at =
+            part * buckets_per_part_ +
             mulhi(bucket_map(static_cast<std::uint64_t>(t)), buckets_per_part_);
-        __builtin_prefetch(pilots_ + part * buckets_per_part_ + bucket);
+        __builtin_prefetch(pilots_ + at);
         __builtin_prefetch(offsets_ + part);
+        return {h1, part, at};
     }
+    /// The slot of a started query (see start()).
+    std::uint64_t finish(const Query& q) const {
+        using namespace mphf_detail;
+        if (n_ == 0) return 0;
+        const std::uint64_t off = offsets_[q.part];
+        const std::uint64_t m = offsets_[q.part + 1] - off;
+        const std::uint64_t slot = off + slot_in_part(hash2(q.h1), pilots_[q.at], m);
+        if (slot < n_) return slot;
+        return remap_at(slot - n_);
+    }
+
+    /// Prefetches what a query of `key` reads first (start() without its result).
+    void prefetch(std::uint64_t key) const { (void)start(key); }
 
     /// Slot of `key`: a bijection from the member keys onto [0, n). For a non-member key, some
     /// value in [0, n) (never out of range, never a crash). Returns 0 when n == 0 (or for a
     /// default-constructed view).
-    std::uint64_t operator()(std::uint64_t key) const {
-        using namespace mphf_detail;
-        if (n_ == 0) return 0;
-        const std::uint64_t h1 = hash1(key, seed_);
-        const unsigned __int128 t = static_cast<unsigned __int128>(h1) * num_parts_;
-        const std::uint64_t part = static_cast<std::uint64_t>(t >> 64);
-        const std::uint64_t frac = static_cast<std::uint64_t>(t);
-        const std::uint64_t bucket = mulhi(bucket_map(frac), buckets_per_part_);
-        const std::uint64_t pilot = pilots_[part * buckets_per_part_ + bucket];
-        const std::uint64_t off = offsets_[part];
-        const std::uint64_t m = offsets_[part + 1] - off;
-        const std::uint64_t slot = off + slot_in_part(hash2(h1), pilot, m);
-        if (slot < n_) return slot;
-        return remap_at(slot - n_);
-    }
+    std::uint64_t operator()(std::uint64_t key) const { return finish(start(key)); }
 
     /// Serialized size in bytes (a multiple of 8).
     std::size_t size_bytes() const { return num_words_ * 8; }

@@ -29,6 +29,7 @@
 #include "solver/keyfile.hpp"
 #include "solver/orientations.hpp"
 #include "solver/radix_sort.hpp"
+#include "solver/retrograde.hpp"
 #include "solver/run_merge.hpp"
 #include "solver/workdir.hpp"
 
@@ -912,18 +913,28 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
                 answers.resize(recv.size());
                 const auto asked = static_cast<std::int64_t>(recv.size());
                 bool unknown = false;
-#pragma omp parallel for num_threads(threads) if (asked > 4096) schedule(static) \
-    reduction(||                                                                 \
+                // In groups of 64, the queries started together so that their cache misses
+                // overlap (MphfView::start()).
+#pragma omp parallel for num_threads(threads) if (asked > 4096) schedule(static, 64) \
+    reduction(||                                                                     \
               : unknown)
-                for (std::int64_t j = 0; j < asked; ++j) {
-                    const std::uint64_t k = recv[j];
-                    const int m = std::popcount(k & occ_mask);
-                    const SolvedPart& s = parts[m];
-                    if (m >= n || !s.present) {
-                        unknown = true;
-                        continue;
+                for (std::int64_t lo = 0; lo < asked; lo += 64) {
+                    const std::int64_t hi = std::min(asked, lo + 64);
+                    MphfView::Query q[64];
+                    for (std::int64_t j = lo; j < hi; ++j) {
+                        const std::uint64_t k = recv[j];
+                        const int m = std::popcount(k & occ_mask);
+                        if (m >= n || !parts[m].present) {
+                            unknown = true;
+                            continue;
+                        }
+                        q[j - lo] = parts[m].mphf.view().start(k);
                     }
-                    answers[j] = s.depth[s.mphf(k)];
+                    if (unknown) continue;
+                    for (std::int64_t j = lo; j < hi; ++j) {
+                        const SolvedPart& s = parts[std::popcount(recv[j] & occ_mask)];
+                        answers[j] = s.depth[s.mphf.view().finish(q[j - lo])];
+                    }
                 }
                 if (unknown) {
                     throw std::logic_error("generate_parts: a child of layer " + std::to_string(n) +
@@ -964,9 +975,7 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
             s.present = true;
             s.mphf = Mphf::build(keys, threads, Mphf::kDefaultSeed, kFastBuild);
             s.depth.assign(keys.size(), 0);
-            const MphfView v = s.mphf.view();
-            for (std::size_t i = 0; i < keys.size(); ++i)
-                s.depth[v(keys[i])] = depth[i];
+            scatter_by_slot(s.mphf.view(), keys, depth, s.depth.data(), threads);
         }
         lr.hash_seconds = since(th);
         for (int m = 0; m <= n - most_captured; ++m)

@@ -38,16 +38,12 @@ double since(Clock::time_point t) {
 void solve_layer(const Board& b, const SolvedLookup& lookup, SolvedLayer& layer,
                  const std::vector<std::uint64_t>& keys, std::vector<Depth>& by_rank, int threads,
                  const ProgressFn& progress) {
-    process::assign_huge(layer.depth, keys.size());
     by_rank.assign(keys.size(), 0);
-    const MphfView mph = layer.mphf.view();
     recompute_layer(
-        b, lookup, keys, layer.pieces, threads, "solve", progress,
-        [&](std::int64_t i) { mph.prefetch(keys[i]); },
-        [&](std::int64_t i, int d) {
-            by_rank[i] = static_cast<Depth>(d);
-            layer.depth[mph(keys[i])] = static_cast<Depth>(d);
-        });
+        b, lookup, keys, layer.pieces, threads, "solve", progress, [](std::int64_t) {},
+        [&](std::int64_t i, int d) { by_rank[i] = static_cast<Depth>(d); });
+    process::assign_huge(layer.depth, keys.size());
+    scatter_by_slot(layer.mphf.view(), keys, by_rank, layer.depth.data(), threads);
 }
 
 }  // namespace

@@ -46,17 +46,16 @@ class SolvedLookup {
     /// start() canonicalises and prefetches the perfect hash's pilot, finish() computes the slot
     /// and prefetches the depth.
     struct Pending {
-        std::uint64_t key;
+        MphfView::Query query;
         int pieces;
     };
     Pending start(Position p) const {
-        const Pending q{group_.canonical_key(p), std::popcount(p.occ)};
-        layers_[q.pieces].mphf.prefetch(q.key);
-        return q;
+        const int pieces = std::popcount(p.occ);
+        return {layers_[pieces].mphf.start(group_.canonical_key(p)), pieces};
     }
     const Depth* finish(const Pending& q) const {
         const Entry& e = layers_[q.pieces];
-        const Depth* d = e.depth + e.mphf(q.key);
+        const Depth* d = e.depth + e.mphf.finish(q.query);
         __builtin_prefetch(d);
         return d;
     }

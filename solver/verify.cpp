@@ -160,10 +160,7 @@ VerifyResult verify_table(const format::Table& table, const VerifyOptions& o) {
         const MphfView view = layer->mphf.view();
         process::assign_huge(layer->depth, el.keys.size());
         const auto n = static_cast<std::int64_t>(el.keys.size());
-#pragma omp parallel for num_threads(threads) if (n > 65536) schedule(static)
-        for (std::int64_t i = 0; i < n; ++i) {
-            layer->depth[view(el.keys[i])] = by_rank[i];
-        }
+        scatter_by_slot(view, el.keys, by_rank, layer->depth.data(), threads);
 
         // Retrograde consistency: recompute each depth from the children's stored depths.
         std::atomic<std::uint64_t> wrong{0};
