@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <future>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -132,7 +133,22 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
             pending.clear();
         };
 
-        while (merger.next(entries, chunk)) {
+        // The merge of the next chunk runs on a thread of its own beside the expansion of this
+        // one (a pipeline of two stages): the merge is serial, the expansion parallel, and
+        // one after the other the expansion's threads would wait for the merge.
+        std::vector<std::uint64_t> next_entries;
+        auto merge_next = [&] {
+            return std::async(std::launch::async, [&] {
+                const bool more = merger.next(next_entries, chunk);
+                return std::pair<bool, std::uint64_t>(more, merger.consumed());
+            });
+        };
+        auto ahead = merge_next();
+        for (;;) {
+            const auto [more, consumed] = ahead.get();
+            if (!more) break;
+            entries.swap(next_entries);
+            ahead = merge_next();
             const auto count = static_cast<std::int64_t>(entries.size());
             std::vector<std::uint64_t> keys(entries.size());
             std::uint64_t chunk_raw = 0;
@@ -212,7 +228,7 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
             most_children = std::max(most_children, chunk_most);
             // Room for the next chunk's children, or sort and spill now.
             if (pending.size() + chunk * most_children > capacity) spill(false);
-            if (o.progress) o.progress("enumerate", n, merger.consumed(), merger.total());
+            if (o.progress) o.progress("enumerate", n, consumed, merger.total());
         }
         spill(true);
         keys_out.finish();

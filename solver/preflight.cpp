@@ -104,7 +104,7 @@ void check_threads(int threads) {
 }
 
 void check_memory_budget(std::uint64_t budget, std::uint64_t process_bytes) {
-    const std::uint64_t least = process_bytes + kEnumerateLeastBytes;
+    const std::uint64_t least = least_memory_budget(process_bytes);
     if (budget >= least) return;
     throw ResourceError("memory budget of " + std::to_string(budget) + " bytes (" + mib(budget) +
                         ") is less than any run takes: the process holds " + mib(process_bytes) +

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "solver/estimate.hpp"
 #include "solver/solve.hpp"
 
 namespace konane::solver {
@@ -33,6 +34,14 @@ void check_work_dir(const std::filesystem::path& work);
 /// instead of the OpenMP runtime ending the process later.
 /// @throws std::system_error "cannot start N threads"
 void check_threads(int threads);
+
+/// The least memory budget any run takes, in bytes: `process_bytes` (what the process holds
+/// before the run) plus kEnumerateLeastBytes, the least working set of an enumeration.
+/// check_memory_budget() refuses a budget under it, and the estimate's refusal advises at
+/// least it.
+inline std::uint64_t least_memory_budget(std::uint64_t process_bytes) {
+    return process_bytes + kEnumerateLeastBytes;
+}
 
 /// Throws konane::ResourceError ("memory budget of N bytes ... is less than any run takes ...
 /// give at least M") unless `budget` bytes hold `process_bytes` (what the process holds before

@@ -114,7 +114,7 @@ std::uint64_t free_bytes(const std::filesystem::path& p) {
 
 // Refuses a run whose estimate (estimate_resources()) exceeds the memory budget or the free
 // disk, before any work. An upper-bound estimate (another ruleset's) refuses nothing. The budget
-// it advises is at least `least` bytes (what any run takes: check_memory_budget()).
+// it advises is at least `least` bytes (what any run takes: least_memory_budget()).
 void check_resources(const Board& b, Ruleset rules, std::uint64_t budget, std::uint64_t least,
                      const std::filesystem::path& work, const std::filesystem::path& output) {
     const auto e = estimate_resources(b, rules);
@@ -163,8 +163,7 @@ GenerateReport generate(const GenerateOptions& o) {
     const Opening opening = opening_of(o);
     // A gap's table is a part of the ruleset tables the estimates are measured on: none is given.
     if (!o.gap) {
-        check_resources(b, o.rules, rep.memory_bytes,
-                        o.process_bytes > 0 ? o.process_bytes + kEnumerateLeastBytes : 0,
+        check_resources(b, o.rules, rep.memory_bytes, least_memory_budget(o.process_bytes),
                         work.empty() ? std::filesystem::temp_directory_path() : work, o.output);
     }
     if (o.process_bytes > 0) check_memory_budget(rep.memory_bytes, o.process_bytes);
