@@ -28,6 +28,7 @@
 #include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/orientations.hpp"
+#include "solver/pipeline.hpp"
 #include "solver/radix_sort.hpp"
 #include "solver/retrograde.hpp"
 #include "solver/run_merge.hpp"
@@ -539,279 +540,284 @@ std::uint64_t write_layer_parts(Exchange& ex, format::TableWriter* writer,
     return write_parts(ex, wait, writer, meta, info, keys, depth, wb, spill_dir, threads);
 }
 
-PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
-    const auto t0 = Clock::now();
-    PartsReport rep;
-    const Board& b = o.board;
-    const int ranks = ex.size(), me = ex.rank();
-    rep.ranks = ranks;
-    require_generatable(b, kMaxDistributedSquares);
-    const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-    const std::uint64_t budget = o.memory_bytes ? o.memory_bytes : default_memory_budget();
-    const Opening op = opening_of(o);
-    const SymmetryGroup group(b);
-    std::optional<Orientations> orient;
-    if (op.gap) orient.emplace(group);
-    const EntryPacking pk = EntryPacking::of(b, orient ? orient->bits() : 2);
-    const std::uint64_t flag_mask = pk.flag_mask();
-    const std::uint64_t occ_mask = (std::uint64_t{1} << b.squares()) - 1;
-    const int top = first_layer_pieces(b);
-    const int most_captured = max_capture(b);
-    // Positions expanded (enumeration) or solved per batch: a position has at most a few dozen
-    // children, each 8 bytes sent and received, and the solve's 8-byte request and 1-byte
-    // answer: 64 children of 32 bytes a position within a sixteenth of the budget.
-    const std::uint64_t batch =
-        std::clamp<std::uint64_t>(budget / 16 / (64 * 32), 1024, std::uint64_t{1} << 20);
-    ExchangeClock wait;
-    const WriteBatches wb = WriteBatches::of(budget, ranks);
-    // The batches' send buffer, reserved at its bound (64 children of a position) before any
-    // work: a rank whose memory cannot hold its batches fails now, not hours into the run.
-    std::vector<std::uint64_t> sendbuf;
-    sendbuf.reserve(batch * 64);
+namespace {
 
-    if (o.work_dir.empty()) throw std::invalid_argument("generate_parts: no work directory");
-    const std::string identity =
-        b.name() + " " + opening_tag(b, op) + ", " + std::to_string(ranks) + " ranks\n";
-    RankDir dir(o.work_dir, me, ranks, identity);
-    std::vector<std::uint64_t> classes(static_cast<std::size_t>(top) + 1, 0),
-        raw(classes.size(), 0);
-    std::vector<double> enum_seconds(classes.size(), 0);
-    std::vector<std::uint64_t> own(classes.size(), 0);  // this rank's part of each layer
-    std::uint64_t own_classes = 0;
+// This rank's part of every layer, the other parts over an Exchange: the parts' keys and solved
+// depths in the rank's work folder (RankDir), the solved parts the next layers' jumps reach in
+// memory (SolvedPart). The store of generate_parts(); every stage is collective.
+struct RankParts final : LayerStore {
+    RankParts(const GenerateOptions& o_, Exchange& ex_, PartsReport& rep_)
+        : o(o_),
+          ex(ex_),
+          rep(rep_),
+          b(o_.board),
+          ranks(ex_.size()),
+          me(ex_.rank()),
+          threads(o_.threads > 0 ? o_.threads : omp_get_max_threads()),
+          budget(o_.memory_bytes ? o_.memory_bytes : default_memory_budget()),
+          op(opening_of(o_)),
+          group(o_.board),
+          top(first_layer_pieces(o_.board)),
+          most_captured(max_capture(o_.board)),
+          // Positions expanded (enumeration) or solved per batch: a position has at most a few
+          // dozen children, each 8 bytes sent and received, and the solve's 8-byte request and
+          // 1-byte answer: 64 children of 32 bytes a position within a sixteenth of the budget.
+          batch(std::clamp<std::uint64_t>(budget / 16 / (64 * 32), 1024, std::uint64_t{1} << 20)),
+          wb(WriteBatches::of(budget, ranks)),
+          dir(o_.work_dir, ex_.rank(), ex_.size(),
+              o_.board.name() + " " + opening_tag(o_.board, op) + ", " +
+                  std::to_string(ex_.size()) + " ranks\n"),
+          meta(table_meta(o_.board, op)) {
+        if (op.gap) orient.emplace(group);
+        pk = EntryPacking::of(b, orient ? orient->bits() : 2);
+        flag_mask = pk.flag_mask();
+        occ_mask = (std::uint64_t{1} << b.squares()) - 1;
+        // The batches' send buffer, reserved at its bound (64 children of a position) before
+        // any work: a rank whose memory cannot hold its batches fails now, not hours into the
+        // run.
+        sendbuf.reserve(batch * 64);
+        classes.assign(static_cast<std::size_t>(top) + 1, 0);
+        raw.assign(classes.size(), 0);
+        enum_seconds.assign(classes.size(), 0);
+        own.assign(classes.size(), 0);
+        parts.resize(classes.size());
+    }
 
     // 1. Enumeration, unless every rank finished it before.
-    const auto te = Clock::now();
-    const bool enumerated = wait([&] { return ex.min(fs::exists(dir.enumerated()) ? 1 : 0); });
-    if (enumerated) {
-        std::ifstream in(dir.enumerated());
-        int n = 0;
-        std::uint64_t c = 0, r = 0, mine = 0;
-        double s = 0;
-        while (in >> n >> c >> r >> mine >> s) {
-            if (n < 0 || n > top) throw std::runtime_error(dir.enumerated().string() + ": damaged");
-            classes[n] = c, raw[n] = r, enum_seconds[n] = s, own[n] = mine;
-            own_classes += mine;
-        }
-        rep.resumed = true;
-    } else {
-        // Sorted runs of this rank's children, by layer, left by an enumeration cut short:
-        // that enumeration is done again from the start.
-        for (const auto& f : fs::directory_iterator(dir.path())) {
-            if (f.path().filename().string().rfind("run-", 0) == 0) fs::remove(f.path());
-        }
-        // The children waiting for the layers below, in memory (pending) and spilled as sorted
-        // runs (runs) when they pass the share of the budget the rest leaves: the process,
-        // the batches and 8 MiB (as the solve counts them below), the merge's readers (about
-        // 1 MiB a run, fan_in of them). A waiting child takes 16 bytes (the entry and the
-        // sort's scratch); the share is at most half the budget, at least 2^12 children.
-        const std::uint64_t mib = std::uint64_t{1} << 20;
-        const std::size_t fan_in =
-            static_cast<std::size_t>(std::max<std::uint64_t>(8, budget / 8 / mib));
-        const std::uint64_t fixed = o.process_bytes + batch * 64 * 32 + 8 * mib + fan_in * mib;
-        const std::uint64_t share = std::min(budget / 2, budget > fixed ? budget - fixed : 0);
-        const std::uint64_t pending_cap = std::max<std::uint64_t>(share / 16, 4096);
-        std::vector<std::vector<std::uint64_t>> pending(classes.size());
-        std::vector<std::vector<fs::path>> runs(classes.size());
-        std::vector<int> run_index(classes.size(), 0);
-        std::vector<std::size_t> compact_at(classes.size(), std::size_t{1} << 16);
-        std::vector<std::uint64_t> scratch, recv, recv_counts;
-        // A fresh name for a run of layer m, after every earlier one of the layer.
-        auto fresh_run = [&](int m) { return dir.run(m, run_index[m]++); };
-        // Sorts, merges and writes layer m's waiting children as one run; frees them.
-        auto spill_layer = [&](int m) {
-            auto& v = pending[m];
-            if (v.empty()) return;
-            compact(v, scratch, pk.bits(), flag_mask, threads);
-            runs[m].push_back(fresh_run(m));
-            write_key_file(runs[m].back(), v, threads);
-            ++rep.enumerate_runs;
-            process::kill_point();
-            std::vector<std::uint64_t>().swap(v);
-            compact_at[m] = std::size_t{1} << 16;
-        };
-        for (const Position& p : start_positions(b, op)) {
-            std::uint64_t key = 0, e = 0;
-            if (orient) {
-                int h = 0;
-                key = orient->canonical(p, h);
-                e = pk.pack(key, orient->of_start(h));
-            } else {
-                key = group.canonical_key(p);
-                e = pk.pack(key, 1u << static_cast<int>(p.to_move));
+    std::vector<LayerCount> enumerate() override {
+        const auto te = Clock::now();
+        const bool enumerated = wait([&] { return ex.min(fs::exists(dir.enumerated()) ? 1 : 0); });
+        if (enumerated) {
+            std::ifstream in(dir.enumerated());
+            int n = 0;
+            std::uint64_t c = 0, r = 0, mine = 0;
+            double s = 0;
+            while (in >> n >> c >> r >> mine >> s) {
+                if (n < 0 || n > top)
+                    throw std::runtime_error(dir.enumerated().string() + ": damaged");
+                classes[n] = c, raw[n] = r, enum_seconds[n] = s, own[n] = mine;
+                own_classes += mine;
             }
-            if (part_of(key, ranks) == me) pending[top].push_back(e);
-        }
-        std::string record;
-        std::vector<std::vector<std::vector<std::uint64_t>>> out(
-            static_cast<std::size_t>(threads),
-            std::vector<std::vector<std::uint64_t>>(static_cast<std::size_t>(ranks)));
-        std::vector<std::uint64_t> chunk, keys;
-        for (int n = top; n >= 0; --n) {
-            const auto tl = Clock::now();
-            // Layer n's part, distinct and sorted with the flags of its duplicates OR-ed: from
-            // memory, or merged from its runs (those spilled and what is still waiting) in
-            // chunks of `batch`, so that the part is never held whole.
-            std::vector<std::uint64_t> entries;
-            std::optional<RunMerger> merger;
-            std::size_t taken = 0;
-            if (runs[n].empty()) {
-                entries = std::move(pending[n]);
-                pending[n] = {};
-                compact(entries, scratch, pk.bits(), flag_mask, threads);
-            } else {
-                spill_layer(n);
-                runs[n] = merge_runs_in_groups(std::move(runs[n]), fan_in, flag_mask, threads,
-                                               [&] { return fresh_run(n); });
-                merger.emplace(runs[n], flag_mask);
+            rep.resumed = true;
+        } else {
+            // Sorted runs of this rank's children, by layer, left by an enumeration cut short:
+            // that enumeration is done again from the start.
+            for (const auto& f : fs::directory_iterator(dir.path())) {
+                if (f.path().filename().string().rfind("run-", 0) == 0) fs::remove(f.path());
             }
-            auto next_chunk = [&] {
-                if (merger) return merger->next(chunk, static_cast<std::size_t>(batch));
-                const std::size_t end =
-                    std::min<std::size_t>(entries.size(), taken + static_cast<std::size_t>(batch));
-                chunk.assign(entries.begin() + static_cast<std::ptrdiff_t>(taken),
-                             entries.begin() + static_cast<std::ptrdiff_t>(end));
-                taken = end;
-                return !chunk.empty();
+            // The children waiting for the layers below, in memory (pending) and spilled as sorted
+            // runs (runs) when they pass the share of the budget the rest leaves: the process,
+            // the batches and 8 MiB (as the solve counts them below), the merge's readers (about
+            // 1 MiB a run, fan_in of them). A waiting child takes 16 bytes (the entry and the
+            // sort's scratch); the share is at most half the budget, at least 2^12 children.
+            const std::uint64_t mib = std::uint64_t{1} << 20;
+            const std::size_t fan_in =
+                static_cast<std::size_t>(std::max<std::uint64_t>(8, budget / 8 / mib));
+            const std::uint64_t fixed = o.process_bytes + batch * 64 * 32 + 8 * mib + fan_in * mib;
+            const std::uint64_t share = std::min(budget / 2, budget > fixed ? budget - fixed : 0);
+            const std::uint64_t pending_cap = std::max<std::uint64_t>(share / 16, 4096);
+            std::vector<std::vector<std::uint64_t>> pending(classes.size());
+            std::vector<std::vector<fs::path>> runs(classes.size());
+            std::vector<int> run_index(classes.size(), 0);
+            std::vector<std::size_t> compact_at(classes.size(), std::size_t{1} << 16);
+            std::vector<std::uint64_t> scratch, recv, recv_counts;
+            // A fresh name for a run of layer m, after every earlier one of the layer.
+            auto fresh_run = [&](int m) { return dir.run(m, run_index[m]++); };
+            // Sorts, merges and writes layer m's waiting children as one run; frees them.
+            auto spill_layer = [&](int m) {
+                auto& v = pending[m];
+                if (v.empty()) return;
+                compact(v, scratch, pk.bits(), flag_mask, threads);
+                runs[m].push_back(fresh_run(m));
+                write_key_file(runs[m].back(), v, threads);
+                ++rep.enumerate_runs;
+                process::kill_point();
+                std::vector<std::uint64_t>().swap(v);
+                compact_at[m] = std::size_t{1} << 16;
             };
-            KeyFileWriter keys_out(dir.keys(n), threads);
-            std::uint64_t layer_raw = 0, part = 0;  // raw positions, and the part's classes
-            // A round per chunk, while any rank has one: the size of a merged part is known only
-            // at its end, so the ranks agree on "more" (a collective) before each round.
-            for (;;) {
-                const bool have = next_chunk();
-                if (wait([&] { return ex.max(have ? 1 : 0); }) == 0) break;
-                const auto count = static_cast<std::int64_t>(chunk.size());
-                keys.resize(chunk.size());
-                // An exception (out of memory) must not leave the OpenMP region: the first one
-                // is kept, the other iterations skipped, and it is rethrown after the region.
-                std::exception_ptr error;
-                std::atomic<bool> failed{false};
+            for (const Position& p : start_positions(b, op)) {
+                std::uint64_t key = 0, e = 0;
+                if (orient) {
+                    int h = 0;
+                    key = orient->canonical(p, h);
+                    e = pk.pack(key, orient->of_start(h));
+                } else {
+                    key = group.canonical_key(p);
+                    e = pk.pack(key, 1u << static_cast<int>(p.to_move));
+                }
+                if (part_of(key, ranks) == me) pending[top].push_back(e);
+            }
+            std::string record;
+            std::vector<std::vector<std::vector<std::uint64_t>>> out(
+                static_cast<std::size_t>(threads),
+                std::vector<std::vector<std::uint64_t>>(static_cast<std::size_t>(ranks)));
+            std::vector<std::uint64_t> chunk, keys;
+            for (int n = top; n >= 0; --n) {
+                const auto tl = Clock::now();
+                // Layer n's part, distinct and sorted with the flags of its duplicates OR-ed: from
+                // memory, or merged from its runs (those spilled and what is still waiting) in
+                // chunks of `batch`, so that the part is never held whole.
+                std::vector<std::uint64_t> entries;
+                std::optional<RunMerger> merger;
+                std::size_t taken = 0;
+                if (runs[n].empty()) {
+                    entries = std::move(pending[n]);
+                    pending[n] = {};
+                    compact(entries, scratch, pk.bits(), flag_mask, threads);
+                } else {
+                    spill_layer(n);
+                    runs[n] = merge_runs_in_groups(std::move(runs[n]), fan_in, flag_mask, threads,
+                                                   [&] { return fresh_run(n); });
+                    merger.emplace(runs[n], flag_mask);
+                }
+                auto next_chunk = [&] {
+                    if (merger) return merger->next(chunk, static_cast<std::size_t>(batch));
+                    const std::size_t end = std::min<std::size_t>(
+                        entries.size(), taken + static_cast<std::size_t>(batch));
+                    chunk.assign(entries.begin() + static_cast<std::ptrdiff_t>(taken),
+                                 entries.begin() + static_cast<std::ptrdiff_t>(end));
+                    taken = end;
+                    return !chunk.empty();
+                };
+                KeyFileWriter keys_out(dir.keys(n), threads);
+                std::uint64_t layer_raw = 0, part = 0;  // raw positions, and the part's classes
+                // A round per chunk, while any rank has one: the size of a merged part is known
+                // only at its end, so the ranks agree on "more" (a collective) before each round.
+                for (;;) {
+                    const bool have = next_chunk();
+                    if (wait([&] { return ex.max(have ? 1 : 0); }) == 0) break;
+                    const auto count = static_cast<std::int64_t>(chunk.size());
+                    keys.resize(chunk.size());
+                    // An exception (out of memory) must not leave the OpenMP region: the first one
+                    // is kept, the other iterations skipped, and it is rethrown after the region.
+                    std::exception_ptr error;
+                    std::atomic<bool> failed{false};
 #pragma omp parallel num_threads(threads) if (count > 4096) reduction(+ : layer_raw)
-                {
-                    auto& mine = out[static_cast<std::size_t>(omp_get_thread_num())];
+                    {
+                        auto& mine = out[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 256)
-                    for (std::int64_t i = 0; i < count; ++i) {
-                        if (failed.load(std::memory_order_relaxed)) continue;
-                        try {
-                            const std::uint64_t e = chunk[i];
-                            const std::uint64_t flags = e & flag_mask;
-                            keys[i] = pk.key(e);
-                            const Position p = position_of_key(keys[i]);
-                            if (orient) {
-                                layer_raw += static_cast<std::uint64_t>(orient->raw(p, flags));
-                                for_each_jump(b, p, [&](Move, Position c) {
-                                    int h = 0;
-                                    const std::uint64_t key = orient->canonical(c, h);
-                                    mine[part_of(key, ranks)].push_back(
-                                        pk.pack(key, orient->child(flags, h)));
-                                });
-                            } else {
-                                layer_raw +=
-                                    static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
-                                    static_cast<std::uint64_t>(std::popcount(flags));
-                                const std::uint64_t child_flags = swap_sides(flags);
-                                for_each_jump(b, p, [&](Move, Position c) {
-                                    const std::uint64_t key = group.canonical_key(c);
-                                    mine[part_of(key, ranks)].push_back(pk.pack(key, child_flags));
-                                });
-                            }
-                        } catch (...) {
+                        for (std::int64_t i = 0; i < count; ++i) {
+                            if (failed.load(std::memory_order_relaxed)) continue;
+                            try {
+                                const std::uint64_t e = chunk[i];
+                                const std::uint64_t flags = e & flag_mask;
+                                keys[i] = pk.key(e);
+                                const Position p = position_of_key(keys[i]);
+                                if (orient) {
+                                    layer_raw += static_cast<std::uint64_t>(orient->raw(p, flags));
+                                    for_each_jump(b, p, [&](Move, Position c) {
+                                        int h = 0;
+                                        const std::uint64_t key = orient->canonical(c, h);
+                                        mine[part_of(key, ranks)].push_back(
+                                            pk.pack(key, orient->child(flags, h)));
+                                    });
+                                } else {
+                                    layer_raw +=
+                                        static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
+                                        static_cast<std::uint64_t>(std::popcount(flags));
+                                    const std::uint64_t child_flags = swap_sides(flags);
+                                    for_each_jump(b, p, [&](Move, Position c) {
+                                        const std::uint64_t key = group.canonical_key(c);
+                                        mine[part_of(key, ranks)].push_back(
+                                            pk.pack(key, child_flags));
+                                    });
+                                }
+                            } catch (...) {
 #pragma omp critical(konane_parts_error)
-                            if (!error) error = std::current_exception();
-                            failed.store(true, std::memory_order_relaxed);
+                                if (!error) error = std::current_exception();
+                                failed.store(true, std::memory_order_relaxed);
+                            }
                         }
                     }
-                }
-                if (error) std::rethrow_exception(error);
-                keys_out.append(keys);
-                part += keys.size();
-                std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0);
-                sendbuf.clear();
-                for (int r = 0; r < ranks; ++r) {
-                    for (auto& t : out) {
-                        auto& v = t[static_cast<std::size_t>(r)];
-                        sendbuf.insert(sendbuf.end(), v.begin(), v.end());
-                        counts[static_cast<std::size_t>(r)] += v.size();
-                        v.clear();
+                    if (error) std::rethrow_exception(error);
+                    keys_out.append(keys);
+                    part += keys.size();
+                    std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0);
+                    sendbuf.clear();
+                    for (int r = 0; r < ranks; ++r) {
+                        for (auto& t : out) {
+                            auto& v = t[static_cast<std::size_t>(r)];
+                            sendbuf.insert(sendbuf.end(), v.begin(), v.end());
+                            counts[static_cast<std::size_t>(r)] += v.size();
+                            v.clear();
+                        }
                     }
-                }
-                wait([&] {
-                    ex.alltoall<std::uint64_t>(sendbuf, counts, recv, recv_counts);
-                    return 0;
-                });
-                for (const std::uint64_t e : recv) {
-                    const int m = std::popcount((e >> pk.flag_bits) & occ_mask);
-                    if (m >= n || m < n - most_captured) {
-                        throw std::logic_error("generate_parts: a child of layer " +
-                                               std::to_string(n) + " has " + std::to_string(m) +
-                                               " pieces");
+                    wait([&] {
+                        ex.alltoall<std::uint64_t>(sendbuf, counts, recv, recv_counts);
+                        return 0;
+                    });
+                    for (const std::uint64_t e : recv) {
+                        const int m = std::popcount((e >> pk.flag_bits) & occ_mask);
+                        if (m >= n || m < n - most_captured) {
+                            throw std::logic_error("generate_parts: a child of layer " +
+                                                   std::to_string(n) + " has " + std::to_string(m) +
+                                                   " pieces");
+                        }
+                        pending[m].push_back(e);
                     }
-                    pending[m].push_back(e);
-                }
-                // Children of one class arrive many times: merge them when a layer's list has
-                // doubled since its last merge; when the waiting children pass the share of
-                // the budget, merge them all, and spill them as runs if they still fill half.
-                const int low = std::max(0, n - most_captured);
-                std::uint64_t waiting = 0;
-                for (int m = low; m < n; ++m) {
-                    auto& v = pending[m];
-                    if (v.size() > compact_at[m]) {
-                        compact(v, scratch, pk.bits(), flag_mask, threads);
-                        compact_at[m] = std::max<std::size_t>(compact_at[m], 2 * v.size());
-                    }
-                    waiting += v.size();
-                }
-                if (waiting > pending_cap) {
-                    waiting = 0;
+                    // Children of one class arrive many times: merge them when a layer's list has
+                    // doubled since its last merge; when the waiting children pass the share of
+                    // the budget, merge them all, and spill them as runs if they still fill half.
+                    const int low = std::max(0, n - most_captured);
+                    std::uint64_t waiting = 0;
                     for (int m = low; m < n; ++m) {
-                        compact(pending[m], scratch, pk.bits(), flag_mask, threads);
-                        waiting += pending[m].size();
+                        auto& v = pending[m];
+                        if (v.size() > compact_at[m]) {
+                            compact(v, scratch, pk.bits(), flag_mask, threads);
+                            compact_at[m] = std::max<std::size_t>(compact_at[m], 2 * v.size());
+                        }
+                        waiting += v.size();
                     }
-                    if (waiting > pending_cap / 2) {
-                        for (int m = low; m < n; ++m)
-                            spill_layer(m);
+                    if (waiting > pending_cap) {
+                        waiting = 0;
+                        for (int m = low; m < n; ++m) {
+                            compact(pending[m], scratch, pk.bits(), flag_mask, threads);
+                            waiting += pending[m].size();
+                        }
+                        if (waiting > pending_cap / 2) {
+                            for (int m = low; m < n; ++m)
+                                spill_layer(m);
+                        }
+                        // The sort's scratch is held again only as large as the next merge needs.
+                        std::vector<std::uint64_t>().swap(scratch);
                     }
-                    // The sort's scratch is held again only as large as the next merge needs.
-                    std::vector<std::uint64_t>().swap(scratch);
                 }
+                keys_out.finish();
+                merger.reset();
+                for (const auto& r : runs[n])
+                    fs::remove(r);
+                runs[n].clear();
+                process::kill_point();
+                own_classes += part;
+                own[n] = part;
+                classes[n] = wait([&] { return ex.sum(part); });
+                raw[n] = wait([&] { return ex.sum(layer_raw); });
+                enum_seconds[n] = since(tl);
+                record += std::to_string(n) + " " + std::to_string(classes[n]) + " " +
+                          std::to_string(raw[n]) + " " + std::to_string(part) + " " +
+                          std::to_string(enum_seconds[n]) + "\n";
+                if (o.progress) o.progress("enumerate", n, classes[n], classes[n]);
             }
-            keys_out.finish();
-            merger.reset();
-            for (const auto& r : runs[n])
-                fs::remove(r);
-            runs[n].clear();
+            RankDir::write_text(dir.enumerated(), record);
             process::kill_point();
-            own_classes += part;
-            own[n] = part;
-            classes[n] = wait([&] { return ex.sum(part); });
-            raw[n] = wait([&] { return ex.sum(layer_raw); });
-            enum_seconds[n] = since(tl);
-            record += std::to_string(n) + " " + std::to_string(classes[n]) + " " +
-                      std::to_string(raw[n]) + " " + std::to_string(part) + " " +
-                      std::to_string(enum_seconds[n]) + "\n";
-            if (o.progress) o.progress("enumerate", n, classes[n], classes[n]);
         }
-        RankDir::write_text(dir.enumerated(), record);
-        process::kill_point();
-    }
-    rep.enumerate_seconds = since(te);
-    const std::uint64_t enumerate_peak = process::peak_rss_bytes();
-
-    std::vector<int> order;
-    for (int n = 0; n <= top; ++n)
-        if (classes[n] > 0) order.push_back(n);
-    if (!o.output.empty() && order.empty()) {
-        throw std::invalid_argument(std::string("no position is reachable after the removals on ") +
-                                    b.name() + " " + opening_text(b, op) +
-                                    ": there is no table to write");
+        rep.enumerate_seconds = since(te);
+        enumerate_peak = process::peak_rss_bytes();
+        std::vector<LayerCount> layers;
+        for (int n = 0; n <= top; ++n) {
+            if (classes[n] == 0) continue;
+            order.push_back(n);
+            layers.push_back(LayerCount{n, classes[n], raw[n], enum_seconds[n]});
+        }
+        return layers;
     }
 
     // The solve's working set, checked on every rank before any layer is solved: the parts of
     // the layers a jump reaches (a perfect hash of about 5 bits and a depth per position), the
-    // layer's keys and depths (9 bytes a position), the batches; rank 0 also merges the parts
-    // of a layer to write it, in bounded batches (WriteBatches). A refusal names the rank and
-    // the budget it needs.
-    {
+    // layer's keys and depths (9 bytes a position), the batches; every rank also merges and
+    // encodes its range of a layer to write it, in bounded batches (WriteBatches). A refusal
+    // names the rank and the budget it needs.
+    void prepare_solve(const std::vector<LayerCount>&) override {
         std::uint64_t need = 0;
         int worst = -1;
         for (int n : order) {
@@ -828,45 +834,31 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         for (int r = 0; r < ranks; ++r) {
             if (needs[r] <= budget) continue;
             const std::uint64_t mib = (needs[r] >> 20) + 1;
-            throw ResourceError(
-                "memory budget " + std::to_string(budget >> 20) + " MiB cannot hold the solve " +
-                "of rank " + std::to_string(r) + "'s part of layer " + std::to_string(worsts[r]) +
-                ": it needs about " + std::to_string(mib) + " MiB; rerun with --memory " +
-                std::to_string(mib) + "M or more (or more ranks, in a new work directory) to " +
-                "resume from the work directory " + o.work_dir.string());
+            throw ResourceError("memory budget " + std::to_string(budget >> 20) +
+                                " MiB cannot hold the solve of rank " + std::to_string(r) +
+                                "'s part of layer " + std::to_string(worsts[r]) +
+                                ": it needs about " + std::to_string(mib) +
+                                " MiB; rerun with --memory " + std::to_string(mib) +
+                                "M or more (or more ranks, in a new work directory) to " +
+                                "resume from the work directory " + o.work_dir.string());
         }
+        // Layers solved by every rank before an interruption are read back.
+        for (; first_unsolved < order.size(); ++first_unsolved) {
+            const int n = order[first_unsolved];
+            if (wait([&] { return ex.min(fs::exists(dir.solved(n)) ? 1 : 0); }) == 0) break;
+        }
+        rep.layers_resumed = static_cast<int>(first_unsolved);
     }
 
-    // 2. Solve, layer by layer from the fewest pieces; rank 0 writes each layer once solved.
-    // Layers solved by every rank before an interruption are read back.
-    std::size_t first_unsolved = 0;
-    for (; first_unsolved < order.size(); ++first_unsolved) {
-        const int n = order[first_unsolved];
-        if (wait([&] { return ex.min(fs::exists(dir.solved(n)) ? 1 : 0); }) == 0) break;
-    }
-    rep.layers_resumed = static_cast<int>(first_unsolved);
-
-    const format::TableMeta meta = table_meta(b, op);
-    std::unique_ptr<format::TableWriter> writer;
-    if (me == 0 && !o.output.empty()) {
-        writer = std::make_unique<format::TableWriter>(o.output, meta, threads);
-    }
-    std::vector<SolvedPart> parts(classes.size());
-    double write_cpu = 0;  // CPU seconds of this process in the write of the layers
-    std::vector<std::uint64_t> recv, recv_counts, child_key;
-    std::vector<std::uint8_t> answers, back;
-    std::vector<std::uint32_t> child_parent;
-    std::vector<int> child_owner;
-    for (std::size_t li = 0; li < order.size(); ++li) {
-        const int n = order[li];
+    // 2. Solve the layer's part from its children's depths, asked of their owners in batches
+    // (or read back), then hash it for the layers above.
+    void solve(const LayerCount& l, LayerReport& lr) override {
+        const int n = l.pieces;
+        const std::size_t li =
+            static_cast<std::size_t>(std::find(order.begin(), order.end(), n) - order.begin());
         const auto tl = Clock::now();
-        std::vector<std::uint64_t> keys = read_key_file(dir.keys(n));
-        std::vector<Depth> depth(keys.size(), 0);
-        LayerReport lr;
-        lr.pieces = n;
-        lr.classes = classes[n];
-        lr.raw = raw[n];
-        lr.enumerate_seconds = enum_seconds[n];
+        keys = read_key_file(dir.keys(n));
+        depth.assign(keys.size(), 0);
         if (li < first_unsolved) {
             depth = read_byte_file(dir.solved(n), keys.size());
         } else {
@@ -981,42 +973,101 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
         for (int m = 0; m <= n - most_captured; ++m)
             parts[m] = {};
         lr.solve_seconds = since(tl) - lr.hash_seconds;
+    }
 
-        // 3. Encode and write: the ranks encode the layer by ranges, rank 0 copies them.
-        const auto tw = Clock::now();
+    // 3. Encode and write: the ranks encode the layer by ranges, rank 0 copies them.
+    void write(const LayerCount& l, format::TableWriter* writer) override {
         const double cw = cpu_seconds();
         if (!o.output.empty()) {
-            rep.write_rounds +=
-                write_parts(ex, wait, writer.get(), meta,
-                            format::LayerInfo{static_cast<std::uint32_t>(n), classes[n], raw[n]},
-                            keys, depth, wb, dir.path(), threads);
+            rep.write_rounds += write_parts(
+                ex, wait, writer, meta,
+                format::LayerInfo{static_cast<std::uint32_t>(l.pieces), l.classes, l.raw}, keys,
+                depth, wb, dir.path(), threads);
         }
-        rep.write_seconds += since(tw);
         write_cpu += cpu_seconds() - cw;
-        rep.solve_seconds += since(tl) - since(tw);
-        rep.classes += classes[n];
-        rep.raw += raw[n];
-        rep.layers.push_back(lr);
-        if (o.run_progress) o.run_progress(rep.classes, 0);
     }
-    if (writer) {
-        const auto t = Clock::now();
-        writer->commit();
-        rep.write_seconds += since(t);
-        rep.file_bytes = fs::file_size(o.output);
+
+    // The parts of the layers no later jump reaches went in solve(); the layer's own go now.
+    void done(const LayerCount&) override {
+        keys = {};
+        depth = {};
     }
+
+    const GenerateOptions& o;
+    Exchange& ex;
+    PartsReport& rep;
+    const Board& b;
+    const int ranks, me, threads;
+    const std::uint64_t budget;
+    const Opening op;
+    const SymmetryGroup group;
+    std::optional<Orientations> orient;
+    EntryPacking pk{};
+    std::uint64_t flag_mask = 0, occ_mask = 0;
+    const int top, most_captured;
+    const std::uint64_t batch;
+    const WriteBatches wb;
+    ExchangeClock wait;
+    std::vector<std::uint64_t> sendbuf;
+    RankDir dir;
+    const format::TableMeta meta;
+    // Per layer: the whole layer's classes and raw positions, its enumeration's seconds, and
+    // this rank's part's classes.
+    std::vector<std::uint64_t> classes, raw;
+    std::vector<double> enum_seconds;
+    std::vector<std::uint64_t> own;
+    std::uint64_t own_classes = 0;
+    std::uint64_t enumerate_peak = 0;  // VmHWM at the end of the enumeration
+    std::vector<int> order;            // the layers with positions, ascending
+    std::size_t first_unsolved = 0;    // order's first layer no earlier run solved
+    std::vector<SolvedPart> parts;     // by pieces: the solved parts the next layers reach
+    double write_cpu = 0;              // CPU seconds of this process in the write of the layers
+    // The solve's batches.
+    std::vector<std::uint64_t> recv, recv_counts, child_key;
+    std::vector<std::uint8_t> answers, back;
+    std::vector<std::uint32_t> child_parent;
+    std::vector<int> child_owner;
+    // The layer between solve() and done(): this rank's keys and their depths.
+    std::vector<std::uint64_t> keys;
+    std::vector<Depth> depth;
+};
+
+}  // namespace
+
+PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
+    const auto t0 = Clock::now();
+    PartsReport rep;
+    rep.ranks = ex.size();
+    require_generatable(o.board, kMaxDistributedSquares);
+    if (o.work_dir.empty()) throw std::invalid_argument("generate_parts: no work directory");
+    RankParts store(o, ex, rep);
+    PipelineOptions po;
+    po.board = o.board;
+    po.opening = store.op;
+    po.output = o.output;
+    po.writes = ex.rank() == 0;
+    po.threads = store.threads;
+    po.run_progress = o.run_progress;
+    const PipelineReport run = run_pipeline(store, po);
+    rep.layers = run.layers;
+    rep.classes = run.classes;
+    rep.raw = run.raw;
+    // The solve's seconds of this generator count the hash of the parts with it.
+    rep.solve_seconds = run.hash_seconds + run.solve_seconds;
+    rep.write_seconds = run.write_seconds;
+    rep.file_bytes = run.file_bytes;
     rep.total_seconds = since(t0);
 
     // Every rank's figures, to rank 0.
     const auto rss = ex.all(process::peak_rss_bytes());
     const auto sent = ex.all(ex.bytes_sent());
-    const auto owned = ex.all(own_classes);
-    const auto waited = ex.all(static_cast<std::uint64_t>(wait.seconds * 1e6));
+    const auto owned = ex.all(store.own_classes);
+    const auto waited = ex.all(static_cast<std::uint64_t>(store.wait.seconds * 1e6));
     const auto spilled = ex.all(rep.enumerate_runs);
-    const auto enumerate_rss = ex.all(enumerate_peak);
+    const auto enumerate_rss = ex.all(store.enumerate_peak);
     const auto wrote = ex.all(static_cast<std::uint64_t>(rep.write_seconds * 1e6));
-    const auto wrote_cpu = ex.all(static_cast<std::uint64_t>(write_cpu * 1e6));
-    for (int r = 0; r < ranks; ++r) {
+    const auto wrote_cpu = ex.all(static_cast<std::uint64_t>(store.write_cpu * 1e6));
+    for (int r = 0; r < ex.size(); ++r) {
         rep.by_rank.push_back(RankReport{rss[r], sent[r], owned[r], waited[r] / 1e6, spilled[r],
                                          enumerate_rss[r], wrote[r] / 1e6, wrote_cpu[r] / 1e6});
     }
@@ -1024,9 +1075,9 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     ex.max(0);
     if (!o.keep_work) {
         std::error_code ec;
-        fs::remove_all(dir.path(), ec);
+        fs::remove_all(store.dir.path(), ec);
         ex.max(0);
-        if (me == 0) fs::remove(o.work_dir, ec);  // only when empty
+        if (ex.rank() == 0) fs::remove(o.work_dir, ec);  // only when empty
     }
     return rep;
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,7 @@
 #include "process/utf8_cut.hpp"
 #include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
+#include "solver/pipeline.hpp"
 #include "solver/preflight.hpp"
 #include "solver/retrograde.hpp"
 #include "solver/workdir.hpp"
@@ -146,6 +148,176 @@ void check_resources(const Board& b, Ruleset rules, std::uint64_t budget, std::u
     if (const auto have = free_bytes(output); need_out > have) refuse(output, need_out, have);
 }
 
+// The whole of each layer in this process, one part per layer: the enumeration's runs, the
+// layers' keys and the solved layers in the work directory (WorkDir), the solved layers the
+// next layers' jumps reach in memory (SolvedLookup). The store of generate().
+class WholeLayers final : public LayerStore {
+  public:
+    WholeLayers(const GenerateOptions& o, GenerateReport& rep, WorkDir& wd)
+        : o_(o),
+          rep_(rep),
+          wd_(wd),
+          b_(o.board),
+          threads_(rep.threads),
+          most_captured_(max_capture(o.board)),
+          lookup_(o.board) {}
+
+    // The most bytes the work directory held, as this store saw it.
+    std::uint64_t peak_work() const { return peak_work_; }
+    void note_disk() { peak_work_ = std::max(peak_work_, wd_.bytes_on_disk()); }
+    const PhaseMeter& solve_meter() const { return *solve_meter_; }
+    std::vector<std::unique_ptr<SolvedLayer>>& live() { return live_; }
+
+    // Enumeration, in bounded memory and resumable (enumerate_to()).
+    std::vector<LayerCount> enumerate() override {
+        PhaseMeter meter;
+        EnumerateOptions eo;
+        eo.threads = threads_;
+        eo.memory_bytes = rep_.memory_bytes - o_.process_bytes;
+        eo.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
+            if (done == total) note_disk();
+            if (o_.progress) o_.progress(phase, pieces, done, total);
+        };
+        rep_.runs_written = enumerate_to(wd_, b_, opening_of(o_), eo);
+        note_disk();
+        rep_.enumerate_phase = meter.done();
+        std::vector<LayerCount> layers;
+        for (int n : wd_.layers_with_positions()) {
+            const LayerRecord& r = wd_.layer(n);
+            layers.push_back(LayerCount{n, r.classes, r.raw, r.enumerate_seconds});
+            rep_.enumerate_seconds += r.enumerate_seconds;
+        }
+        return layers;
+    }
+
+    // Every layer is checked before the first is solved, and a refusal names the budget the
+    // whole rest of the run needs (its largest layer's), not only the first layer over it.
+    // Layer n only needs the solved layers n-1 .. n-max_capture(b).
+    void prepare_solve(const std::vector<LayerCount>& layers) override {
+        auto window_of = [&](int n) {
+            std::uint64_t w = 0;
+            for (int k = 1; k <= most_captured_ && n - k >= 0; ++k)
+                w += wd_.layer(n - k).classes;
+            return w;
+        };
+        int worst_layer = -1;
+        std::uint64_t worst = 0;
+        for (const LayerCount& l : layers) {
+            const std::uint64_t need = solve_memory_bytes(l.classes, window_of(l.pieces));
+            if (need > worst) worst = need, worst_layer = l.pieces;
+        }
+        if (worst > rep_.memory_bytes) {
+            throw ResourceError(
+                "memory budget " + gib(rep_.memory_bytes) + " cannot hold the solve of " +
+                b_.name() + ": its largest layer, " + std::to_string(worst_layer) + " pieces (" +
+                std::to_string(wd_.layer(worst_layer).classes) + " positions), needs about " +
+                gib(worst) + "; rerun with --memory " + std::to_string((worst >> 20) + 1) +
+                "M or more (enough for every layer) to resume from the work directory " +
+                wd_.path().string());
+        }
+        solve_meter_.emplace();
+    }
+
+    // The layer's perfect hash and depths: solved here (then kept in the work directory), or
+    // read back from it when an earlier run solved the layer.
+    void solve(const LayerCount& l, LayerReport& lr) override {
+        const int n = l.pieces;
+        const LayerRecord rec = wd_.layer(n);
+        keys_ = read_key_file(wd_.layer_keys(n));
+        if (keys_.size() != rec.classes) {
+            throw std::runtime_error("work file " + wd_.layer_keys(n).string() + ": " +
+                                     std::to_string(keys_.size()) + " keys, the manifest says " +
+                                     std::to_string(rec.classes));
+        }
+        layer_ = std::make_unique<SolvedLayer>();
+        layer_->pieces = n;
+        layer_->raw = rec.raw;
+        by_rank_.clear();  // the depths in key order, as the file stores them
+        if (rec.solved) {
+            // Solved before an interruption: read back the hash and the depths.
+            // In huge pages, as a layer solved here would be: the next layers look up depths
+            // in it at random.
+            layer_->mphf = Mphf::from_words(process::huge_copy(read_key_file(wd_.solved_mphf(n))));
+            layer_->depth = process::huge_copy(read_byte_file(wd_.solved_depth(n), keys_.size()));
+            if (layer_->mphf.size() != keys_.size()) {
+                throw std::runtime_error("work file " + wd_.solved_mphf(n).string() +
+                                         ": perfect hash of the wrong size");
+            }
+            layer_->hash_seconds = rec.hash_seconds;
+            layer_->solve_seconds = rec.solve_seconds;
+            lr.max_depth = rec.max_depth;
+        } else {
+            auto t = Clock::now();
+            if (o_.progress) o_.progress("hash", n, 0, keys_.size());
+            layer_->mphf = Mphf::build(keys_, threads_, Mphf::kDefaultSeed, kFastBuild);
+            layer_->hash_seconds = since(t);
+            t = Clock::now();
+            solve_layer(b_, lookup_, *layer_, keys_, by_rank_, threads_, o_.progress);
+            layer_->solve_seconds = since(t);
+            for (Depth d : layer_->depth)
+                lr.max_depth = std::max<int>(lr.max_depth, d);
+            write_key_file(wd_.solved_mphf(n), layer_->mphf.words(), threads_, false);
+            process::kill_point();
+            write_byte_file(wd_.solved_depth(n), layer_->depth, threads_);
+            process::kill_point();
+            wd_.record_solved(n, lr.max_depth, layer_->hash_seconds, layer_->solve_seconds);
+            note_disk();
+        }
+        lr.hash_seconds = layer_->hash_seconds;
+        lr.solve_seconds = layer_->solve_seconds;
+        lr.mphf_bytes = layer_->mphf.size_bytes();
+    }
+
+    // The layer's keys and depths in key order, one whole layer to the writer.
+    void write(const LayerCount& l, format::TableWriter* writer) override {
+        if (!writer) return;
+        if (o_.progress) o_.progress("write", l.pieces, 0, keys_.size());
+        if (by_rank_.empty() && !keys_.empty()) {
+            // Read back from the work directory: the file stores values by rank (the keys'
+            // sorted order), not by hash slot.
+            const MphfView mph = layer_->mphf.view();
+            by_rank_.resize(keys_.size());
+            const auto count = static_cast<std::int64_t>(keys_.size());
+            const auto& depth = layer_->depth;
+            const auto& keys = keys_;
+            auto& by_rank = by_rank_;
+#pragma omp parallel for num_threads(threads_) if (count > 65536) schedule(static)
+            for (std::int64_t i = 0; i < count; ++i) {
+                by_rank[i] = depth[mph(keys[i])];
+            }
+        }
+        writer->add_layer(
+            format::LayerInfo{static_cast<std::uint32_t>(l.pieces), keys_.size(), l.raw}, keys_,
+            by_rank_);
+    }
+
+    // The layer joins the look-up of the layers above; the layers no later jump reaches go.
+    void done(const LayerCount& l) override {
+        if (o_.keep_layers) layer_->keys = std::move(keys_);
+        keys_ = {};
+        by_rank_ = {};
+        lookup_.add(*layer_);
+        live_.push_back(std::move(layer_));
+        if (!o_.keep_layers) drop_unreachable_layers(lookup_, live_, l.pieces, most_captured_);
+    }
+
+  private:
+    const GenerateOptions& o_;
+    GenerateReport& rep_;
+    WorkDir& wd_;
+    const Board& b_;
+    int threads_;
+    int most_captured_;
+    std::uint64_t peak_work_ = 0;
+    std::optional<PhaseMeter> solve_meter_;
+    SolvedLookup lookup_;
+    std::vector<std::unique_ptr<SolvedLayer>> live_;  // layers the lookup still refers to
+    // The layer between solve() and done(): its keys, solved layer and depths by rank.
+    std::vector<std::uint64_t> keys_;
+    std::unique_ptr<SolvedLayer> layer_;
+    std::vector<Depth> by_rank_;
+};
+
 }  // namespace
 
 GenerateReport generate(const GenerateOptions& o) {
@@ -153,7 +325,6 @@ GenerateReport generate(const GenerateOptions& o) {
     GenerateReport rep;
     rep.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
     rep.memory_bytes = o.memory_bytes ? o.memory_bytes : default_memory_budget();
-    const int threads = rep.threads;
     const Board& b = o.board;
     // Before any work (and before the work directory, which would create it).
     preflight_generate(o);
@@ -173,169 +344,32 @@ GenerateReport generate(const GenerateOptions& o) {
     }
     WorkDir wd(work, b, opening);
     rep.resumed = wd.resumed();
-    std::uint64_t peak_work = 0;
-    auto note_disk = [&] { peak_work = std::max(peak_work, wd.bytes_on_disk()); };
 
-    // Enumeration, in bounded memory and resumable.
-    {
-        PhaseMeter meter;
-        EnumerateOptions eo;
-        eo.threads = threads;
-        eo.memory_bytes = rep.memory_bytes - o.process_bytes;
-        eo.progress = [&](const char* phase, int pieces, std::uint64_t done, std::uint64_t total) {
-            if (done == total) note_disk();
-            if (o.progress) o.progress(phase, pieces, done, total);
-        };
-        rep.runs_written = enumerate_to(wd, b, opening, eo);
-        note_disk();
-        rep.enumerate_phase = meter.done();
-    }
-    const std::vector<int> order = wd.layers_with_positions();
-    for (int n : order)
-        rep.enumerate_seconds += wd.layer(n).enumerate_seconds;
-    if (!o.output.empty() && order.empty()) {
-        throw std::invalid_argument(std::string("no position is reachable after the removals on ") +
-                                    b.name() + " " + opening_text(b, opening) +
-                                    ": there is no table to write");
-    }
-
-    // Layer n only needs the solved layers n-1 .. n-max_capture(b).
-    const int most_captured = max_capture(b);
-    auto window_of = [&](int n) {
-        std::uint64_t w = 0;
-        for (int k = 1; k <= most_captured && n - k >= 0; ++k)
-            w += wd.layer(n - k).classes;
-        return w;
-    };
-    // Every layer is checked before the first is solved, and a refusal names the budget the
-    // whole rest of the run needs (its largest layer's), not only the first layer over it.
-    int worst_layer = -1;
-    std::uint64_t worst = 0;
-    for (int n : order) {
-        const std::uint64_t need = solve_memory_bytes(wd.layer(n).classes, window_of(n));
-        if (need > worst) worst = need, worst_layer = n;
-    }
-    if (worst > rep.memory_bytes) {
-        throw ResourceError(
-            "memory budget " + gib(rep.memory_bytes) + " cannot hold the solve of " + b.name() +
-            ": its largest layer, " + std::to_string(worst_layer) + " pieces (" +
-            std::to_string(wd.layer(worst_layer).classes) + " positions), needs about " +
-            gib(worst) + "; rerun with --memory " + std::to_string((worst >> 20) + 1) +
-            "M or more (enough for every layer) to resume from the work directory " +
-            wd.path().string());
-    }
-
-    std::unique_ptr<format::TableWriter> writer;
-    if (!o.output.empty()) {
-        writer = std::make_unique<format::TableWriter>(o.output, table_meta(b, opening), threads);
-    }
-
-    PhaseMeter meter;
-    std::uint64_t run_total = 0, run_done = 0;
-    for (int n : order)
-        run_total += wd.layer(n).classes;
-    if (o.run_progress) o.run_progress(0, run_total);
-    SolvedLookup lookup(b);
-    std::vector<std::unique_ptr<SolvedLayer>> live;  // layers the lookup still refers to
-    for (int n : order) {
-        const LayerRecord rec = wd.layer(n);
-        std::vector<std::uint64_t> keys = read_key_file(wd.layer_keys(n));
-        if (keys.size() != rec.classes) {
-            throw std::runtime_error("work file " + wd.layer_keys(n).string() + ": " +
-                                     std::to_string(keys.size()) + " keys, the manifest says " +
-                                     std::to_string(rec.classes));
-        }
-        auto layer = std::make_unique<SolvedLayer>();
-        layer->pieces = n;
-        layer->raw = rec.raw;
-        LayerReport lr;
-        lr.pieces = n;
-        lr.classes = rec.classes;
-        lr.raw = rec.raw;
-        lr.enumerate_seconds = rec.enumerate_seconds;
-        std::vector<Depth> by_rank;  // the depths in key order, as the file stores them
-        if (rec.solved) {
-            // Solved before an interruption: read back the hash and the depths.
-            // In huge pages, as a layer solved here would be: the next layers look up depths
-            // in it at random.
-            layer->mphf = Mphf::from_words(process::huge_copy(read_key_file(wd.solved_mphf(n))));
-            layer->depth = process::huge_copy(read_byte_file(wd.solved_depth(n), keys.size()));
-            if (layer->mphf.size() != keys.size()) {
-                throw std::runtime_error("work file " + wd.solved_mphf(n).string() +
-                                         ": perfect hash of the wrong size");
-            }
-            layer->hash_seconds = rec.hash_seconds;
-            layer->solve_seconds = rec.solve_seconds;
-            lr.max_depth = rec.max_depth;
-        } else {
-            auto t = Clock::now();
-            if (o.progress) o.progress("hash", n, 0, keys.size());
-            layer->mphf = Mphf::build(keys, threads, Mphf::kDefaultSeed, kFastBuild);
-            layer->hash_seconds = since(t);
-            t = Clock::now();
-            solve_layer(b, lookup, *layer, keys, by_rank, threads, o.progress);
-            layer->solve_seconds = since(t);
-            for (Depth d : layer->depth)
-                lr.max_depth = std::max<int>(lr.max_depth, d);
-            write_key_file(wd.solved_mphf(n), layer->mphf.words(), threads, false);
-            process::kill_point();
-            write_byte_file(wd.solved_depth(n), layer->depth, threads);
-            process::kill_point();
-            wd.record_solved(n, lr.max_depth, layer->hash_seconds, layer->solve_seconds);
-            note_disk();
-        }
-        lr.hash_seconds = layer->hash_seconds;
-        lr.solve_seconds = layer->solve_seconds;
-        lr.mphf_bytes = layer->mphf.size_bytes();
-        rep.hash_seconds += lr.hash_seconds;
-        rep.solve_seconds += lr.solve_seconds;
-
-        if (writer) {
-            const auto t = Clock::now();
-            if (o.progress) o.progress("write", n, 0, keys.size());
-            if (by_rank.empty() && !keys.empty()) {
-                // Read back from the work directory: the file stores values by rank (the keys'
-                // sorted order), not by hash slot.
-                const MphfView mph = layer->mphf.view();
-                by_rank.resize(keys.size());
-                const auto count = static_cast<std::int64_t>(keys.size());
-#pragma omp parallel for num_threads(threads) if (count > 65536) schedule(static)
-                for (std::int64_t i = 0; i < count; ++i) {
-                    by_rank[i] = layer->depth[mph(keys[i])];
-                }
-            }
-            writer->add_layer(
-                format::LayerInfo{static_cast<std::uint32_t>(n), keys.size(), rec.raw}, keys,
-                by_rank);
-            rep.write_seconds += since(t);
-        }
-        rep.classes += lr.classes;
-        rep.raw += lr.raw;
-        rep.mphf_bytes += lr.mphf_bytes;
-        rep.layers.push_back(lr);
-        run_done += lr.classes;
-        if (o.run_progress) o.run_progress(run_done, run_total);
-
-        if (o.keep_layers) layer->keys = std::move(keys);
-        keys = {};
-        lookup.add(*layer);
-        live.push_back(std::move(layer));
-        if (!o.keep_layers) drop_unreachable_layers(lookup, live, n, most_captured);
-    }
-    if (writer) {
-        const auto t = Clock::now();
-        writer->commit();
-        rep.write_seconds += since(t);
-        rep.file_bytes = std::filesystem::file_size(o.output);
-    }
-    rep.solve_phase = meter.done();
+    WholeLayers store(o, rep, wd);
+    PipelineOptions po;
+    po.board = b;
+    po.opening = opening;
+    po.output = o.output;
+    po.threads = rep.threads;
+    po.run_progress = o.run_progress;
+    const PipelineReport run = run_pipeline(store, po);
+    rep.layers = run.layers;
+    rep.classes = run.classes;
+    rep.raw = run.raw;
+    rep.hash_seconds = run.hash_seconds;
+    rep.solve_seconds = run.solve_seconds;
+    rep.write_seconds = run.write_seconds;
+    rep.file_bytes = run.file_bytes;
+    for (const LayerReport& l : run.layers)
+        rep.mphf_bytes += l.mphf_bytes;
+    rep.solve_phase = store.solve_meter().done();
     if (o.keep_layers) {
-        for (auto& l : live)
+        for (auto& l : store.live())
             rep.solved.push_back(std::move(*l));
     }
-    note_disk();
+    store.note_disk();
     const std::uint64_t recorded_rss = wd.recorded_peak_rss();
-    rep.peak_work_bytes = std::max(peak_work, wd.recorded_peak_disk());
+    rep.peak_work_bytes = std::max(store.peak_work(), wd.recorded_peak_disk());
     if (!o.keep_work || tmp) wd.remove_all();
     rep.total_seconds = since(t0);
     // The peak of every run that worked on this table (a resumed run's own is lower).

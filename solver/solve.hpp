@@ -1,5 +1,6 @@
-// The generate pipeline: enumerate, hash, solve and write a tablebase file for one board and
-// opening (the solve step itself is retrograde.hpp, the solved layers solved.hpp).
+// The one-process generator: enumerate, hash, solve and write a tablebase file for one board and
+// opening, run_pipeline() (pipeline.hpp) over the whole layers of this process (the solve step
+// itself is retrograde.hpp, the solved layers solved.hpp).
 // Source: docs/rules.md ("Values"), README.md ("How it works").
 #pragma once
 
@@ -87,8 +88,8 @@ struct GenerateReport {
     PhaseReport enumerate_phase, solve_phase;  ///< solve_phase: hash, solve and write
     bool resumed = false;                      ///< the run continued an earlier one
     std::uint64_t runs_written = 0;  ///< sorted runs of children written by the enumeration
-    std::uint64_t file_bytes = 0;    ///< size of the written table (0 if none)
-    std::uint64_t mphf_bytes = 0;    ///< all perfect-hash blobs together
+    std::uint64_t file_bytes = 0;  ///< size of the written table (0 if none)
+    std::uint64_t mphf_bytes = 0;  ///< all perfect-hash blobs together
     int threads = 0;
     std::vector<SolvedLayer> solved;  ///< every layer, when GenerateOptions::keep_layers
 };
