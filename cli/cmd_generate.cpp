@@ -199,12 +199,13 @@ int run_generate(GenerateArgs a) {
     if (!a.quiet) {
         if (const auto e = o.gap ? std::nullopt : solver::estimate_resources(o.board, o.rules)) {
             std::fprintf(stderr,
-                         "estimate%s: %llu positions; memory %s for the largest layer's solve; "
-                         "disk %s (work) + %s (table), from %s\n",
+                         "estimate%s: %llu positions; memory %s for the largest layer's solve "
+                         "(%s to build its perfect hash beside its keys); disk %s (work) + %s "
+                         "(table), from %s\n",
                          e->upper_bound ? " (upper bound)" : "",
                          static_cast<unsigned long long>(e->classes), mib(e->memory_bytes).c_str(),
-                         mib(e->work_bytes).c_str(), mib(e->table_bytes).c_str(),
-                         e->source.c_str());
+                         mib(e->whole_memory_bytes).c_str(), mib(e->work_bytes).c_str(),
+                         mib(e->table_bytes).c_str(), e->source.c_str());
         }
     }
     // Shown if a signal ends the run (process/cleanup.hpp), after the progress line.
@@ -238,6 +239,7 @@ int run_generate(GenerateArgs a) {
         j["peak_work_bytes"] = rep.peak_work_bytes;
         j["resumed"] = rep.resumed;
         j["runs_written"] = rep.runs_written;
+        j["streamed_layers"] = rep.streamed_layers;
         auto phase = [](const solver::PhaseReport& p) {
             return json{{"seconds", p.seconds},
                         {"bytes_read", p.bytes_read},

@@ -258,49 +258,83 @@ PartStatus build_partition(const std::uint64_t* src, std::uint64_t np, std::uint
 struct BuildFailed {};
 
 /// One build attempt with a given seed. Throws BuildFailed if a partition's search fails.
-std::vector<std::uint64_t> build_attempt(std::span<const std::uint64_t> keys, int threads,
-                                         std::uint64_t seed, const MphfBuildParams& q) {
-    const std::uint64_t n = keys.size();
+std::vector<std::uint64_t> build_attempt(std::uint64_t n, const Mphf::KeySource& source,
+                                         int threads, std::uint64_t seed,
+                                         const MphfBuildParams& q) {
     const Shape shape = shape_for(n, q);
     const std::uint64_t P = shape.parts;
     const std::uint64_t B = shape.buckets;
 
-    // Phase 1: partition sizes and a scatter of hash1 grouped by partition.
-    const auto chunks = static_cast<std::uint64_t>(threads);
-    std::vector<std::uint64_t> counts(chunks * P, 0);
-    auto chunk_begin = [&](std::uint64_t c) { return n * c / chunks; };
-#pragma omp parallel for num_threads(threads) schedule(static, 1) if (n > 65536)
-    for (std::uint64_t c = 0; c < chunks; ++c) {
-        std::uint64_t* cnt = counts.data() + c * P;
-        for (std::uint64_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i)
-            ++cnt[mulhi(hash1(keys[i], seed), P)];
+    // Phase 1: partition sizes and a scatter of hash1 grouped by partition, within a partition
+    // in the keys' order. Each chunk of the source is cut into one slice per thread; local
+    // holds a count per slice and partition, then the slice's write cursors.
+    const auto T = static_cast<std::uint64_t>(threads);
+    std::vector<std::uint64_t> local(T * P, 0), part_count(P, 0);
+    std::uint64_t chunks = 0, seen = 0;
+    const auto count_chunk = [&](std::span<const std::uint64_t> keys) {
+        const std::uint64_t m = keys.size();
+        const auto slice = [&](std::uint64_t c) { return m * c / T; };
+        std::fill(local.begin(), local.end(), 0);
+#pragma omp parallel for num_threads(threads) schedule(static, 1) if (m > 65536)
+        for (std::uint64_t c = 0; c < T; ++c) {
+            std::uint64_t* cnt = local.data() + c * P;
+            for (std::uint64_t i = slice(c); i < slice(c + 1); ++i)
+                ++cnt[mulhi(hash1(keys[i], seed), P)];
+        }
+    };
+    source([&](std::span<const std::uint64_t> keys) {
+        count_chunk(keys);
+        for (std::uint64_t c = 0; c < T; ++c)
+            for (std::uint64_t p = 0; p < P; ++p)
+                part_count[p] += local[c * P + p];
+        ++chunks;
+        seen += keys.size();
+    });
+    if (seen != n) {
+        throw std::invalid_argument("Mphf::build: the key source gave " + std::to_string(seen) +
+                                    " keys, " + std::to_string(n) + " expected");
     }
     std::vector<std::uint64_t> part_begin(P + 1, 0);
     std::vector<std::uint64_t> offsets(P + 1, 0);
-    {
-        std::uint64_t acc = 0;
-        for (std::uint64_t p = 0; p < P; ++p) {
-            part_begin[p] = acc;
-            for (std::uint64_t c = 0; c < chunks; ++c) {
-                const std::uint64_t v = counts[c * P + p];
-                counts[c * P + p] = acc;
-                acc += v;
-            }
-            offsets[p + 1] = offsets[p] + slots_for(acc - part_begin[p], q);
-        }
-        part_begin[P] = acc;
+    for (std::uint64_t p = 0; p < P; ++p) {
+        part_begin[p + 1] = part_begin[p] + part_count[p];
+        offsets[p + 1] = offsets[p] + slots_for(part_count[p], q);
     }
     const std::uint64_t M = offsets[P];
     std::unique_ptr<std::uint64_t[]> hashes(new std::uint64_t[n > 0 ? n : 1]);
-#pragma omp parallel for num_threads(threads) schedule(static, 1) if (n > 65536)
-    for (std::uint64_t c = 0; c < chunks; ++c) {
-        std::uint64_t* cur = counts.data() + c * P;
-        for (std::uint64_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i) {
-            const std::uint64_t h1 = hash1(keys[i], seed);
-            hashes[cur[mulhi(h1, P)]++] = h1;
+    std::vector<std::uint64_t>& cursor = part_count;  // next free place of each partition
+    std::copy(part_begin.begin(), part_begin.end() - 1, cursor.begin());
+    std::uint64_t placed = 0;
+    source([&](std::span<const std::uint64_t> keys) {
+        // One chunk in all: its counts are still in local (the source gave the same keys).
+        if (chunks > 1) count_chunk(keys);
+        for (std::uint64_t p = 0; p < P; ++p) {
+            for (std::uint64_t c = 0; c < T; ++c) {
+                const std::uint64_t v = local[c * P + p];
+                local[c * P + p] = cursor[p];
+                cursor[p] += v;
+            }
+        }
+        const std::uint64_t m = keys.size();
+        const auto slice = [&](std::uint64_t c) { return m * c / T; };
+#pragma omp parallel for num_threads(threads) schedule(static, 1) if (m > 65536)
+        for (std::uint64_t c = 0; c < T; ++c) {
+            std::uint64_t* cur = local.data() + c * P;
+            for (std::uint64_t i = slice(c); i < slice(c + 1); ++i) {
+                const std::uint64_t h1 = hash1(keys[i], seed);
+                hashes[cur[mulhi(h1, P)]++] = h1;
+            }
+        }
+        placed += m;
+    });
+    for (std::uint64_t p = 0; p < P; ++p) {
+        if (placed != n || cursor[p] != part_begin[p + 1]) {
+            throw std::invalid_argument(
+                "Mphf::build: the key source gave other keys the second time");
         }
     }
-    counts = {};
+    local = {};
+    part_count = {};
 
     // Phase 2: build partitions independently.
     std::vector<std::uint8_t> pilots;
@@ -468,6 +502,14 @@ Mphf& Mphf::operator=(Mphf&& other) noexcept {
 
 Mphf Mphf::build(std::span<const std::uint64_t> keys, int threads, std::uint64_t seed,
                  const MphfBuildParams& params) {
+    return build_streamed(
+        keys.size(),
+        [&](const std::function<void(std::span<const std::uint64_t>)>& sink) { sink(keys); },
+        threads, seed, params);
+}
+
+Mphf Mphf::build_streamed(std::uint64_t n, const KeySource& source, int threads, std::uint64_t seed,
+                          const MphfBuildParams& params) {
     // Past lambda 4 or one free slot per 1000 keys, 8-bit pilots may find no placement.
     if (params.lambda_tenths < 10 || params.lambda_tenths > 40 || params.slack_den < 8 ||
         params.slack_den > 1000) {
@@ -478,7 +520,7 @@ Mphf Mphf::build(std::span<const std::uint64_t> keys, int threads, std::uint64_t
     std::uint64_t s = seed;
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
         try {
-            return Mphf(build_attempt(keys, threads, s, params));
+            return Mphf(build_attempt(n, source, threads, s, params));
         } catch (const BuildFailed&) {
             s = mix13(seed + static_cast<std::uint64_t>(attempt + 1) * kGolden);
         }

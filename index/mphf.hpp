@@ -50,6 +50,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -232,6 +233,21 @@ class Mphf {
     /// they are out of range.
     static Mphf build(std::span<const std::uint64_t> keys, int threads = 0,
                       std::uint64_t seed = kDefaultSeed, const MphfBuildParams& params = {});
+
+    /// A source of a build's keys: each call passes every key once to `sink`, in chunks of any
+    /// size, the same keys in the same order each time (a build reads them twice, and twice
+    /// again for each retry with another seed).
+    using KeySource =
+        std::function<void(const std::function<void(std::span<const std::uint64_t>)>& sink)>;
+
+    /// build() over `n` keys read from `source` instead of held in memory, for a key set larger
+    /// than the memory left beside the build (a layer read from its key file): the same bytes as
+    /// build() of the same keys. Memory: about 8 bytes per key (their hashes) and the source's
+    /// chunk. Throws what build() throws, and std::invalid_argument when the source gives other
+    /// than `n` keys or other keys the second time; lets the source's exceptions through.
+    static Mphf build_streamed(std::uint64_t n, const KeySource& source, int threads = 0,
+                               std::uint64_t seed = kDefaultSeed,
+                               const MphfBuildParams& params = {});
 
     /// An MPHF from its serialized words (as words() returned them), validated as
     /// MphfView::from_bytes() does. Throws std::runtime_error naming the first problem.

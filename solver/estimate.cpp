@@ -10,10 +10,10 @@ namespace {
 
 // Measured when the brainking tables of docs/solved.md were built (`konane generate RxC --json`:
 // scripts/build-tables; the single rows, 2x9 to 2x18, 3x9 to 3x12, 4x7, 7x4 and 4x8 added at
-// 9cee92a): board, classes in all, the classes of the layer whose solve needs the most memory
-// and of the layers its jumps reach, the work directory's peak bytes, and the table's bytes in
-// format 4. A board turned a quarter (C x R) has the same positions, turned: its figures serve
-// when only the transpose was measured.
+// 9cee92a; 5x7, 7x5, 4x9 and 9x4 at bd585bb): board, classes in all, the classes of the layer whose
+// solve needs the most memory and of the layers its jumps reach, the work directory's peak bytes,
+// and the table's bytes in format 4. A board turned a quarter (C x R) has the same positions,
+// turned: its figures serve when only the transpose was measured.
 struct Measured {
     int rows, cols;
     std::uint64_t classes, largest_layer, window, work_bytes, table_bytes;
@@ -86,13 +86,17 @@ constexpr Measured kMeasured[] = {
     {4, 6, 742922, 140784, 219699, 1257588, 888352},
     {4, 7, 9078187, 1535670, 3891736, 15914001, 11066072},
     {4, 8, 221007344, 35982955, 91317826, 375601938, 256704320},
+    {4, 9, 3054430258, 500337907, 1182997285, 5069104138, 3593728360},
     {5, 4, 26653, 5078, 6921, 58171, 42352},
     {5, 5, 270689, 48706, 82002, 533227, 446864},
     {5, 6, 49924129, 8560302, 14804535, 81958017, 59407824},
+    {5, 7, 797482463, 132758040, 313502861, 1466208172, 1126308648},
     {6, 4, 742922, 140784, 219699, 1260240, 888528},
     {6, 5, 49924129, 8560302, 14804535, 78285069, 59507392},
     {6, 6, 2700595924, 439978644, 743089305, 4130298982, 3351412976},
     {7, 4, 9078187, 1535670, 3891736, 16425673, 11044696},
+    {7, 5, 797482463, 132758040, 313502861, 1480382771, 1127228992},
+    {9, 4, 3054430258, 500337907, 1182997285, 5264592748, 3590266912},
 };
 
 }  // namespace
@@ -112,7 +116,8 @@ std::optional<ResourceEstimate> estimate_resources(const Board& b, Ruleset rules
         e.classes = m.classes;
         e.largest_layer = m.largest_layer;
         e.window = m.window;
-        e.memory_bytes = solve_memory_bytes(m.largest_layer, m.window);
+        e.memory_bytes = solve_memory_bytes_streamed(m.largest_layer, m.window);
+        e.whole_memory_bytes = solve_memory_bytes(m.largest_layer, m.window);
         e.work_bytes = m.work_bytes;
         e.table_bytes = m.table_bytes;
         e.upper_bound = rules != Ruleset::Brainking;
@@ -131,6 +136,10 @@ std::uint64_t default_memory_budget() {
 
 std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window) {
     return classes * 19 + window * 3 / 2 + (std::uint64_t{8} << 20);
+}
+
+std::uint64_t solve_memory_bytes_streamed(std::uint64_t classes, std::uint64_t window) {
+    return classes * 13 + window * 3 / 2 + (std::uint64_t{8} << 20);
 }
 
 }  // namespace konane::solver

@@ -16,11 +16,15 @@ struct ResourceEstimate {
     std::uint64_t classes = 0;        ///< positions (symmetry classes) in the table
     std::uint64_t largest_layer = 0;  ///< classes of the layer whose solve needs the most
     std::uint64_t window = 0;         ///< classes of the layers that layer's jumps reach
-    std::uint64_t memory_bytes = 0;   ///< solve_memory_bytes(largest_layer, window)
-    std::uint64_t work_bytes = 0;     ///< peak bytes in the work directory
-    std::uint64_t table_bytes = 0;    ///< bytes of the finished table file
-    bool upper_bound = false;         ///< measured on a ruleset with more openings
-    std::string source;               ///< where the figures come from, for messages
+    /// The least budget of the run: solve_memory_bytes_streamed(largest_layer, window)
+    std::uint64_t memory_bytes = 0;
+    /// The budget past which no layer's perfect hash is built from its key file (a faster
+    /// solve): solve_memory_bytes(largest_layer, window)
+    std::uint64_t whole_memory_bytes = 0;
+    std::uint64_t work_bytes = 0;   ///< peak bytes in the work directory
+    std::uint64_t table_bytes = 0;  ///< bytes of the finished table file
+    bool upper_bound = false;       ///< measured on a ruleset with more openings
+    std::string source;             ///< where the figures come from, for messages
 };
 
 /// The estimate of a generation of board `b` under `rules`, from the counts measured when
@@ -39,6 +43,15 @@ std::uint64_t default_memory_budget();
 /// lower layers its jumps reach: keys (8 bytes), the perfect hash's build (8), depths (1) and
 /// the table writer's buffers (2) per position, 1.5 bytes per window position, 8 MiB more.
 std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window);
+
+/// Bytes the same solve needs when the perfect hash is built from the layer's key file
+/// (Mphf::build_streamed) before its keys are read: the build's 8 bytes per position are then
+/// not held beside the keys, so the peak is the solve's and the write's, keys (8), depths by
+/// slot and by rank (2), the perfect hash (0.5) and the writer's buffers (2) per position,
+/// 1.5 bytes per window position, 8 MiB more (13 bytes per position, rounded up). The least
+/// budget a layer's solve runs in; generate() builds from the key file only for a layer whose
+/// solve_memory_bytes() the budget cannot hold, since it reads the key file twice more.
+std::uint64_t solve_memory_bytes_streamed(std::uint64_t classes, std::uint64_t window);
 
 /// The least memory the enumeration takes of its own, whatever its budget (enumerate.cpp: an
 /// arena of at least 2^16 slots of 16 bytes, a merge of at least 8 runs of about 1 MiB each,

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -148,6 +149,23 @@ void check_resources(const Board& b, Ruleset rules, std::uint64_t budget, std::u
     if (const auto have = free_bytes(output); need_out > have) refuse(output, need_out, have);
 }
 
+// The keys of a key file as a source of Mphf::build_streamed(): read from the file at each
+// call, in chunks of 2^22 keys (32 MiB).
+Mphf::KeySource key_source(const std::filesystem::path& file) {
+    return [file](const std::function<void(std::span<const std::uint64_t>)>& sink) {
+        KeyFileReader r(file);
+        std::vector<std::uint64_t> chunk, part;
+        while (r.next(part)) {
+            chunk.insert(chunk.end(), part.begin(), part.end());
+            if (chunk.size() >= (std::size_t{1} << 22)) {
+                sink(chunk);
+                chunk.clear();
+            }
+        }
+        if (!chunk.empty()) sink(chunk);
+    };
+}
+
 // The whole of each layer in this process, one part per layer: the enumeration's runs, the
 // layers' keys and the solved layers in the work directory (WorkDir), the solved layers the
 // next layers' jumps reach in memory (SolvedLookup). The store of generate().
@@ -192,7 +210,9 @@ class WholeLayers final : public LayerStore {
 
     // Every layer is checked before the first is solved, and a refusal names the budget the
     // whole rest of the run needs (its largest layer's), not only the first layer over it.
-    // Layer n only needs the solved layers n-1 .. n-max_capture(b).
+    // Layer n only needs the solved layers n-1 .. n-max_capture(b). A layer whose keys and
+    // perfect hash's build the budget cannot hold together gets its hash built from its key
+    // file (solve_memory_bytes_streamed()).
     void prepare_solve(const std::vector<LayerCount>& layers) override {
         auto window_of = [&](int n) {
             std::uint64_t w = 0;
@@ -203,7 +223,12 @@ class WholeLayers final : public LayerStore {
         int worst_layer = -1;
         std::uint64_t worst = 0;
         for (const LayerCount& l : layers) {
-            const std::uint64_t need = solve_memory_bytes(l.classes, window_of(l.pieces));
+            const std::uint64_t window = window_of(l.pieces);
+            std::uint64_t need = solve_memory_bytes(l.classes, window);
+            if (need > rep_.memory_bytes) {
+                streamed_.insert(l.pieces);
+                need = solve_memory_bytes_streamed(l.classes, window);
+            }
             if (need > worst) worst = need, worst_layer = l.pieces;
         }
         if (worst > rep_.memory_bytes) {
@@ -223,12 +248,17 @@ class WholeLayers final : public LayerStore {
     void solve(const LayerCount& l, LayerReport& lr) override {
         const int n = l.pieces;
         const LayerRecord rec = wd_.layer(n);
-        keys_ = read_key_file(wd_.layer_keys(n));
-        if (keys_.size() != rec.classes) {
-            throw std::runtime_error("work file " + wd_.layer_keys(n).string() + ": " +
-                                     std::to_string(keys_.size()) + " keys, the manifest says " +
-                                     std::to_string(rec.classes));
-        }
+        // A layer whose perfect hash is built from its key file reads its keys after the build.
+        const bool streamed = streamed_.contains(n) && !rec.solved;
+        auto read_keys = [&] {
+            keys_ = read_key_file(wd_.layer_keys(n));
+            if (keys_.size() != rec.classes) {
+                throw std::runtime_error("work file " + wd_.layer_keys(n).string() + ": " +
+                                         std::to_string(keys_.size()) +
+                                         " keys, the manifest says " + std::to_string(rec.classes));
+            }
+        };
+        if (!streamed) read_keys();
         layer_ = std::make_unique<SolvedLayer>();
         layer_->pieces = n;
         layer_->raw = rec.raw;
@@ -248,8 +278,15 @@ class WholeLayers final : public LayerStore {
             lr.max_depth = rec.max_depth;
         } else {
             auto t = Clock::now();
-            if (o_.progress) o_.progress("hash", n, 0, keys_.size());
-            layer_->mphf = Mphf::build(keys_, threads_, Mphf::kDefaultSeed, kFastBuild);
+            if (o_.progress) o_.progress("hash", n, 0, rec.classes);
+            if (streamed) {
+                ++rep_.streamed_layers;
+                layer_->mphf = Mphf::build_streamed(rec.classes, key_source(wd_.layer_keys(n)),
+                                                    threads_, Mphf::kDefaultSeed, kFastBuild);
+                read_keys();
+            } else {
+                layer_->mphf = Mphf::build(keys_, threads_, Mphf::kDefaultSeed, kFastBuild);
+            }
             layer_->hash_seconds = since(t);
             t = Clock::now();
             solve_layer(b_, lookup_, *layer_, keys_, by_rank_, threads_, o_.progress);
@@ -310,6 +347,7 @@ class WholeLayers final : public LayerStore {
     int most_captured_;
     std::uint64_t peak_work_ = 0;
     std::optional<PhaseMeter> solve_meter_;
+    std::set<int> streamed_;  // layers whose perfect hash is built from their key file
     SolvedLookup lookup_;
     std::vector<std::unique_ptr<SolvedLayer>> live_;  // layers the lookup still refers to
     // The layer between solve() and done(): its keys, solved layer and depths by rank.

@@ -36,8 +36,10 @@ struct GenerateOptions {
     /// same as without it).
     bool keep_layers = false;
     /// Memory budget in bytes (0: default_memory_budget()). The enumeration sorts and spills
-    /// children to disk to stay within it; the solve refuses (konane::ResourceError, before
-    /// solving) when a layer's working set does not fit (solve_memory_bytes()).
+    /// children to disk to stay within it; a layer whose keys and perfect hash's build do not
+    /// fit together (solve_memory_bytes()) gets its hash built from its key file; the solve
+    /// refuses (konane::ResourceError, before solving) when a layer's working set does not fit
+    /// even so (solve_memory_bytes_streamed()).
     std::uint64_t memory_bytes = 0;
     /// Memory the process holds already, before the run, that memory_bytes must also cover
     /// (the command line gives its resident size, about 10 MiB, so that `--memory` bounds the
@@ -88,6 +90,9 @@ struct GenerateReport {
     PhaseReport enumerate_phase, solve_phase;  ///< solve_phase: hash, solve and write
     bool resumed = false;                      ///< the run continued an earlier one
     std::uint64_t runs_written = 0;  ///< sorted runs of children written by the enumeration
+    /// Layers whose perfect hash was built from their key file (Mphf::build_streamed), the
+    /// budget too small to hold their keys beside the build (solve_memory_bytes_streamed())
+    int streamed_layers = 0;
     std::uint64_t file_bytes = 0;  ///< size of the written table (0 if none)
     std::uint64_t mphf_bytes = 0;  ///< all perfect-hash blobs together
     int threads = 0;

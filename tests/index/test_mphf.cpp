@@ -262,3 +262,44 @@ TEST_CASE("mphf: non-member queries stay in range", "[mphf]") {
             REQUIRE(f(rng()) < n);
     }
 }
+
+TEST_CASE("mphf: a build from a key source in chunks gives build()'s bytes", "[mphf]") {
+    const auto keys = mask_keys(400000, 5);
+    const Mphf whole = Mphf::build(keys, 2, Mphf::kDefaultSeed, konane::kFastBuild);
+    // Chunks of one key, of a prime size, of the 2^16 keys past the parallel threshold, and one
+    // chunk of everything; 1 to 3 threads.
+    for (std::size_t chunk : {std::size_t{1}, std::size_t{7919}, std::size_t{70000}, keys.size()}) {
+        int calls = 0;
+        const Mphf::KeySource source = [&](const auto& sink) {
+            ++calls;
+            for (std::size_t i = 0; i < keys.size(); i += chunk)
+                sink(std::span<const std::uint64_t>(keys).subspan(
+                    i, std::min(chunk, keys.size() - i)));
+        };
+        for (int threads : {1, 2, 3}) {
+            INFO("chunk " << chunk << ", threads " << threads);
+            calls = 0;
+            const Mphf s = Mphf::build_streamed(keys.size(), source, threads, Mphf::kDefaultSeed,
+                                                konane::kFastBuild);
+            CHECK(s.words() == whole.words());
+            CHECK(calls == 2);  // read twice, no retry for this key set
+        }
+    }
+    check_bijection(whole.view(), keys);
+    // An empty source: the empty function.
+    const Mphf empty = Mphf::build_streamed(
+        0, [](const auto&) {}, 1);
+    CHECK(empty.size() == 0);
+}
+
+TEST_CASE("mphf: a key source that gives other keys than announced is refused", "[mphf]") {
+    const auto keys = mask_keys(100000, 6);
+    const Mphf::KeySource source = [&](const auto& sink) { sink(keys); };
+    CHECK_THROWS_AS(Mphf::build_streamed(keys.size() + 1, source, 2), std::invalid_argument);
+    CHECK_THROWS_AS(Mphf::build_streamed(keys.size() - 1, source, 2), std::invalid_argument);
+    // Other keys the second time (the same count): caught by the partitions' counts.
+    int call = 0;
+    const auto other = mask_keys(100000, 7);
+    const Mphf::KeySource changing = [&](const auto& sink) { sink(call++ == 0 ? keys : other); };
+    CHECK_THROWS_AS(Mphf::build_streamed(keys.size(), changing, 2), std::invalid_argument);
+}

@@ -40,6 +40,16 @@ std::map<std::string, std::string> published_sums() {
     return out;
 }
 
+/// The sha256 of a file, in hex.
+std::string sha256_of(const std::filesystem::path& file) {
+    std::FILE* p = ::popen(("sha256sum " + test::quote(file.string()) + " 2>&1").c_str(), "r");
+    REQUIRE(p != nullptr);
+    char buf[256] = {};
+    const std::size_t n = std::fread(buf, 1, sizeof buf - 1, p);
+    REQUIRE(::pclose(p) == 0);
+    return std::string(buf, n).substr(0, 64);
+}
+
 }  // namespace
 
 TEST_CASE("published sha256: fresh builds of every table up to 25 squares match docs/tables.sha256",
@@ -65,17 +75,30 @@ TEST_CASE("published sha256: fresh builds of every table up to 25 squares match 
         o.threads = 2;
         o.output = dir.path / name;
         solver::generate(o);
-        std::FILE* p =
-            ::popen(("sha256sum " + test::quote(o.output.string()) + " 2>&1").c_str(), "r");
-        REQUIRE(p != nullptr);
-        char buf[256] = {};
-        const std::size_t n = std::fread(buf, 1, sizeof buf - 1, p);
-        REQUIRE(::pclose(p) == 0);
-        const std::string got = std::string(buf, n).substr(0, 64);
-        CHECK(got == hash);
+        CHECK(sha256_of(o.output) == hash);
         std::filesystem::remove(o.output);
         ++checked;
     }
     // 1x2..1x25, 2x2..2x12, 3x3..3x8, 4x4, 4x5, 5x4, 5x5 in the published list.
     CHECK(checked >= 40);
+}
+
+TEST_CASE(
+    "published sha256: a budget too small for a layer's keys beside its perfect hash's "
+    "build builds the hash from the key file, to the same bytes",
+    "[published][slow]") {
+    // 4x7's layers 11 and 12 (1.60 and 1.54 million positions) need about 43 MB each with their
+    // keys held through the build (solve_memory_bytes), 34 MB when the hash is built from the
+    // key file (solve_memory_bytes_streamed); the other layers fit 40 MiB whole.
+    const auto sums = published_sums();
+    REQUIRE(sums.count("konane-4x7-brainking.kbt") == 1);
+    test::TempDir dir("streamed", KONANE_TEST_TMPDIR);
+    solver::GenerateOptions o;
+    o.board = Board::make(4, 7);
+    o.threads = 2;
+    o.memory_bytes = std::uint64_t{40} << 20;
+    o.output = dir.path / "konane-4x7-brainking.kbt";
+    const auto rep = solver::generate(o);
+    CHECK(rep.streamed_layers == 2);
+    CHECK(sha256_of(o.output) == sums.at("konane-4x7-brainking.kbt"));
 }

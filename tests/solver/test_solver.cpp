@@ -238,14 +238,14 @@ TEST_CASE("the size estimates agree with the tables generated here", "[solver]")
         for (const auto& l : rep.layers)
             found = found || l.classes == e->largest_layer;
         CHECK(found);
-        CHECK(e->memory_bytes == solver::solve_memory_bytes(e->largest_layer, e->window));
+        CHECK(e->memory_bytes == solver::solve_memory_bytes_streamed(e->largest_layer, e->window));
         const auto center = solver::estimate_resources(b, Ruleset::Center);
         REQUIRE(center.has_value());
         CHECK(center->upper_bound);
     }
     CHECK_FALSE(solver::estimate_resources(Board::make(5, 5), Ruleset::Any).has_value());
-    CHECK_FALSE(solver::estimate_resources(Board::make(5, 7), Ruleset::Brainking).has_value());
-    CHECK_FALSE(solver::estimate_resources(Board::make(7, 5), Ruleset::Brainking).has_value());
+    CHECK_FALSE(solver::estimate_resources(Board::make(6, 7), Ruleset::Brainking).has_value());
+    CHECK_FALSE(solver::estimate_resources(Board::make(7, 6), Ruleset::Brainking).has_value());
 }
 
 TEST_CASE("verify accepts a generated table and finds a wrong value", "[solver][verify]") {
