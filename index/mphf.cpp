@@ -327,12 +327,11 @@ std::vector<std::uint64_t> build_attempt(std::uint64_t n, const Mphf::KeySource&
         }
         placed += m;
     });
-    for (std::uint64_t p = 0; p < P; ++p) {
-        if (placed != n || cursor[p] != part_begin[p + 1]) {
-            throw std::invalid_argument(
-                "Mphf::build: the key source gave other keys the second time");
-        }
-    }
+    bool same = placed == n;
+    for (std::uint64_t p = 0; p < P; ++p)
+        same = same && cursor[p] == part_begin[p + 1];
+    if (!same)
+        throw std::invalid_argument("Mphf::build: the key source gave other keys the second time");
     local = {};
     part_count = {};
 

@@ -1041,14 +1041,8 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
     require_generatable(o.board, kMaxDistributedSquares);
     if (o.work_dir.empty()) throw std::invalid_argument("generate_parts: no work directory");
     RankParts store(o, ex, rep);
-    PipelineOptions po;
-    po.board = o.board;
-    po.opening = store.op;
-    po.output = o.output;
-    po.writes = ex.rank() == 0;
-    po.threads = store.threads;
-    po.run_progress = o.run_progress;
-    const PipelineReport run = run_pipeline(store, po);
+    const PipelineReport run =
+        run_pipeline(store, pipeline_options(o, store.threads, ex.rank() == 0));
     rep.layers = run.layers;
     rep.classes = run.classes;
     rep.raw = run.raw;

@@ -16,6 +16,17 @@ double since(Clock::time_point t) {
 }
 }  // namespace
 
+PipelineOptions pipeline_options(const GenerateOptions& o, int threads, bool writes) {
+    PipelineOptions po;
+    po.board = o.board;
+    po.opening = opening_of(o);
+    po.output = o.output;
+    po.writes = writes;
+    po.threads = threads;
+    po.run_progress = o.run_progress;
+    return po;
+}
+
 PipelineReport run_pipeline(LayerStore& store, const PipelineOptions& o) {
     PipelineReport rep;
     // 1. Enumerate.

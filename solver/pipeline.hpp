@@ -79,6 +79,10 @@ struct PipelineOptions {
     std::function<void(std::uint64_t done, std::uint64_t total)> run_progress;
 };
 
+/// The options of run_pipeline() for a generation of `o` whose writer and stores use `threads`
+/// threads; `writes`: this process writes the table (rank 0, or the one process).
+PipelineOptions pipeline_options(const GenerateOptions& o, int threads, bool writes = true);
+
 /// Runs the stages over `store`: enumerate; with an output, refuses a board without a position
 /// (std::invalid_argument); prepare_solve; opens the table's writer (format::TableWriter at
 /// output, table_meta() of board and opening) when `writes`; per layer, ascending pieces,

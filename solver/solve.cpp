@@ -384,13 +384,7 @@ GenerateReport generate(const GenerateOptions& o) {
     rep.resumed = wd.resumed();
 
     WholeLayers store(o, rep, wd);
-    PipelineOptions po;
-    po.board = b;
-    po.opening = opening;
-    po.output = o.output;
-    po.threads = rep.threads;
-    po.run_progress = o.run_progress;
-    const PipelineReport run = run_pipeline(store, po);
+    const PipelineReport run = run_pipeline(store, pipeline_options(o, rep.threads));
     rep.layers = run.layers;
     rep.classes = run.classes;
     rep.raw = run.raw;
