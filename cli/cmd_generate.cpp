@@ -647,8 +647,9 @@ void add_generate_commands(CLI::App& app, Commands& out) {
         ->check(non_empty());
     gen->add_option(
            "--memory", g->memory,
-           "Memory budget, e.g. 500M, 1.5G, 12GiB (default: 60% of the machine's memory, at "
-           "most 16G); children are sorted and spilled to disk to stay within it")
+           "Memory budget (per rank under MPI), e.g. 500M, 1.5G, 12GiB (default: 60% of the "
+           "machine's memory, shared by the ranks on one node, at most 16G); children are "
+           "sorted and spilled to disk to stay within it")
         ->check(non_empty());
     gen->add_option("--work", g->work,
                     "Work directory holding the run's state (default FILE.work beside the table); "

@@ -50,6 +50,7 @@ void print_report(const solver::GenerateOptions& o, const solver::PartsReport& r
         put_opening(j, o.board, opening);
         j["file"] = printable(o.output.string());
         j["ranks"] = rep.ranks;
+        if (o.memory_bytes) j["memory_budget_bytes"] = o.memory_bytes;
         j["positions"] = {{"classes", rep.classes}, {"raw", rep.raw}};
         j["seconds"] = {{"enumerate", rep.enumerate_seconds},
                         {"solve", rep.solve_seconds},
@@ -110,6 +111,18 @@ int run_generate_parts(const solver::GenerateOptions& o, bool json, bool quiet) 
     if (under_mpi()) {
         mpi::MpiExchange ex;
         solver::GenerateOptions opts = o;
+        // The default budget is the node's, shared by the ranks on it: 4 ranks on one machine
+        // must not each take 60% of its memory.
+        if (opts.memory_bytes == 0)
+            opts.memory_bytes =
+                solver::default_memory_budget(static_cast<unsigned>(ex.ranks_on_node()));
+        if (!quiet && ex.rank() == 0) {
+            std::fprintf(stderr,
+                         "%s: %d ranks (%d on this node), memory budget %s per rank, work "
+                         "directory %s\n",
+                         o.board.name().c_str(), ex.size(), ex.ranks_on_node(),
+                         mib(opts.memory_bytes).c_str(), printable(o.work_dir.string()).c_str());
+        }
         if (!quiet && ex.rank() == 0) {
             opts.progress = [](const char* phase, int pieces, std::uint64_t done, std::uint64_t) {
                 std::fprintf(stderr, "%s layer %d: %llu positions\n", phase, pieces,
@@ -118,7 +131,7 @@ int run_generate_parts(const solver::GenerateOptions& o, bool json, bool quiet) 
         }
         try {
             const auto rep = solver::generate_parts(opts, ex);
-            if (ex.rank() == 0) print_report(o, rep, json);
+            if (ex.rank() == 0) print_report(opts, rep, json);
         } catch (...) {
             const Failure f = failure_of(std::current_exception());
             ex.abort(f.message, f.code);

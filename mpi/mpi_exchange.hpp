@@ -25,6 +25,9 @@ class MpiExchange final : public solver::Exchange {
 
     int rank() const override { return rank_; }
     int size() const override { return size_; }
+    /// The ranks of the job on this rank's node, itself included (MPI_Comm_split_type with
+    /// MPI_COMM_TYPE_SHARED): they share its memory.
+    int ranks_on_node() const { return node_size_; }
     std::uint64_t sum(std::uint64_t v) override;
     std::uint64_t max(std::uint64_t v) override;
     std::uint64_t min(std::uint64_t v) override;
@@ -42,7 +45,7 @@ class MpiExchange final : public solver::Exchange {
         std::span<const std::uint8_t> mine) override;
 
   private:
-    int rank_ = 0, size_ = 1;
+    int rank_ = 0, size_ = 1, node_size_ = 1;
 };
 
 }  // namespace konane::mpi

@@ -129,9 +129,10 @@ std::optional<ResourceEstimate> estimate_resources(const Board& b, Ruleset rules
     return std::nullopt;
 }
 
-std::uint64_t default_memory_budget() {
+std::uint64_t default_memory_budget(unsigned sharing) {
     const std::uint64_t gib = std::uint64_t{1} << 30;
-    return std::clamp<std::uint64_t>(process::machine_memory_bytes() / 10 * 6, gib / 4, 16 * gib);
+    return std::clamp<std::uint64_t>(
+        process::machine_memory_bytes() / 10 * 6 / std::max(sharing, 1U), gib / 4, 16 * gib);
 }
 
 std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window) {

@@ -35,9 +35,10 @@ struct ResourceEstimate {
 /// where neither was measured (other boards, ruleset `any`). Throws nothing.
 std::optional<ResourceEstimate> estimate_resources(const Board& b, Ruleset rules);
 
-/// The default memory budget: 60% of the machine's memory (process::machine_memory_bytes(),
-/// process/self.hpp), at most 16 GiB, at least 256 MiB.
-std::uint64_t default_memory_budget();
+/// The default memory budget of one process: 60% of the machine's memory
+/// (process::machine_memory_bytes(), process/self.hpp) shared by `sharing` processes (the MPI
+/// ranks of one node), at most 16 GiB, at least 256 MiB.
+std::uint64_t default_memory_budget(unsigned sharing = 1);
 
 /// Bytes the solve of a layer of `classes` positions needs, with `window` positions in the
 /// lower layers its jumps reach: keys (8 bytes), the perfect hash's build (8), depths (1) and
