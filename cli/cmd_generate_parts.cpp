@@ -112,16 +112,18 @@ int run_generate_parts(const solver::GenerateOptions& o, bool json, bool quiet) 
         mpi::MpiExchange ex;
         solver::GenerateOptions opts = o;
         // The default budget is the node's, shared by the ranks on it: 4 ranks on one machine
-        // must not each take 60% of its memory.
-        if (opts.memory_bytes == 0)
-            opts.memory_bytes =
-                solver::default_memory_budget(static_cast<unsigned>(ex.ranks_on_node()));
+        // must not each take 60% of its memory. (ranks_on_node() may be collective: every rank
+        // sees the same options, so every rank calls it or none.)
+        std::string shared;
+        if (opts.memory_bytes == 0) {
+            const int here = ex.ranks_on_node();
+            opts.memory_bytes = solver::default_memory_budget(static_cast<unsigned>(here));
+            shared = fmt::format(" (the default, shared by the {} ranks on this node)", here);
+        }
         if (!quiet && ex.rank() == 0) {
-            std::fprintf(stderr,
-                         "%s: %d ranks (%d on this node), memory budget %s per rank, work "
-                         "directory %s\n",
-                         o.board.name().c_str(), ex.size(), ex.ranks_on_node(),
-                         mib(opts.memory_bytes).c_str(), printable(o.work_dir.string()).c_str());
+            std::fprintf(stderr, "%s: %d ranks, memory budget %s per rank%s, work directory %s\n",
+                         o.board.name().c_str(), ex.size(), mib(opts.memory_bytes).c_str(),
+                         shared.c_str(), printable(o.work_dir.string()).c_str());
         }
         if (!quiet && ex.rank() == 0) {
             opts.progress = [](const char* phase, int pieces, std::uint64_t done, std::uint64_t) {

@@ -5,7 +5,9 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
+#include <vector>
 
 namespace konane::mpi {
 
@@ -21,10 +23,32 @@ MpiExchange::MpiExchange() {
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    MPI_Comm node = MPI_COMM_NULL;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &node_size_);
-    MPI_Comm_free(&node);
+}
+
+int MpiExchange::ranks_on_node() {
+    // The launcher's count where it gives one (Open MPI's mpirun, MPICH's Hydra): no message at
+    // all, so that a rank whose MPI could not set up its shared memory still reaches its own
+    // error (the reservation of its buffers) instead of hanging the job in a collective.
+    for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
+        if (const char* s = std::getenv(v)) {
+            const int n = std::atoi(s);
+            if (n >= 1 && n <= size_) return n;
+        }
+    }
+    // Otherwise every rank's processor name, compared with this one's (MPI_Allgather).
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    std::vector<char> all(static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                  MPI_CHAR, MPI_COMM_WORLD);
+    int same = 0;
+    for (int r = 0; r < size_; ++r) {
+        if (std::strncmp(all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME, name,
+                         MPI_MAX_PROCESSOR_NAME) == 0)
+            ++same;
+    }
+    return same;
 }
 
 MpiExchange::~MpiExchange() {
@@ -65,8 +89,7 @@ std::vector<std::uint64_t> MpiExchange::all(std::uint64_t v) {
 
 void MpiExchange::alltoall_bytes(const std::uint8_t* send,
                                  const std::vector<std::uint64_t>& send_counts, std::size_t size,
-                                 std::vector<std::uint8_t>& recv,
-                                 std::vector<std::uint64_t>& recv_counts) {
+                                 const Receive& receive, std::vector<std::uint64_t>& recv_counts) {
     const auto n = static_cast<std::size_t>(size_);
     std::vector<std::uint64_t> counts(n);
     for (std::size_t r = 0; r < n; ++r)
@@ -86,8 +109,8 @@ void MpiExchange::alltoall_bytes(const std::uint8_t* send,
     }
     as_int(so);
     as_int(ro);
-    recv.resize(ro);
-    MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv.data(), rc.data(), rd.data(), MPI_BYTE,
+    std::uint8_t* out = receive(ro);
+    MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, out, rc.data(), rd.data(), MPI_BYTE,
                   MPI_COMM_WORLD);
     recv_counts.resize(n);
     for (std::size_t r = 0; r < n; ++r)

@@ -25,9 +25,10 @@ class MpiExchange final : public solver::Exchange {
 
     int rank() const override { return rank_; }
     int size() const override { return size_; }
-    /// The ranks of the job on this rank's node, itself included (MPI_Comm_split_type with
-    /// MPI_COMM_TYPE_SHARED): they share its memory.
-    int ranks_on_node() const { return node_size_; }
+    /// The ranks of the job on this rank's node, itself included: they share its memory. The
+    /// launcher's OMPI_COMM_WORLD_LOCAL_SIZE or MPI_LOCALNRANKS where set, otherwise those
+    /// ranks whose MPI_Get_processor_name is this rank's (collective then).
+    int ranks_on_node();
     std::uint64_t sum(std::uint64_t v) override;
     std::uint64_t max(std::uint64_t v) override;
     std::uint64_t min(std::uint64_t v) override;
@@ -39,13 +40,13 @@ class MpiExchange final : public solver::Exchange {
 
   protected:
     void alltoall_bytes(const std::uint8_t* send, const std::vector<std::uint64_t>& send_counts,
-                        std::size_t size, std::vector<std::uint8_t>& recv,
+                        std::size_t size, const Receive& receive,
                         std::vector<std::uint64_t>& recv_counts) override;
     std::vector<std::vector<std::uint8_t>> gather_bytes(
         std::span<const std::uint8_t> mine) override;
 
   private:
-    int rank_ = 0, size_ = 1, node_size_ = 1;
+    int rank_ = 0, size_ = 1;
 };
 
 }  // namespace konane::mpi

@@ -746,9 +746,10 @@ struct RankParts final : LayerStore {
                         ex.alltoall<std::uint64_t>(sendbuf, counts, recv, recv_counts);
                         return 0;
                     });
+                    const int low = std::max(0, n - most_captured);
                     for (const std::uint64_t e : recv) {
                         const int m = std::popcount((e >> pk.flag_bits) & occ_mask);
-                        if (m >= n || m < n - most_captured) {
+                        if (m >= n || m < low) {
                             throw std::logic_error("generate_parts: a child of layer " +
                                                    std::to_string(n) + " has " + std::to_string(m) +
                                                    " pieces");
@@ -758,7 +759,6 @@ struct RankParts final : LayerStore {
                     // Children of one class arrive many times: merge them when a layer's list has
                     // doubled since its last merge; when the waiting children pass the share of
                     // the budget, merge them all, and spill them as runs if they still fill half.
-                    const int low = std::max(0, n - most_captured);
                     std::uint64_t waiting = 0;
                     for (int m = low; m < n; ++m) {
                         auto& v = pending[m];
@@ -867,36 +867,40 @@ struct RankParts final : LayerStore {
             for (std::uint64_t round = 0; round < rounds; ++round) {
                 const std::size_t lo = std::min<std::size_t>(keys.size(), round * batch);
                 const std::size_t hi = std::min<std::size_t>(keys.size(), (round + 1) * batch);
-                // The children of positions lo .. hi-1, in position order.
-                child_key.clear();
-                child_parent.clear();
-                for (std::size_t i = lo; i < hi; ++i) {
-                    for_each_jump(b, position_of_key(keys[i]), [&](Move, Position c) {
-                        child_key.push_back(key_of(c));
-                        child_parent.push_back(static_cast<std::uint32_t>(i - lo));
-                    });
+                // The children of positions lo .. hi-1, in position order: counted, then written
+                // with their canonical keys and owners, both in parallel (position i's children
+                // are child_first[i - lo] .. child_first[i - lo + 1] - 1).
+                const auto span = static_cast<std::int64_t>(hi - lo);
+                child_first.assign(hi - lo + 1, 0);
+#pragma omp parallel for num_threads(threads) if (span > 4096) schedule(static)
+                for (std::int64_t i = 0; i < span; ++i) {
+                    std::uint64_t c = 0;
+                    for_each_jump(b, position_of_key(keys[lo + static_cast<std::size_t>(i)]),
+                                  [&](Move, Position) { ++c; });
+                    child_first[static_cast<std::size_t>(i) + 1] = c;
                 }
-                const auto count = static_cast<std::int64_t>(child_key.size());
-                child_owner.resize(child_key.size());
-#pragma omp parallel for num_threads(threads) if (count > 4096) schedule(static)
-                for (std::int64_t j = 0; j < count; ++j) {
-                    const std::uint64_t k = group.canonical_key(position_of_key(child_key[j]));
-                    child_key[j] = k;
-                    child_owner[j] = part_of(k, ranks);
+                for (std::size_t i = 1; i < child_first.size(); ++i)
+                    child_first[i] += child_first[i - 1];
+                const auto count = static_cast<std::int64_t>(child_first.back());
+                child_key.resize(static_cast<std::size_t>(count));
+                child_owner.resize(static_cast<std::size_t>(count));
+#pragma omp parallel for num_threads(threads) if (span > 4096) schedule(static)
+                for (std::int64_t i = 0; i < span; ++i) {
+                    std::uint64_t j = child_first[static_cast<std::size_t>(i)];
+                    for_each_jump(b, position_of_key(keys[lo + static_cast<std::size_t>(i)]),
+                                  [&](Move, Position c) {
+                                      const std::uint64_t k = group.canonical_key(c);
+                                      child_key[j] = k;
+                                      child_owner[j] = part_of(k, ranks);
+                                      ++j;
+                                  });
                 }
-                // Requests grouped by owner; where[j]: child j's place among them.
-                std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0),
-                    start(static_cast<std::size_t>(ranks), 0);
-                for (std::int64_t j = 0; j < count; ++j)
-                    ++counts[child_owner[j]];
-                for (int r = 1; r < ranks; ++r)
-                    start[r] = start[r - 1] + counts[r - 1];
+                // Requests grouped by owner, each thread's share of the children in order:
+                // where[j] is child j's place among them.
+                std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0);
                 sendbuf.resize(child_key.size());
-                std::vector<std::uint64_t> where(child_key.size());
-                for (std::int64_t j = 0; j < count; ++j) {
-                    where[j] = start[child_owner[j]]++;
-                    sendbuf[where[j]] = child_key[j];
-                }
+                where.resize(child_key.size());
+                group_by_owner(count, counts);
                 wait([&] {
                     ex.alltoall<std::uint64_t>(sendbuf, counts, recv, recv_counts);
                     return 0;
@@ -937,14 +941,20 @@ struct RankParts final : LayerStore {
                     ex.alltoall<std::uint8_t>(answers, recv_counts, back, back_counts);
                     return 0;
                 });
-                std::vector<DepthAccumulator> acc(hi - lo);
-                for (std::int64_t j = 0; j < count; ++j)
-                    acc[child_parent[j]].add(back[where[j]]);
-                for (std::size_t i = lo; i < hi; ++i) {
-                    const int d = acc[i - lo].result();
-                    if (d > 255) throw std::runtime_error("depth to end over 255 plies");
-                    depth[i] = static_cast<Depth>(d);
+                bool too_deep = false;
+#pragma omp parallel for num_threads(threads) if (span > 4096) schedule(static) \
+    reduction(||                                                                \
+              : too_deep)
+                for (std::int64_t i = 0; i < span; ++i) {
+                    DepthAccumulator acc;
+                    for (std::uint64_t j = child_first[static_cast<std::size_t>(i)];
+                         j < child_first[static_cast<std::size_t>(i) + 1]; ++j)
+                        acc.add(back[where[j]]);
+                    const int d = acc.result();
+                    if (d > 255) too_deep = true;
+                    depth[lo + static_cast<std::size_t>(i)] = static_cast<Depth>(d);
                 }
+                if (too_deep) throw std::runtime_error("depth to end over 255 plies");
             }
             const fs::path tmp = dir.solved(n).string() + ".tmp";
             write_byte_file(tmp, depth, threads);
@@ -1025,8 +1035,48 @@ struct RankParts final : LayerStore {
     // The solve's batches.
     std::vector<std::uint64_t> recv, recv_counts, child_key;
     std::vector<std::uint8_t> answers, back;
-    std::vector<std::uint32_t> child_parent;
+    std::vector<std::uint64_t> child_first, where, owner_at;
     std::vector<int> child_owner;
+
+    // Places child_key[0 .. count) into sendbuf grouped by owner (child_owner), each owner's
+    // requests in child order: where[j] is child j's place; counts[r] the requests to rank r.
+    // In parallel: each thread counts its contiguous share by owner, one prefix over (owner,
+    // thread), then each thread places its share.
+    void group_by_owner(std::int64_t count, std::vector<std::uint64_t>& counts) {
+        const auto nr = static_cast<std::size_t>(ranks);
+        owner_at.assign(nr * static_cast<std::size_t>(threads), 0);
+#pragma omp parallel num_threads(threads) if (count > 65536)
+        {
+            const auto t = static_cast<std::size_t>(omp_get_thread_num());
+            const auto nt = static_cast<std::size_t>(omp_get_num_threads());
+            const std::int64_t j0 =
+                count * static_cast<std::int64_t>(t) / static_cast<std::int64_t>(nt);
+            const std::int64_t j1 =
+                count * static_cast<std::int64_t>(t + 1) / static_cast<std::int64_t>(nt);
+            std::uint64_t* at = owner_at.data() + t * nr;
+            for (std::int64_t j = j0; j < j1; ++j)
+                ++at[child_owner[j]];
+#pragma omp barrier
+#pragma omp single
+            {
+                std::uint64_t next = 0;
+                for (std::size_t r = 0; r < nr; ++r) {
+                    const std::uint64_t first = next;
+                    for (std::size_t u = 0; u < nt; ++u) {
+                        const std::uint64_t c = owner_at[u * nr + r];
+                        owner_at[u * nr + r] = next;
+                        next += c;
+                    }
+                    counts[r] = next - first;
+                }
+            }
+            for (std::int64_t j = j0; j < j1; ++j) {
+                const std::uint64_t w = at[child_owner[j]]++;
+                where[j] = w;
+                sendbuf[w] = child_key[j];
+            }
+        }
+    }
     // The layer between solve() and done(): this rank's keys and their depths.
     std::vector<std::uint64_t> keys;
     std::vector<Depth> depth;

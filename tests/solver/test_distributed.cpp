@@ -5,6 +5,7 @@
 #include <atomic>
 #include <barrier>
 #include <bit>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -73,7 +74,7 @@ class ThreadExchange final : public solver::Exchange {
 
   protected:
     void alltoall_bytes(const std::uint8_t* send, const std::vector<std::uint64_t>& send_counts,
-                        std::size_t size, std::vector<std::uint8_t>& recv,
+                        std::size_t size, const Receive& receive,
                         std::vector<std::uint64_t>& recv_counts) override {
         std::size_t at = 0;
         for (int r = 0; r < g_.ranks; ++r) {
@@ -83,11 +84,15 @@ class ThreadExchange final : public solver::Exchange {
             at += n;
         }
         wait();
-        recv.clear();
         recv_counts.assign(g_.ranks, 0);
+        std::size_t total = 0;
+        for (int r = 0; r < g_.ranks; ++r)
+            total += g_.box[r * g_.ranks + rank_].size();
+        std::uint8_t* out = receive(total);
         for (int r = 0; r < g_.ranks; ++r) {
             const auto& b = g_.box[r * g_.ranks + rank_];
-            recv.insert(recv.end(), b.begin(), b.end());
+            if (!b.empty()) std::memcpy(out, b.data(), b.size());
+            out += b.size();
             recv_counts[r] = b.size() / size;
         }
         wait();
