@@ -1131,13 +1131,14 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
 namespace konane::solver {
 
 namespace {
-// Rates measured with this generator on the 2-core machine of docs/distributed.md
-// ("Measurements"): positions generated per second by one rank of one thread (4x6, one rank,
-// under nice on the busy machine: a pessimistic rate), and bytes sent between ranks per
-// position when every child goes to another rank (5x5: 32.3 bytes at 2 ranks, 48.5 at 4, so
-// 64.6 times (N-1)/N).
-constexpr double kPositionsPerSecond = 1.0e5;
-constexpr double kBytesPerPosition = 64.6;
+// Rates measured with this generator on the 2-core machine of docs/distributed.md ("6x6 at 1
+// and 4 ranks", commit f989d33, quiet): positions generated per second per core, each rank one
+// thread on a core of its own (6x6 over 4 ranks on 2 cores: 2.70e9 positions in 2,504 s, 5.4e5
+// a second per core), and bytes sent between ranks per position when every child goes to
+// another rank (6x6: 82.7 bytes a position at 4 ranks, so 110 times (N-1)/N; 5x6 gave 84.5,
+// the larger board has more children per position).
+constexpr double kPositionsPerSecond = 5.4e5;
+constexpr double kBytesPerPosition = 110.0;
 }  // namespace
 
 std::optional<PartsEstimate> estimate_parts(const Board& b, int ranks) {
