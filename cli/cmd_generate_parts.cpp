@@ -124,8 +124,6 @@ int run_generate_parts(const solver::GenerateOptions& o, bool json, bool quiet) 
             std::fprintf(stderr, "%s: %d ranks, memory budget %s per rank%s, work directory %s\n",
                          o.board.name().c_str(), ex.size(), mib(opts.memory_bytes).c_str(),
                          shared.c_str(), printable(o.work_dir.string()).c_str());
-        }
-        if (!quiet && ex.rank() == 0) {
             opts.progress = [](const char* phase, int pieces, std::uint64_t done, std::uint64_t) {
                 std::fprintf(stderr, "%s layer %d: %llu positions\n", phase, pieces,
                              static_cast<unsigned long long>(done));
