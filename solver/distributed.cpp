@@ -22,6 +22,7 @@
 #include "core/movegen.hpp"
 #include "format/layer_encoder.hpp"
 #include "format/table.hpp"
+#include "process/huge_pages.hpp"
 #include "process/resource_error.hpp"
 #include "process/self.hpp"
 #include "solver/entry_packing.hpp"
@@ -337,13 +338,23 @@ std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter
         bool go = true;
         for (std::size_t s = 0; s < R; ++s)
             if (at[s] == buf[s].size() && received[s] < expect[s]) go = false;
+        // The sender of the least key gives every key of its buffer below the next sender's
+        // least in one go (the ranges' keys are distinct).
         while (go && !heap.empty()) {
-            const auto [k, s] = heap.top();
+            const std::size_t s = heap.top().second;
             heap.pop();
-            out_key.push_back(k);
-            out_depth.push_back(static_cast<Depth>(buf[s][at[s]] >> kDepthShift));
-            if (++at[s] < buf[s].size()) {
-                heap.push({buf[s][at[s]] & ~kDepthBits, s});
+            const std::uint64_t below = heap.empty() ? ~std::uint64_t{0} : heap.top().first;
+            const std::vector<std::uint64_t>& from = buf[s];
+            std::size_t i = at[s];
+            do {
+                out_key.push_back(from[i] & ~kDepthBits);
+                out_depth.push_back(static_cast<Depth>(from[i] >> kDepthShift));
+                ++i;
+            } while (i < from.size() && (from[i] & ~kDepthBits) < below &&
+                     out_key.size() < wb.per_rank);
+            at[s] = i;
+            if (at[s] < from.size()) {
+                heap.push({from[at[s]] & ~kDepthBits, s});
             } else if (received[s] < expect[s]) {
                 go = false;
             }
@@ -605,35 +616,72 @@ struct RankParts final : LayerStore {
             for (const auto& f : fs::directory_iterator(dir.path())) {
                 if (f.path().filename().string().rfind("run-", 0) == 0) fs::remove(f.path());
             }
-            // The children waiting for the layers below, in memory (pending) and spilled as sorted
-            // runs (runs) when they pass the share of the budget the rest leaves: the process,
-            // the batches and 8 MiB (as the solve counts them below), the merge's readers (about
-            // 1 MiB a run, fan_in of them). A waiting child takes 16 bytes (the entry and the
-            // sort's scratch); the share is at most half the budget, at least 2^12 children.
+            // The children waiting for the layers below, in memory (the arena) and spilled as
+            // sorted runs (runs) when they pass the share of the budget the rest leaves: the
+            // process, the batches and 8 MiB (as the solve counts them below), the merge's readers
+            // (about 1 MiB a run, fan_in of them). A waiting child takes 16 bytes (the entry and
+            // the sort's scratch); the share is at most half the budget, at least 2^12 children.
             const std::uint64_t mib = std::uint64_t{1} << 20;
             const std::size_t fan_in =
                 static_cast<std::size_t>(std::max<std::uint64_t>(8, budget / 8 / mib));
             const std::uint64_t fixed = o.process_bytes + batch * 64 * 32 + 8 * mib + fan_in * mib;
             const std::uint64_t share = std::min(budget / 2, budget > fixed ? budget - fixed : 0);
             const std::uint64_t pending_cap = std::max<std::uint64_t>(share / 16, 4096);
-            std::vector<std::vector<std::uint64_t>> pending(classes.size());
+            // The waiting children share one arena of fixed capacity, allocated once (no page of
+            // it is cleared twice), each entry tagged with its layer modulo max_capture + 1
+            // (distinct among the layers that wait: n-1 .. n-max_capture), so that one radix
+            // sort groups them by layer, then key (EntryPacking: tag_bits fit max_capture + 1
+            // values). It is sorted and deduplicated when full, and spilled as sorted runs, one
+            // per layer, when that leaves it more than half full.
+            const std::size_t capacity = static_cast<std::size_t>(std::min<std::uint64_t>(
+                pending_cap, std::uint64_t{1} << std::min(62, b.squares() + 4)));
+            const int period = most_captured + 1;
+            std::vector<std::uint64_t> arena, scratch, recv, recv_counts;
+            process::reserve_huge(arena, capacity);
+            process::reserve_huge(scratch, capacity);
             std::vector<std::vector<fs::path>> runs(classes.size());
             std::vector<int> run_index(classes.size(), 0);
-            std::vector<std::size_t> compact_at(classes.size(), std::size_t{1} << 16);
-            std::vector<std::uint64_t> scratch, recv, recv_counts;
             // A fresh name for a run of layer m, after every earlier one of the layer.
             auto fresh_run = [&](int m) { return dir.run(m, run_index[m]++); };
-            // Sorts, merges and writes layer m's waiting children as one run; frees them.
-            auto spill_layer = [&](int m) {
-                auto& v = pending[m];
-                if (v.empty()) return;
-                compact(v, scratch, pk.bits(), flag_mask, threads);
+            const auto layer_of = [&](std::uint64_t untagged) {
+                return std::popcount((untagged >> pk.flag_bits) & occ_mask);
+            };
+            // Layer m's entries in the sorted arena (compact() first), untagged in place.
+            auto group_of = [&](int m) {
+                const auto t = static_cast<std::uint64_t>(m % period);
+                const auto lo = std::partition_point(arena.begin(), arena.end(),
+                                                     [&](auto e) { return pk.tag(e) < t; });
+                const auto hi =
+                    std::partition_point(lo, arena.end(), [&](auto e) { return pk.tag(e) <= t; });
+                for (auto it = lo; it != hi; ++it)
+                    *it = pk.untagged(*it);
+                return std::pair(lo, hi);
+            };
+            // Writes entries [lo, hi) of the arena (untagged, sorted, distinct) as a run of
+            // layer m.
+            auto write_run = [&](int m, auto lo, auto hi) {
                 runs[m].push_back(fresh_run(m));
-                write_key_file(runs[m].back(), v, threads);
+                write_key_file(runs[m].back(), std::span(lo, hi), threads);
                 ++rep.enumerate_runs;
                 process::kill_point();
-                std::vector<std::uint64_t>().swap(v);
-                compact_at[m] = std::size_t{1} << 16;
+            };
+            // Sorts and deduplicates the arena; spills every layer in it as runs when `all` or
+            // when it still fills half its capacity.
+            auto flush = [&](bool all) {
+                compact(arena, scratch, pk.sort_bits(), flag_mask, threads);
+                if (!all && arena.size() <= capacity / 2) return;
+                auto at = arena.begin();
+                while (at != arena.end()) {
+                    const std::uint64_t t = pk.tag(*at);
+                    auto end = at;
+                    while (end != arena.end() && pk.tag(*end) == t) {
+                        *end = pk.untagged(*end);
+                        ++end;
+                    }
+                    write_run(layer_of(*at), at, end);
+                    at = end;
+                }
+                arena.clear();
             };
             for (const Position& p : start_positions(b, op)) {
                 std::uint64_t key = 0, e = 0;
@@ -645,7 +693,8 @@ struct RankParts final : LayerStore {
                     key = group.canonical_key(p);
                     e = pk.pack(key, 1u << static_cast<int>(p.to_move));
                 }
-                if (part_of(key, ranks) == me) pending[top].push_back(e);
+                if (part_of(key, ranks) == me)
+                    arena.push_back(pk.tagged(e, static_cast<std::uint64_t>(top % period)));
             }
             std::string record;
             std::vector<std::vector<std::vector<std::uint64_t>>> out(
@@ -660,12 +709,15 @@ struct RankParts final : LayerStore {
                 std::vector<std::uint64_t> entries;
                 std::optional<RunMerger> merger;
                 std::size_t taken = 0;
+                compact(arena, scratch, pk.sort_bits(), flag_mask, threads);
+                const auto [lo, hi] = group_of(n);
                 if (runs[n].empty()) {
-                    entries = std::move(pending[n]);
-                    pending[n] = {};
-                    compact(entries, scratch, pk.bits(), flag_mask, threads);
-                } else {
-                    spill_layer(n);
+                    entries.assign(lo, hi);
+                } else if (lo != hi) {
+                    write_run(n, lo, hi);
+                }
+                arena.erase(lo, hi);
+                if (!runs[n].empty()) {
                     runs[n] = merge_runs_in_groups(std::move(runs[n]), fan_in, flag_mask, threads,
                                                    [&] { return fresh_run(n); });
                     merger.emplace(runs[n], flag_mask);
@@ -746,40 +798,22 @@ struct RankParts final : LayerStore {
                         ex.alltoall<std::uint64_t>(sendbuf, counts, recv, recv_counts);
                         return 0;
                     });
+                    // Into the arena, sorted and deduplicated (or spilled) whenever it is full.
                     const int low = std::max(0, n - most_captured);
-                    for (const std::uint64_t e : recv) {
-                        const int m = std::popcount((e >> pk.flag_bits) & occ_mask);
-                        if (m >= n || m < low) {
-                            throw std::logic_error("generate_parts: a child of layer " +
-                                                   std::to_string(n) + " has " + std::to_string(m) +
-                                                   " pieces");
+                    for (std::size_t i = 0; i < recv.size();) {
+                        if (arena.size() == capacity) flush(false);
+                        const std::size_t take = std::min(recv.size() - i, capacity - arena.size());
+                        for (std::size_t k = i; k < i + take; ++k) {
+                            const std::uint64_t e = recv[k];
+                            const int m = layer_of(e);
+                            if (m >= n || m < low) {
+                                throw std::logic_error("generate_parts: a child of layer " +
+                                                       std::to_string(n) + " has " +
+                                                       std::to_string(m) + " pieces");
+                            }
+                            arena.push_back(pk.tagged(e, static_cast<std::uint64_t>(m % period)));
                         }
-                        pending[m].push_back(e);
-                    }
-                    // Children of one class arrive many times: merge them when a layer's list has
-                    // doubled since its last merge; when the waiting children pass the share of
-                    // the budget, merge them all, and spill them as runs if they still fill half.
-                    std::uint64_t waiting = 0;
-                    for (int m = low; m < n; ++m) {
-                        auto& v = pending[m];
-                        if (v.size() > compact_at[m]) {
-                            compact(v, scratch, pk.bits(), flag_mask, threads);
-                            compact_at[m] = std::max<std::size_t>(compact_at[m], 2 * v.size());
-                        }
-                        waiting += v.size();
-                    }
-                    if (waiting > pending_cap) {
-                        waiting = 0;
-                        for (int m = low; m < n; ++m) {
-                            compact(pending[m], scratch, pk.bits(), flag_mask, threads);
-                            waiting += pending[m].size();
-                        }
-                        if (waiting > pending_cap / 2) {
-                            for (int m = low; m < n; ++m)
-                                spill_layer(m);
-                        }
-                        // The sort's scratch is held again only as large as the next merge needs.
-                        std::vector<std::uint64_t>().swap(scratch);
+                        i += take;
                     }
                 }
                 keys_out.finish();
@@ -895,52 +929,38 @@ struct RankParts final : LayerStore {
                                       ++j;
                                   });
                 }
-                // Requests grouped by owner, each thread's share of the children in order:
-                // where[j] is child j's place among them.
-                std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0);
-                sendbuf.resize(child_key.size());
-                where.resize(child_key.size());
-                group_by_owner(count, counts);
-                wait([&] {
-                    ex.alltoall<std::uint64_t>(sendbuf, counts, recv, recv_counts);
-                    return 0;
-                });
-                // Answer the requests from this rank's solved parts.
-                answers.resize(recv.size());
-                const auto asked = static_cast<std::int64_t>(recv.size());
-                bool unknown = false;
-                // In groups of 64, the queries started together so that their cache misses
-                // overlap (MphfView::start()).
-#pragma omp parallel for num_threads(threads) if (asked > 4096) schedule(static, 64) \
-    reduction(||                                                                     \
-              : unknown)
-                for (std::int64_t lo = 0; lo < asked; lo += 64) {
-                    const std::int64_t hi = std::min(asked, lo + 64);
-                    MphfView::Query q[64];
-                    for (std::int64_t j = lo; j < hi; ++j) {
-                        const std::uint64_t k = recv[j];
-                        const int m = std::popcount(k & occ_mask);
-                        if (m >= n || !parts[m].present) {
-                            unknown = true;
-                            continue;
-                        }
-                        q[j - lo] = parts[m].mphf.view().start(k);
-                    }
-                    if (unknown) continue;
-                    for (std::int64_t j = lo; j < hi; ++j) {
-                        const SolvedPart& s = parts[std::popcount(recv[j] & occ_mask)];
-                        answers[j] = s.depth[s.mphf.view().finish(q[j - lo])];
-                    }
+                // Alone, every child is this rank's: looked up in place (back[j] is child j's
+                // depth). Otherwise the requests are grouped by owner, each thread's share of the
+                // children in order, this rank's own children last and not sent: child j's depth
+                // is back[where[j]].
+                const bool alone = ranks == 1;
+                if (alone) {
+                    back.resize(static_cast<std::size_t>(count));
+                    look_up(child_key.data(), count, back.data(), n);
+                } else {
+                    std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks), 0);
+                    sendbuf.resize(child_key.size());
+                    where.resize(child_key.size());
+                    const std::uint64_t own_children = group_by_owner(count, counts);
+                    const auto sent = static_cast<std::size_t>(count) - own_children;
+                    wait([&] {
+                        ex.alltoall<std::uint64_t>(std::span(sendbuf.data(), sent), counts, recv,
+                                                   recv_counts);
+                        return 0;
+                    });
+                    // Answer the requests from this rank's solved parts.
+                    answers.resize(recv.size());
+                    look_up(recv.data(), static_cast<std::int64_t>(recv.size()), answers.data(), n);
+                    std::vector<std::uint64_t> back_counts;
+                    wait([&] {
+                        ex.alltoall<std::uint8_t>(answers, recv_counts, back, back_counts);
+                        return 0;
+                    });
+                    // The own children's depths after the others', where group_by_owner() put them.
+                    back.resize(static_cast<std::size_t>(count));
+                    look_up(sendbuf.data() + sent, static_cast<std::int64_t>(own_children),
+                            back.data() + sent, n);
                 }
-                if (unknown) {
-                    throw std::logic_error("generate_parts: a child of layer " + std::to_string(n) +
-                                           " is in no solved part");
-                }
-                std::vector<std::uint64_t> back_counts;
-                wait([&] {
-                    ex.alltoall<std::uint8_t>(answers, recv_counts, back, back_counts);
-                    return 0;
-                });
                 bool too_deep = false;
 #pragma omp parallel for num_threads(threads) if (span > 4096) schedule(static) \
     reduction(||                                                                \
@@ -949,7 +969,7 @@ struct RankParts final : LayerStore {
                     DepthAccumulator acc;
                     for (std::uint64_t j = child_first[static_cast<std::size_t>(i)];
                          j < child_first[static_cast<std::size_t>(i) + 1]; ++j)
-                        acc.add(back[where[j]]);
+                        acc.add(back[alone ? j : where[j]]);
                     const int d = acc.result();
                     if (d > 255) too_deep = true;
                     depth[lo + static_cast<std::size_t>(i)] = static_cast<Depth>(d);
@@ -976,7 +996,7 @@ struct RankParts final : LayerStore {
             SolvedPart& s = parts[n];
             s.present = true;
             s.mphf = Mphf::build(keys, threads, Mphf::kDefaultSeed, kFastBuild);
-            s.depth.assign(keys.size(), 0);
+            process::assign_huge(s.depth, keys.size());  // looked up at random (look_up())
             scatter_by_slot(s.mphf.view(), keys, depth, s.depth.data(), threads);
         }
         lr.hash_seconds = since(th);
@@ -1038,13 +1058,65 @@ struct RankParts final : LayerStore {
     std::vector<std::uint64_t> child_first, where, owner_at;
     std::vector<int> child_owner;
 
+    // Writes the depths of keys[0 .. count), children of layer n in this rank's solved parts,
+    // to out, in groups of 64 whose cache misses overlap: every perfect hash's pilot is
+    // prefetched (MphfView::start()), then every slot computed and its depth prefetched, then
+    // the depths read. Throws std::logic_error for a key of no solved part.
+    void look_up(const std::uint64_t* k, std::int64_t count, Depth* out, int n) const {
+        struct Solved {
+            MphfView mphf;
+            const Depth* depth = nullptr;
+        };
+        std::array<Solved, 64> solved{};
+        for (int m = 0; m < n && m < 64; ++m)
+            if (parts[m].present) solved[m] = {parts[m].mphf.view(), parts[m].depth.data()};
+        const std::int64_t groups = (count + 63) / 64;
+        bool unknown = false;
+#pragma omp parallel for num_threads(threads) if (count > 4096) schedule(static, 16) \
+    reduction(||                                                                     \
+              : unknown)
+        for (std::int64_t g = 0; g < groups; ++g) {
+            const std::int64_t lo = g * 64, hi = std::min(count, lo + 64);
+            MphfView::Query q[64];
+            const Solved* of[64];
+            const Depth* at[64];
+            bool bad = false;
+            for (std::int64_t j = lo; j < hi; ++j) {
+                const int m = std::popcount(k[j] & occ_mask);
+                of[j - lo] = &solved[static_cast<std::size_t>(m)];
+                if (m >= n || of[j - lo]->depth == nullptr) {
+                    bad = true;
+                    break;
+                }
+                q[j - lo] = of[j - lo]->mphf.start(k[j]);
+            }
+            if (bad) {
+                unknown = true;
+                continue;
+            }
+            for (std::int64_t j = lo; j < hi; ++j) {
+                at[j - lo] = of[j - lo]->depth + of[j - lo]->mphf.finish(q[j - lo]);
+                __builtin_prefetch(at[j - lo]);
+            }
+            for (std::int64_t j = lo; j < hi; ++j)
+                out[j] = *at[j - lo];
+        }
+        if (unknown) {
+            throw std::logic_error("generate_parts: a child of layer " + std::to_string(n) +
+                                   " is in no solved part");
+        }
+    }
+
     // Places child_key[0 .. count) into sendbuf grouped by owner (child_owner), each owner's
-    // requests in child order: where[j] is child j's place; counts[r] the requests to rank r.
-    // In parallel: each thread counts its contiguous share by owner, one prefix over (owner,
-    // thread), then each thread places its share.
-    void group_by_owner(std::int64_t count, std::vector<std::uint64_t>& counts) {
+    // requests in child order, the other ranks' in rank order, then this rank's own (not sent):
+    // where[j] is child j's place; counts[r] the requests to rank r (0 to this rank). Returns
+    // the number of own children. In parallel: each thread counts its contiguous share by
+    // owner, one prefix over (owner, thread), then each thread places its share.
+    std::uint64_t group_by_owner(std::int64_t count, std::vector<std::uint64_t>& counts) {
         const auto nr = static_cast<std::size_t>(ranks);
+        const auto self = static_cast<std::size_t>(me);
         owner_at.assign(nr * static_cast<std::size_t>(threads), 0);
+        std::uint64_t own_children = 0;
 #pragma omp parallel num_threads(threads) if (count > 65536)
         {
             const auto t = static_cast<std::size_t>(omp_get_thread_num());
@@ -1060,14 +1132,16 @@ struct RankParts final : LayerStore {
 #pragma omp single
             {
                 std::uint64_t next = 0;
-                for (std::size_t r = 0; r < nr; ++r) {
+                for (std::size_t i = 0; i < nr; ++i) {
+                    const std::size_t r = i + 1 < nr ? (i < self ? i : i + 1) : self;
                     const std::uint64_t first = next;
                     for (std::size_t u = 0; u < nt; ++u) {
                         const std::uint64_t c = owner_at[u * nr + r];
                         owner_at[u * nr + r] = next;
                         next += c;
                     }
-                    counts[r] = next - first;
+                    counts[r] = r == self ? 0 : next - first;
+                    if (r == self) own_children = next - first;
                 }
             }
             for (std::int64_t j = j0; j < j1; ++j) {
@@ -1076,6 +1150,7 @@ struct RankParts final : LayerStore {
                 sendbuf[w] = child_key[j];
             }
         }
+        return own_children;
     }
     // The layer between solve() and done(): this rank's keys and their depths.
     std::vector<std::uint64_t> keys;
