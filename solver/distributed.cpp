@@ -203,7 +203,7 @@ std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter
         return S == 0 ? 0 : static_cast<std::uint64_t>(static_cast<unsigned __int128>(c) * J / S);
     };
     std::vector<std::uint64_t> per_slice(static_cast<std::size_t>(S), 0);
-    {
+    if (R > 1) {
         std::uint64_t c = 0;
         for (const std::uint64_t k : keys) {
             const std::uint64_t j = enc.block_of(k);
@@ -279,6 +279,13 @@ std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter
     std::vector<Depth> out_depth;
     std::vector<std::uint64_t> rk, rk_counts;
     std::uint64_t rounds = 0;
+    // Alone, the rank's keys are its range: encoded in batches as they are, nothing sent.
+    for (std::size_t i = 0; R == 1 && i < keys.size(); i += wb.per_rank) {
+        const std::size_t c = std::min<std::size_t>(wb.per_rank, keys.size() - i);
+        enc.add(keys.subspan(i, c), depth.subspan(i, c), threads);
+        received[0] += c;
+        ++rounds;
+    }
     const auto emit = [&] {
         enc.add(out_key, out_depth, threads);
         out_key.clear();
@@ -665,11 +672,11 @@ struct RankParts final : LayerStore {
                 ++rep.enumerate_runs;
                 process::kill_point();
             };
-            // Sorts and deduplicates the arena; spills every layer in it as runs when `all` or
-            // when it still fills half its capacity.
-            auto flush = [&](bool all) {
+            // Sorts and deduplicates the arena; spills every layer in it as runs when it still
+            // fills half its capacity.
+            auto flush = [&] {
                 compact(arena, scratch, pk.sort_bits(), flag_mask, threads);
-                if (!all && arena.size() <= capacity / 2) return;
+                if (arena.size() <= capacity / 2) return;
                 auto at = arena.begin();
                 while (at != arena.end()) {
                     const std::uint64_t t = pk.tag(*at);
@@ -703,31 +710,42 @@ struct RankParts final : LayerStore {
             std::vector<std::uint64_t> chunk, keys;
             for (int n = top; n >= 0; --n) {
                 const auto tl = Clock::now();
-                // Layer n's part, distinct and sorted with the flags of its duplicates OR-ed: from
-                // memory, or merged from its runs (those spilled and what is still waiting) in
-                // chunks of `batch`, so that the part is never held whole.
-                std::vector<std::uint64_t> entries;
+                // Layer n's part, distinct and sorted with the flags of its duplicates OR-ed: at
+                // the arena's front (entries 0 .. held-1, expanded up to taken), or merged from
+                // its runs (those spilled and what was still waiting) in chunks of `batch`, so
+                // that the part is never held whole.
                 std::optional<RunMerger> merger;
-                std::size_t taken = 0;
+                std::size_t held = 0, taken = 0;
                 compact(arena, scratch, pk.sort_bits(), flag_mask, threads);
                 const auto [lo, hi] = group_of(n);
                 if (runs[n].empty()) {
-                    entries.assign(lo, hi);
-                } else if (lo != hi) {
-                    write_run(n, lo, hi);
-                }
-                arena.erase(lo, hi);
-                if (!runs[n].empty()) {
+                    held = static_cast<std::size_t>(hi - lo);
+                    std::rotate(arena.begin(), lo, hi);
+                } else {
+                    if (lo != hi) write_run(n, lo, hi);
+                    arena.erase(lo, hi);
                     runs[n] = merge_runs_in_groups(std::move(runs[n]), fan_in, flag_mask, threads,
                                                    [&] { return fresh_run(n); });
                     merger.emplace(runs[n], flag_mask);
                 }
+                // Frees the arena's front: the part's entries not yet expanded go to a run, and
+                // the rest of the layer is merged from it.
+                auto release = [&] {
+                    if (held == 0) return;
+                    if (taken < held) {
+                        write_run(n, arena.begin() + static_cast<std::ptrdiff_t>(taken),
+                                  arena.begin() + static_cast<std::ptrdiff_t>(held));
+                        merger.emplace(runs[n], flag_mask);
+                    }
+                    arena.erase(arena.begin(), arena.begin() + static_cast<std::ptrdiff_t>(held));
+                    held = taken = 0;
+                };
                 auto next_chunk = [&] {
                     if (merger) return merger->next(chunk, static_cast<std::size_t>(batch));
-                    const std::size_t end = std::min<std::size_t>(
-                        entries.size(), taken + static_cast<std::size_t>(batch));
-                    chunk.assign(entries.begin() + static_cast<std::ptrdiff_t>(taken),
-                                 entries.begin() + static_cast<std::ptrdiff_t>(end));
+                    const std::size_t end =
+                        std::min<std::size_t>(held, taken + static_cast<std::size_t>(batch));
+                    chunk.assign(arena.begin() + static_cast<std::ptrdiff_t>(taken),
+                                 arena.begin() + static_cast<std::ptrdiff_t>(end));
                     taken = end;
                     return !chunk.empty();
                 };
@@ -801,7 +819,10 @@ struct RankParts final : LayerStore {
                     // Into the arena, sorted and deduplicated (or spilled) whenever it is full.
                     const int low = std::max(0, n - most_captured);
                     for (std::size_t i = 0; i < recv.size();) {
-                        if (arena.size() == capacity) flush(false);
+                        if (arena.size() == capacity) {
+                            release();
+                            flush();
+                        }
                         const std::size_t take = std::min(recv.size() - i, capacity - arena.size());
                         for (std::size_t k = i; k < i + take; ++k) {
                             const std::uint64_t e = recv[k];
@@ -817,6 +838,7 @@ struct RankParts final : LayerStore {
                     }
                 }
                 keys_out.finish();
+                release();
                 merger.reset();
                 for (const auto& r : runs[n])
                     fs::remove(r);
