@@ -1228,13 +1228,14 @@ PartsReport generate_parts(const GenerateOptions& o, Exchange& ex) {
 namespace konane::solver {
 
 namespace {
-// Rates measured with this generator on the 2-core machine of docs/distributed.md ("6x6 at 1
-// and 4 ranks", commit f989d33, quiet): positions generated per second per core, each rank one
-// thread on a core of its own (6x6 over 4 ranks on 2 cores: 2.70e9 positions in 2,504 s, 5.4e5
-// a second per core), and bytes sent between ranks per position when every child goes to
-// another rank (6x6: 82.7 bytes a position at 4 ranks, so 110 times (N-1)/N; 5x6 gave 84.5,
-// the larger board has more children per position).
-constexpr double kPositionsPerSecond = 5.4e5;
+// Rates measured with this generator on the 2-core machine of docs/distributed.md: positions
+// generated per second per core, each rank one thread on a core of its own ("6x6 at 1 and 2
+// ranks", commit e9ec4bb, quiet: 6x6 over 2 ranks, 2.70e9 positions in 1,743 s, 7.7e5 a second
+// per core; 5.4e5 at f989d33 over 4 ranks sharing the 2 cores), and bytes sent between ranks
+// per position when every child goes to another rank (6x6: 82.7 bytes a position at 4 ranks,
+// 55.1 at 2, so 110 times (N-1)/N; 5x6 gave 84.5, the larger board has more children per
+// position).
+constexpr double kPositionsPerSecond = 7.7e5;
 constexpr double kBytesPerPosition = 110.0;
 }  // namespace
 
