@@ -279,12 +279,15 @@ std::uint64_t write_parts(Exchange& ex, ExchangeClock& wait, format::TableWriter
     std::vector<Depth> out_depth;
     std::vector<std::uint64_t> rk, rk_counts;
     std::uint64_t rounds = 0;
-    // Alone, the rank's keys are its range: encoded in batches as they are, nothing sent.
-    for (std::size_t i = 0; R == 1 && i < keys.size(); i += wb.per_rank) {
-        const std::size_t c = std::min<std::size_t>(wb.per_rank, keys.size() - i);
-        enc.add(keys.subspan(i, c), depth.subspan(i, c), threads);
-        received[0] += c;
-        ++rounds;
+    // Alone, the rank's keys are its range: encoded in batches as they are, nothing sent (the
+    // rounds below then find nothing left to receive).
+    if (R == 1) {
+        for (std::size_t i = 0; i < keys.size(); i += wb.per_rank) {
+            const std::size_t c = std::min<std::size_t>(wb.per_rank, keys.size() - i);
+            enc.add(keys.subspan(i, c), depth.subspan(i, c), threads);
+            received[0] += c;
+            ++rounds;
+        }
     }
     const auto emit = [&] {
         enc.add(out_key, out_depth, threads);
@@ -633,15 +636,15 @@ struct RankParts final : LayerStore {
                 static_cast<std::size_t>(std::max<std::uint64_t>(8, budget / 8 / mib));
             const std::uint64_t fixed = o.process_bytes + batch * 64 * 32 + 8 * mib + fan_in * mib;
             const std::uint64_t share = std::min(budget / 2, budget > fixed ? budget - fixed : 0);
-            const std::uint64_t pending_cap = std::max<std::uint64_t>(share / 16, 4096);
             // The waiting children share one arena of fixed capacity, allocated once (no page of
             // it is cleared twice), each entry tagged with its layer modulo max_capture + 1
             // (distinct among the layers that wait: n-1 .. n-max_capture), so that one radix
             // sort groups them by layer, then key (EntryPacking: tag_bits fit max_capture + 1
             // values). It is sorted and deduplicated when full, and spilled as sorted runs, one
             // per layer, when that leaves it more than half full.
-            const std::size_t capacity = static_cast<std::size_t>(std::min<std::uint64_t>(
-                pending_cap, std::uint64_t{1} << std::min(62, b.squares() + 4)));
+            const std::size_t capacity = static_cast<std::size_t>(
+                std::min<std::uint64_t>(std::max<std::uint64_t>(share / 16, 4096),
+                                        std::uint64_t{1} << std::min(62, b.squares() + 4)));
             const int period = most_captured + 1;
             std::vector<std::uint64_t> arena, scratch, recv, recv_counts;
             process::reserve_huge(arena, capacity);
