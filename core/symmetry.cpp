@@ -71,16 +71,8 @@ SymmetryGroup::SymmetryGroup(const Board& b) : board_(b) {
             }
         }
         // The images of Black's squares, in canonical_key_8x8's order.
-        const std::uint64_t x = to_8x8(b.color[0]), t = transpose_8x8(x);
-        const int vshift = 8 * (8 - R), hshift = 8 - C;
-        const std::uint64_t img[8] = {x,
-                                      __builtin_bswap64(x) >> vshift,
-                                      mirror_bytes(x) >> hshift,
-                                      __builtin_bswap64(mirror_bytes(x)) >> (vshift + hshift),
-                                      t,
-                                      __builtin_bswap64(t) >> vshift,
-                                      mirror_bytes(t) >> hshift,
-                                      __builtin_bswap64(mirror_bytes(t)) >> (vshift + hshift)};
+        std::uint64_t img[8];
+        images_8x8(to_8x8(b.color[0]), img);
         for (int k = 0; k < size_; ++k) {
             const std::uint64_t black = from_8x8(img[k]);
             if (black != b.color[0] && black != b.color[1]) {
@@ -101,7 +93,7 @@ Position SymmetryGroup::canonical(Position p) const {
     return best;
 }
 
-int SymmetryGroup::preserving_orbit_size(Position p) const {
+int SymmetryGroup::preserving_orbit_size_by_tables(Position p) const {
     std::array<std::uint64_t, 8> seen{};
     int count = 0;
     for (int g = 0; g < size_; ++g) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -68,8 +69,24 @@ class SymmetryGroup {
     }
 
     /// Number of distinct positions in p's orbit under the colour-preserving symmetries (the
-    /// raw positions of p's class that share p's side to move).
-    int preserving_orbit_size(Position p) const;
+    /// raw positions of p's class that share p's side to move). On boards of at most 8 x 8 by
+    /// the bit operations of canonical_key() and the orbit-stabiliser theorem (the orbit has
+    /// as many positions as the colour-preserving subgroup has elements, divided by the number
+    /// of them that leave p as it is); the enumeration calls it once per position.
+    int preserving_orbit_size(Position p) const {
+        if (!fast_) return preserving_orbit_size_by_tables(p);
+        std::uint64_t img[8];
+        images_8x8(to_8x8(p.occ), img);
+        int subgroup = 0, stabiliser = 0;
+        for (int k = 0; k < size_; ++k) {
+            const int keeps = side_flip_[k] == 0 ? 1 : 0;
+            subgroup += keeps;
+            stabiliser += keeps & (img[k] == img[0] ? 1 : 0);
+        }
+        // Both are powers of two (subgroups of the dihedral group of order 8): a shift, no
+        // division.
+        return subgroup >> std::countr_zero(static_cast<unsigned>(stabiliser));
+    }
 
     /// True when the group has at least one colour-swapping symmetry.
     bool has_colour_swap() const { return swap_mask_ != 0; }
@@ -106,6 +123,24 @@ class SymmetryGroup {
         t = 0x5500550055005500ull & (x ^ (x << 7));
         return x ^ t ^ (t >> 7);
     }
+    // The images of an occupancy x in the 8x8 layout, in canonical_key_8x8's order (and
+    // side_flip_'s): the first four, and on square boards the four after a transpose.
+    void images_8x8(std::uint64_t x, std::uint64_t* img) const {
+        const int vshift = 8 * (8 - board_.rows), hshift = 8 - board_.cols;
+        const std::uint64_t m = mirror_bytes(x);
+        img[0] = x;
+        img[1] = __builtin_bswap64(x) >> vshift;
+        img[2] = m >> hshift;
+        img[3] = __builtin_bswap64(m) >> (vshift + hshift);
+        if (size_ == 8) {
+            const std::uint64_t t = transpose_8x8(x), tm = mirror_bytes(t);
+            img[4] = t;
+            img[5] = __builtin_bswap64(t) >> vshift;
+            img[6] = tm >> hshift;
+            img[7] = __builtin_bswap64(tm) >> (vshift + hshift);
+        }
+    }
+    int preserving_orbit_size_by_tables(Position p) const;
     // The least key over the group's images, in the 8x8 layout: identity, top-bottom mirror,
     // left-right mirror, 180-degree rotation, and on square boards the same four after a
     // transpose. The byte mirror commutes with the byte swap and with shifts by whole bytes.

@@ -1,6 +1,6 @@
-// Micro-benchmarks of the hot paths: move generation, the canonical key, the perfect-hash query
-// on real keys, the decoding of a table file's values, and random reads from memory in 4 KiB or
-// 2 MiB pages (the solve's access pattern).
+// Micro-benchmarks of the hot paths: move generation, the canonical key and the orbit count,
+// the perfect-hash query on real keys, the decoding of a table file's values, and random reads
+// from memory in 4 KiB or 2 MiB pages (the solve's access pattern).
 //
 // Positions: every Play-stage position of 2000 random games on the board (5x6 and 6x6), in game
 // order. Table: $KONANE_BENCH_TABLE when set (scripts/bench passes its 5x6 table), otherwise a
@@ -143,6 +143,48 @@ void BM_CanonicalKey(benchmark::State& state) {
                    " symmetries");
 }
 BENCHMARK(BM_CanonicalKey)->Arg(0)->Arg(1);
+
+/// SymmetryGroup::preserving_orbit_size (the enumeration's raw count, once per position) by
+/// the bit operations of the 8x8 layout (Arg 1: 6x6; 0: 5x6) ...
+void BM_PreservingOrbitSize(benchmark::State& state) {
+    const int which = static_cast<int>(state.range(0));
+    const SymmetryGroup g(board_of(which));
+    const auto& pos = positions_of(which);
+    for (auto _ : state) {
+        int acc = 0;
+        for (const auto& p : pos)
+            acc += g.preserving_orbit_size(p);
+        benchmark::DoNotOptimize(acc);
+    }
+    per_item(state, pos.size());
+    state.SetLabel(board_name(which));
+}
+BENCHMARK(BM_PreservingOrbitSize)->Arg(0)->Arg(1);
+
+/// ... against the byte tables (SymmetryGroup::apply per colour-preserving symmetry, the
+/// distinct images counted): how it was computed before, the baseline of the same run.
+void BM_PreservingOrbitSizeByTables(benchmark::State& state) {
+    const int which = static_cast<int>(state.range(0));
+    const SymmetryGroup g(board_of(which));
+    const auto& pos = positions_of(which);
+    for (auto _ : state) {
+        int acc = 0;
+        for (const auto& p : pos) {
+            std::uint64_t seen[8];
+            int count = 0;
+            for (int k = 0; k < g.size(); ++k) {
+                if (g.swaps_colour(k)) continue;
+                const std::uint64_t q = g.apply(k, p.occ);
+                if (std::find(seen, seen + count, q) == seen + count) seen[count++] = q;
+            }
+            acc += count;
+        }
+        benchmark::DoNotOptimize(acc);
+    }
+    per_item(state, pos.size());
+    state.SetLabel(board_name(which));
+}
+BENCHMARK(BM_PreservingOrbitSizeByTables)->Arg(0)->Arg(1);
 
 // ---- perfect-hash query on real keys ----
 

@@ -186,6 +186,33 @@ TEST_CASE("preserving_orbit_size equals the plain count", "[symmetry][reference]
     CHECK(sizes_seen.count(4));
 }
 
+TEST_CASE("preserving_orbit_size equals the plain count on every occupancy of small boards",
+          "[symmetry][reference]") {
+    // Every occupancy, symmetric ones included (a random sample meets few): the bit-operation
+    // path against the reference's count of distinct colour-preserving images.
+    for (const auto& [rows, cols] :
+         {std::pair{4, 4}, std::pair{3, 6}, std::pair{6, 3}, std::pair{2, 8}, std::pair{4, 3}}) {
+        const Board b = Board::make(rows, cols);
+        const ref::RefBoard rb(rows, cols);
+        const SymmetryGroup g(b);
+        const auto syms = ref::symmetries(rb);
+        std::set<int> sizes_seen;
+        for (std::uint64_t occ = 0; occ <= b.all; ++occ) {
+            const Position p{occ, Color::Black};
+            const int want = ref::preserving_orbit_size(rb, syms, ref::from_core(rb, p));
+            if (g.preserving_orbit_size(p) != want) {
+                INFO(b.name() << " occupancy " << occ);
+                REQUIRE(g.preserving_orbit_size(p) == want);
+            }
+            sizes_seen.insert(want);
+        }
+        INFO(b.name());
+        CHECK(sizes_seen.count(1));
+        CHECK(sizes_seen.count(2));
+        if (rows == cols) CHECK(sizes_seen.count(4));
+    }
+}
+
 TEST_CASE("canonical_key equals the key of the table-driven canonical form on every shape",
           "[symmetry]") {
     // canonical_key() computes images with bit operations on boards of at most 8 x 8 (63
