@@ -144,47 +144,25 @@ void BM_CanonicalKey(benchmark::State& state) {
 }
 BENCHMARK(BM_CanonicalKey)->Arg(0)->Arg(1);
 
-/// SymmetryGroup::preserving_orbit_size (the enumeration's raw count, once per position) by
-/// the bit operations of the 8x8 layout (Arg 1: 6x6; 0: 5x6) ...
+/// SymmetryGroup::preserving_orbit_size (the enumeration's raw count, once per position):
+/// range(0) the board (0: 5x6, 1: 6x6), range(1) the path: 0 the bit operations of the 8x8
+/// layout, 1 the byte tables (preserving_orbit_size_by_tables, the baseline of the same run).
 void BM_PreservingOrbitSize(benchmark::State& state) {
     const int which = static_cast<int>(state.range(0));
+    const bool by_tables = state.range(1) != 0;
     const SymmetryGroup g(board_of(which));
     const auto& pos = positions_of(which);
     for (auto _ : state) {
         int acc = 0;
         for (const auto& p : pos)
-            acc += g.preserving_orbit_size(p);
+            acc += by_tables ? g.preserving_orbit_size_by_tables(p) : g.preserving_orbit_size(p);
         benchmark::DoNotOptimize(acc);
     }
     per_item(state, pos.size());
-    state.SetLabel(board_name(which));
+    state.SetLabel(std::string(board_name(which)) +
+                   (by_tables ? ", byte tables" : ", bit operations"));
 }
-BENCHMARK(BM_PreservingOrbitSize)->Arg(0)->Arg(1);
-
-/// ... against the byte tables (SymmetryGroup::apply per colour-preserving symmetry, the
-/// distinct images counted): how it was computed before, the baseline of the same run.
-void BM_PreservingOrbitSizeByTables(benchmark::State& state) {
-    const int which = static_cast<int>(state.range(0));
-    const SymmetryGroup g(board_of(which));
-    const auto& pos = positions_of(which);
-    for (auto _ : state) {
-        int acc = 0;
-        for (const auto& p : pos) {
-            std::uint64_t seen[8];
-            int count = 0;
-            for (int k = 0; k < g.size(); ++k) {
-                if (g.swaps_colour(k)) continue;
-                const std::uint64_t q = g.apply(k, p.occ);
-                if (std::find(seen, seen + count, q) == seen + count) seen[count++] = q;
-            }
-            acc += count;
-        }
-        benchmark::DoNotOptimize(acc);
-    }
-    per_item(state, pos.size());
-    state.SetLabel(board_name(which));
-}
-BENCHMARK(BM_PreservingOrbitSizeByTables)->Arg(0)->Arg(1);
+BENCHMARK(BM_PreservingOrbitSize)->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1});
 
 // ---- perfect-hash query on real keys ----
 
