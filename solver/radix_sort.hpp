@@ -24,16 +24,18 @@ namespace radix_detail {
 inline constexpr int kDigit = 11;
 inline constexpr std::size_t kBuckets = std::size_t{1} << kDigit;
 
-// Serial LSD passes over [src, src + n) by bits [0, bits), digits of at most kDigit bits
-// spread evenly; dst is the second buffer. Returns true when the result ends in dst.
-inline bool lsd_serial(std::uint64_t* src, std::uint64_t* dst, std::size_t n, int bits) {
+// Serial LSD passes over [src, src + n) by bits [lo, lo + bits) (a stable sort by that field;
+// the bits above it must be zero), digits of at most kDigit bits spread evenly; dst is the
+// second buffer. Returns true when the result ends in dst.
+inline bool lsd_serial(std::uint64_t* src, std::uint64_t* dst, std::size_t n, int bits,
+                       int lo = 0) {
     if (bits <= 0 || n < 2) return false;
     const int passes = (bits + kDigit - 1) / kDigit;
     const int digit = (bits + passes - 1) / passes;
     const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
     std::array<std::size_t, kBuckets> count;
     bool in_dst = false;
-    for (int shift = 0; shift < bits; shift += digit) {
+    for (int shift = lo; shift < lo + bits; shift += digit) {
         count.fill(0);
         for (std::size_t i = 0; i < n; ++i)
             ++count[(src[i] >> shift) & mask];

@@ -9,6 +9,9 @@
 //             table: the openings table and the perfect move in random mid-game positions
 //   refsolve  the plain memoised negamax of the tests (tests/reference.hpp) over every
 //             reachable position of a board
+//   solve-join  the solve of one layer of a kept work directory two ways, alternated: the
+//             generator's perfect-hash look-ups (recompute_layer) and sort-merge joins
+//             (solve_layer_by_join), checked equal
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -44,7 +47,11 @@
 #include "index/mphf.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
+#include "solver/entry_packing.hpp"
 #include "solver/enumerate.hpp"
+#include "solver/keyfile.hpp"
+#include "solver/retrograde.hpp"
+#include "solver/retrograde_join.hpp"
 #include "tests/bench/alphabeta.hpp"
 #include "tests/reference.hpp"
 
@@ -682,6 +689,96 @@ int run_refsolve(const std::string& board, const std::string& rules, int reps) {
     return 0;
 }
 
+// ---- solve-join ------------------------------------------------------------------------------
+
+// The board of a work directory, from its manifest's "board RxC" line.
+Board work_board(const std::filesystem::path& work) {
+    std::ifstream in(work / "manifest");
+    std::string word, value;
+    while (in >> word) {
+        if (word == "board" && in >> value) return Board::parse(value);
+        std::getline(in, value);
+    }
+    throw std::runtime_error((work / "manifest").string() +
+                             ": no board line (not a work directory)");
+}
+
+int run_solve_join(const std::filesystem::path& work, int pieces, int reps, int threads,
+                   int chunk_bits) {
+    const Board b = work_board(work);
+    auto path = [&](const std::string& name) { return work / name; };
+    const auto t_load = Clock::now();
+    const std::vector<std::uint64_t> keys =
+        solver::read_key_file(path("layer-" + std::to_string(pieces) + ".keys"));
+    struct Lower {
+        int pieces;
+        std::vector<std::uint64_t> keys;
+        Mphf mphf;
+        std::vector<solver::Depth> by_slot, by_rank;
+    };
+    std::vector<Lower> lower;
+    for (int m = pieces - 1; m >= std::max(0, pieces - solver::max_capture(b)); --m) {
+        const auto kf = path("layer-" + std::to_string(m) + ".keys");
+        if (!std::filesystem::exists(kf)) continue;  // a layer with no position
+        Lower l{m, solver::read_key_file(kf), {}, {}, {}};
+        l.mphf =
+            Mphf::from_words(solver::read_key_file(path("solved-" + std::to_string(m) + ".mphf")));
+        l.by_slot =
+            solver::read_byte_file(path("solved-" + std::to_string(m) + ".depth"), l.keys.size());
+        l.by_rank.resize(l.keys.size());
+        for (std::size_t i = 0; i < l.keys.size(); ++i)
+            l.by_rank[i] = l.by_slot[l.mphf(l.keys[i])];
+        lower.push_back(std::move(l));
+    }
+    const double load_s = seconds_since(t_load);
+    solver::SolvedLookup lookup(b);
+    std::vector<solver::RankedLayer> ranked;
+    for (const Lower& l : lower) {
+        lookup.add(l.pieces, l.mphf.view(), l.by_slot.data());
+        ranked.push_back({l.pieces, l.keys, l.by_rank});
+    }
+    std::uint64_t children = 0;
+    for (std::uint64_t k : keys)
+        for_each_jump(b, position_of_key(k), [&](Move, Position) { ++children; });
+
+    std::vector<double> hash_s, join_s;
+    bool equal = true;
+    for (int r = 0; r < reps; ++r) {
+        std::vector<solver::Depth> a(keys.size()), j;
+        auto t = Clock::now();
+        solver::recompute_layer(
+            b, lookup, keys, pieces, threads, "solve", {}, [](std::int64_t) {},
+            [&](std::int64_t i, int d) {
+                a[static_cast<std::size_t>(i)] = static_cast<solver::Depth>(d);
+            });
+        hash_s.push_back(seconds_since(t));
+        t = Clock::now();
+        solver::solve_layer_by_join(b, keys, pieces, ranked, j, threads, {}, chunk_bits);
+        join_s.push_back(seconds_since(t));
+        equal = equal && a == j;
+    }
+    json out;
+    out["board"] = b.name();
+    out["layer"] = pieces;
+    out["positions"] = keys.size();
+    out["children"] = children;
+    out["threads"] = threads;
+    out["chunk_bits"] = chunk_bits;
+    out["load_seconds"] = load_s;
+    out["perfect_hash_seconds"] = hash_s;
+    out["join_seconds"] = join_s;
+    out["perfect_hash_median"] = median(hash_s);
+    out["join_median"] = median(join_s);
+    out["speedup"] = median(hash_s) / median(join_s);
+    out["perfect_hash_ns_per_child_thread"] =
+        median(hash_s) * 1e9 * threads / static_cast<double>(children);
+    out["join_ns_per_child_thread"] =
+        median(join_s) * 1e9 * threads / static_cast<double>(children);
+    out["equal"] = equal;
+    std::printf("%s\n", out.dump().c_str());
+    return equal ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -734,6 +831,21 @@ int main(int argc, char** argv) {
     refs->add_option("--rules", rules);
     refs->add_option("--reps", reps);
 
+    std::string work;
+    int layer = 0, join_threads = 2, chunk_bits = 21;
+    auto* sj = app.add_subcommand(
+        "solve-join",
+        "One layer of a kept work directory solved by perfect-hash look-ups and by "
+        "sort-merge joins, alternated, checked equal");
+    sj->add_option("WORK", work,
+                   "Work directory (generate --keep-work, or one stopped after the "
+                   "layers below LAYER were solved)")
+        ->required();
+    sj->add_option("--layer", layer, "Pieces of the layer to solve")->required();
+    sj->add_option("--reps", reps, "Runs of each way, alternated (median)");
+    sj->add_option("--threads", join_threads, "OpenMP threads");
+    sj->add_option("--chunk-bits", chunk_bits, "log2 of the join's parents per chunk");
+
     CLI11_PARSE(app, argc, argv);
     try {
         if (*mphf) return run_mphf(board, rules, reps, threads, enum_threads);
@@ -743,6 +855,7 @@ int main(int argc, char** argv) {
         if (*size) return run_size(table);
         if (*base) return run_baseline(table, positions, seed, tt_log2, reps, !no_exact);
         if (*refs) return run_refsolve(board, rules, reps);
+        if (*sj) return run_solve_join(work, layer, reps, join_threads, chunk_bits);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "konane_bench_tool: %s\n", e.what());
         return 1;
