@@ -29,22 +29,26 @@ struct RankedLayer {
 /// layers its jumps reach (pieces - 1 .. pieces - max_capture(b); a layer no jump reaches may be
 /// absent). The result equals recompute_layer()'s over the same layers.
 ///
-/// The parents go in chunks of 2^chunk_bits (capped so that a record fits 64 bits); per chunk
-/// and per child layer, one 64-bit record per child: bits [chunk_bits, chunk_bits + squares + 1)
-/// its canonical key (the occupied squares, then the side to move), bits [0, chunk_bits) its
-/// parent's index in the chunk. The records are sorted by key (LSD radix passes of at most 11
-/// bits), merged against the child layer's keys (a linear walk, galloping over gaps), and each
-/// child's depth combined into its parent's accumulator (3 bytes a parent: 6 MiB, the size of a
-/// last-level cache, for a chunk of 2^21). Memory per thread: 16 bytes a child of a chunk (the
-/// records and the sort's second buffer) and 3 bytes a parent of a chunk. Where the layers
-/// outgrow the cache this reads memory in order instead of at random: see docs/results.md
-/// ("A solve by sort-merge joins").
-/// Chunks are shared between `threads` OpenMP threads; progress(phase, pieces, done, total) is
-/// reported from thread 0 now and then.
+/// The parents go in chunks of 2^chunk_bits (clamped to 1 .. 63 - squares, so that a record
+/// fits 64 bits); per chunk and per child layer, one 64-bit record per child: bits
+/// [chunk_bits, chunk_bits + squares + 1) its canonical key (the occupied squares, then the side
+/// to move), bits [0, chunk_bits) its parent's index in the chunk. The records are sorted by key
+/// (LSD radix passes of at most 11 bits), merged against the child layer's keys (a linear walk,
+/// galloping over gaps), and each child's depth combined into its parent's accumulator (3 bytes
+/// a parent: 6 MiB, the size of a last-level cache, for a chunk of 2^21). Memory per thread,
+/// kept from chunk to chunk: the records of the largest chunk seen (8 bytes a child, up to twice
+/// that while a buffer grows), the sort's second buffer (8 bytes a child of the largest child
+/// layer of a chunk) and 3 bytes a parent of a chunk. Where the layers outgrow the cache this
+/// reads memory in order instead of at random: see docs/results.md ("A solve by sort-merge
+/// joins"). Chunks are shared between `threads` OpenMP threads (one thread when the layer is a
+/// single chunk); progress(phase, pieces, done, total) is reported from thread 0 now and then.
 ///
 /// Throws std::invalid_argument for a board of more than 48 squares (fewer than 15 bits left
-/// for the chunk), std::runtime_error naming the layer when a child is missing from its layer
-/// (damaged input) or a depth would exceed 255 plies.
+/// for the chunk), a layer of `below` whose depths and keys differ in number, or a layer given
+/// twice; std::runtime_error naming the layer for damaged input (a key of another piece count,
+/// a child missing from its layer, no layer given where a child lands) or a depth over 255
+/// plies; whatever `progress` throws. The first error of any thread is rethrown after every
+/// thread has stopped; by_rank is then partly written.
 void solve_layer_by_join(const Board& b, std::span<const std::uint64_t> keys, int pieces,
                          std::span<const RankedLayer> below, std::vector<Depth>& by_rank,
                          int threads, const ProgressFn& progress = {}, int chunk_bits = 21,

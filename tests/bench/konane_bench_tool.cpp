@@ -719,7 +719,7 @@ int run_solve_join(const std::filesystem::path& work, int pieces, int reps, int 
     std::vector<Lower> lower;
     for (int m = pieces - 1; m >= std::max(0, pieces - solver::max_capture(b)); --m) {
         const auto kf = path("layer-" + std::to_string(m) + ".keys");
-        if (!std::filesystem::exists(kf)) continue;  // a layer with no position
+        if (m == 0) continue;  // no position without pieces
         Lower l{m, solver::read_key_file(kf), {}, {}, {}};
         l.mphf =
             Mphf::from_words(solver::read_key_file(path("solved-" + std::to_string(m) + ".mphf")));
@@ -740,6 +740,8 @@ int run_solve_join(const std::filesystem::path& work, int pieces, int reps, int 
     std::uint64_t children = 0;
     for (std::uint64_t k : keys)
         for_each_jump(b, position_of_key(k), [&](Move, Position) { ++children; });
+    if (children == 0)
+        throw std::runtime_error("layer " + std::to_string(pieces) + " has no jump to time");
 
     std::vector<double> hash_s, join_s;
     bool equal = true;
@@ -763,7 +765,7 @@ int run_solve_join(const std::filesystem::path& work, int pieces, int reps, int 
     out["positions"] = keys.size();
     out["children"] = children;
     out["threads"] = threads;
-    out["chunk_bits"] = chunk_bits;
+    out["chunk_bits"] = std::clamp(chunk_bits, 1, 63 - b.squares());  // as the join clamps
     out["load_seconds"] = load_s;
     out["perfect_hash_seconds"] = hash_s;
     out["join_seconds"] = join_s;
@@ -842,8 +844,9 @@ int main(int argc, char** argv) {
                    "layers below LAYER were solved)")
         ->required();
     sj->add_option("--layer", layer, "Pieces of the layer to solve")->required();
-    sj->add_option("--reps", reps, "Runs of each way, alternated (median)");
-    sj->add_option("--threads", join_threads, "OpenMP threads");
+    sj->add_option("--reps", reps, "Runs of each way, alternated (median)")
+        ->check(CLI::Range(1, 1000));
+    sj->add_option("--threads", join_threads, "OpenMP threads")->check(CLI::Range(1, 1000));
     sj->add_option("--chunk-bits", chunk_bits, "log2 of the join's parents per chunk");
 
     CLI11_PARSE(app, argc, argv);

@@ -93,7 +93,8 @@ TEST_CASE("the join solve names a child missing from its layer, or a missing lay
     SECTION("a key removed from the layer below") {
         std::vector<std::uint64_t> damaged = one_less.keys;
         damaged.erase(damaged.begin() + static_cast<std::ptrdiff_t>(damaged.size() / 2));
-        const std::vector<RankedLayer> below{{14, damaged, depth.at(14)},
+        const std::vector<Depth> damaged_depth(damaged.size(), 0);
+        const std::vector<RankedLayer> below{{14, damaged, damaged_depth},
                                              {13, find(13).keys, depth.at(13)}};
         REQUIRE_THROWS_WITH(solver::solve_layer_by_join(b, top.keys, 15, below, out, 1),
                             Catch::Contains("missing from layer 14"));
@@ -103,7 +104,44 @@ TEST_CASE("the join solve names a child missing from its layer, or a missing lay
         REQUIRE_THROWS_WITH(solver::solve_layer_by_join(b, top.keys, 15, below, out, 2),
                             Catch::Contains("no solved layer of 14 pieces"));
     }
-    SECTION("a board past 48 squares") {
+    SECTION("depths and keys of a layer differ in number, or a layer given twice") {
+        const std::vector<Depth> short_depth(one_less.keys.size() - 1, 0);
+        const std::vector<RankedLayer> uneven{{14, one_less.keys, short_depth}};
+        REQUIRE_THROWS_WITH(solver::solve_layer_by_join(b, top.keys, 15, uneven, out, 1),
+                            Catch::Contains("depths"));
+        const std::vector<RankedLayer> twice{{14, one_less.keys, depth.at(14)},
+                                             {14, one_less.keys, depth.at(14)}};
+        REQUIRE_THROWS_WITH(solver::solve_layer_by_join(b, top.keys, 15, twice, out, 1),
+                            Catch::Contains("given twice"));
+    }
+    SECTION("a key of another layer among the parents") {
+        std::vector<std::uint64_t> mixed = top.keys;
+        mixed.back() = one_less.keys.back();  // 14 pieces among layer 15's keys
+        const std::vector<RankedLayer> below{{14, one_less.keys, depth.at(14)},
+                                             {13, find(13).keys, depth.at(13)}};
+        REQUIRE_THROWS_WITH(solver::solve_layer_by_join(b, mixed, 15, below, out, 2, {}, 3),
+                            Catch::Contains("has 14 pieces"));
+    }
+    SECTION("a depth to end past 255 plies") {
+        // Every child a WIN in 255 plies: the parent would be a LOSS in 256.
+        const std::vector<Depth> d14(one_less.keys.size(), 255), d13(find(13).keys.size(), 255);
+        const std::vector<RankedLayer> below{{14, one_less.keys, d14}, {13, find(13).keys, d13}};
+        REQUIRE_THROWS_WITH(solver::solve_layer_by_join(b, top.keys, 15, below, out, 2, {}, 3),
+                            Catch::Contains("over 255 plies"));
+    }
+    SECTION("a progress report that throws stops the solve with its error") {
+        const std::vector<RankedLayer> below{{14, one_less.keys, depth.at(14)},
+                                             {13, find(13).keys, depth.at(13)}};
+        const solver::ProgressFn stop = [](const char*, int, std::uint64_t, std::uint64_t) {
+            throw std::runtime_error("stopped by the user");
+        };
+        REQUIRE_THROWS_WITH(solver::solve_layer_by_join(b, top.keys, 15, below, out, 2, stop, 3),
+                            "stopped by the user");
+    }
+    SECTION("boards of 48 squares are taken, boards past 48 refused") {
+        const std::vector<std::uint64_t> none;
+        solver::solve_layer_by_join(Board::make(6, 8), none, 20, {}, out, 1);
+        CHECK(out.empty());
         REQUIRE_THROWS_AS(solver::solve_layer_by_join(Board::make(7, 7), top.keys, 15, {}, out, 1),
                           std::invalid_argument);
     }
