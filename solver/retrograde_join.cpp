@@ -124,8 +124,7 @@ void solve_layer_by_join(const Board& b, std::span<const std::uint64_t> keys, in
         throw std::invalid_argument("the join solve takes boards of at most 48 squares, not " +
                                     std::to_string(squares));
     }
-    // A record: the child's key (squares + 1 bits) above its parent's index in the chunk.
-    const int cb = std::clamp(chunk_bits, 1, 63 - squares);
+    const int cb = join_chunk_bits(b, chunk_bits);
     const int most = max_capture(b);
     std::vector<const RankedLayer*> layer_of(static_cast<std::size_t>(most), nullptr);
     for (const RankedLayer& l : below) {
@@ -156,8 +155,11 @@ void solve_layer_by_join(const Board& b, std::span<const std::uint64_t> keys, in
     {
         std::vector<std::vector<std::uint64_t>> records;  // per child layer
         std::vector<std::uint64_t> scratch;
-        std::vector<std::uint8_t> least_loss;  // per parent: least even child depth; 255: none
-        std::vector<std::uint16_t> greatest;   // per parent: greatest child depth + 1; 0: none
+        // Per parent, DepthAccumulator's rule (core/depth.hpp) in 3 bytes instead of 8, so that
+        // a chunk's accumulators stay in the cache: the least even child depth (255: none) and
+        // the greatest child depth + 1 (0: no child).
+        std::vector<std::uint8_t> least_loss;
+        std::vector<std::uint16_t> greatest;
 #pragma omp for schedule(dynamic, 1)
         for (std::size_t lo = 0; lo < n; lo += chunk) {
             if (failed.load(std::memory_order_relaxed)) continue;

@@ -717,10 +717,9 @@ int run_solve_join(const std::filesystem::path& work, int pieces, int reps, int 
         std::vector<solver::Depth> by_slot, by_rank;
     };
     std::vector<Lower> lower;
-    for (int m = pieces - 1; m >= std::max(0, pieces - solver::max_capture(b)); --m) {
-        const auto kf = path("layer-" + std::to_string(m) + ".keys");
-        if (m == 0) continue;  // no position without pieces
-        Lower l{m, solver::read_key_file(kf), {}, {}, {}};
+    // The layers a jump reaches; none has 0 pieces.
+    for (int m = pieces - 1; m >= std::max(1, pieces - solver::max_capture(b)); --m) {
+        Lower l{m, solver::read_key_file(path("layer-" + std::to_string(m) + ".keys")), {}, {}, {}};
         l.mphf =
             Mphf::from_words(solver::read_key_file(path("solved-" + std::to_string(m) + ".mphf")));
         l.by_slot =
@@ -765,7 +764,7 @@ int run_solve_join(const std::filesystem::path& work, int pieces, int reps, int 
     out["positions"] = keys.size();
     out["children"] = children;
     out["threads"] = threads;
-    out["chunk_bits"] = std::clamp(chunk_bits, 1, 63 - b.squares());  // as the join clamps
+    out["chunk_bits"] = solver::join_chunk_bits(b, chunk_bits);
     out["load_seconds"] = load_s;
     out["perfect_hash_seconds"] = hash_s;
     out["join_seconds"] = join_s;
