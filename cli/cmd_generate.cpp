@@ -86,6 +86,7 @@ struct GenerateArgs {
     std::string work;
     std::string memory;
     bool keep_work = false;
+    std::string solve_by = "auto";  ///< --solve-by: auto, hash or join
     bool json = false;
     bool quiet = false;
     bool staged = false;    ///< --staged: the generator of layer parts, one rank
@@ -160,6 +161,9 @@ int run_generate(GenerateArgs a) {
     o.work_dir =
         a.work.empty() ? solver::default_work_dir(o.output) : std::filesystem::path(a.work);
     o.keep_work = a.keep_work;
+    o.solve_by = a.solve_by == "hash"   ? solver::SolveMethod::hash
+                 : a.solve_by == "join" ? solver::SolveMethod::join
+                                        : solver::SolveMethod::automatic;
     // Board size, memory budget, locations, threads, stale temporaries and free disk
     // (generate() checks them again).
     const solver::Preflight pre = solver::preflight_generate(
@@ -179,6 +183,11 @@ int run_generate(GenerateArgs a) {
                       static_cast<std::uint64_t>(
                           o.threads > 0 ? o.threads : std::thread::hardware_concurrency()) *
                           (std::uint64_t{1} << 18);
+    if (parts && a.solve_by != "auto") {
+        throw UsageError(
+            "--solve-by is for the one-process generator; the generator of layer "
+            "parts (--staged, MPI) looks children up by perfect hashes");
+    }
     if (parts) {
         // Each rank checks its own work directory (ranks on other nodes see other disks).
         return run_generate_parts(o, a.json, a.quiet || launcher_rank() != 0);
@@ -240,6 +249,7 @@ int run_generate(GenerateArgs a) {
         j["resumed"] = rep.resumed;
         j["runs_written"] = rep.runs_written;
         j["streamed_layers"] = rep.streamed_layers;
+        j["join_layers"] = rep.join_layers;
         auto phase = [](const solver::PhaseReport& p) {
             return json{{"seconds", p.seconds},
                         {"bytes_read", p.bytes_read},
@@ -259,6 +269,7 @@ int run_generate(GenerateArgs a) {
                                    {"classes", l.classes},
                                    {"raw", l.raw},
                                    {"max_depth", l.max_depth},
+                                   {"solved_by", l.by_join ? "join" : "hash"},
                                    {"seconds",
                                     {{"enumerate", l.enumerate_seconds},
                                      {"hash", l.hash_seconds},
@@ -283,6 +294,12 @@ int run_generate(GenerateArgs a) {
         "(%d thread%s)\n",
         rep.enumerate_seconds, rep.hash_seconds, rep.solve_seconds, rep.write_seconds,
         rep.total_seconds, rep.threads, rep.threads == 1 ? "" : "s");
+    if (rep.join_layers > 0) {
+        std::printf(
+            "solved by sort-merge joins: %d of %zu layers (the rest by perfect-hash "
+            "look-ups)\n",
+            rep.join_layers, rep.layers.size());
+    }
     std::printf("peak memory: %s (budget %s); work directory: at most %s on disk%s\n",
                 mib(rep.peak_rss_bytes).c_str(), mib(rep.memory_bytes).c_str(),
                 mib(rep.peak_work_bytes).c_str(), rep.resumed ? " (resumed run)" : "");
@@ -659,6 +676,12 @@ void add_generate_commands(CLI::App& app, Commands& out) {
     gen->add_flag("--keep-work", g->keep_work,
                   "Keep the work directory after the table is written (a rerun then rewrites "
                   "the table from it without solving again)");
+    gen->add_option("--solve-by", g->solve_by,
+                    "How a layer's children are found in the solved layers below: auto (sort-merge "
+                    "joins for the layers from 2^24 positions up, where the memory budget holds "
+                    "them; perfect-hash look-ups elsewhere), hash (look-ups only) or join (joins "
+                    "only); the same table either way. One process only (not --staged or MPI)")
+        ->check(CLI::IsMember({"auto", "hash", "join"}));
     gen->add_flag("--json", g->json, "JSON summary on stdout");
     gen->add_flag("-q,--quiet", g->quiet, "No progress line on stderr");
     gen->add_flag("--staged", g->staged,

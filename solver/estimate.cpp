@@ -139,6 +139,13 @@ std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window) {
     return classes * 19 + window * 3 / 2 + (std::uint64_t{8} << 20);
 }
 
+std::uint64_t join_memory_bytes(std::uint64_t classes, std::uint64_t window, int threads) {
+    const std::uint64_t chunk = std::min<std::uint64_t>(classes, std::uint64_t{1} << 21);
+    return classes * 11 + window * 9 +
+           static_cast<std::uint64_t>(std::max(threads, 1)) * chunk * (8 * 24 + 3) +
+           (std::uint64_t{8} << 20);
+}
+
 std::uint64_t solve_memory_bytes_streamed(std::uint64_t classes, std::uint64_t window) {
     return classes * 13 + window * 3 / 2 + (std::uint64_t{8} << 20);
 }

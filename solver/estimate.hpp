@@ -45,6 +45,15 @@ std::uint64_t default_memory_budget(unsigned sharing = 1);
 /// the table writer's buffers (2) per position, 1.5 bytes per window position, 8 MiB more.
 std::uint64_t solve_memory_bytes(std::uint64_t classes, std::uint64_t window);
 
+/// Bytes the solve of a layer of `classes` positions by sort-merge joins
+/// (solve_layer_by_join(), retrograde_join.hpp) needs, with `window` positions in the lower
+/// layers its jumps reach and `threads` threads: the layer's keys (8 bytes), depths by rank (1)
+/// and the table writer's buffers (2) per position; the window's keys and depths by rank (9
+/// bytes per window position); per thread, the records of a chunk of min(classes, 2^21)
+/// parents, counted at 8 children a parent and 24 bytes a child (the records, their growth and
+/// the sort's second buffer) and 3 bytes a parent; 8 MiB more. No perfect hash is built.
+std::uint64_t join_memory_bytes(std::uint64_t classes, std::uint64_t window, int threads);
+
 /// Bytes the same solve needs when the perfect hash is built from the layer's key file
 /// (Mphf::build_streamed) before its keys are read: the build's 8 bytes per position are then
 /// not held beside the keys, so the peak is the solve's and the write's, keys (8), depths by

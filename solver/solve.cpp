@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -25,6 +26,7 @@
 #include "solver/pipeline.hpp"
 #include "solver/preflight.hpp"
 #include "solver/retrograde.hpp"
+#include "solver/retrograde_join.hpp"
 #include "solver/workdir.hpp"
 
 namespace konane::solver {
@@ -182,6 +184,8 @@ class WholeLayers final : public LayerStore {
 
     // The most bytes the work directory held, as this store saw it.
     std::uint64_t peak_work() const { return peak_work_; }
+    // Seconds spent building perfect hashes of layers solved by joins (index_by_slot()).
+    double index_seconds() const { return index_seconds_; }
     void note_disk() { peak_work_ = std::max(peak_work_, wd_.bytes_on_disk()); }
     const PhaseMeter& solve_meter() const { return *solve_meter_; }
     std::vector<std::unique_ptr<SolvedLayer>>& live() { return live_; }
@@ -240,7 +244,73 @@ class WholeLayers final : public LayerStore {
                 "M or more (enough for every layer) to resume from the work directory " +
                 wd_.path().string());
         }
+        plan_methods(layers, window_of);
         solve_meter_.emplace();
+    }
+
+    // Which layers are solved by sort-merge joins (GenerateOptions::solve_by), and in which
+    // forms each solved layer is kept for the layers above: the perfect hash and depths by slot
+    // (lookup_) for a layer solved by look-ups, the keys and depths by rank (ranked_) for a
+    // join. Under `automatic`, every layer from the first of join_from_positions up joins (a
+    // layer solved by look-ups above joined layers would need their perfect hashes built),
+    // each only where the budget holds it (join_memory_bytes()).
+    template <class WindowOf>
+    void plan_methods(const std::vector<LayerCount>& layers, const WindowOf& window_of) {
+        const auto size = static_cast<std::size_t>(b_.squares()) + 1;
+        join_.assign(size, 0);
+        need_lookup_.assign(size, 0);
+        need_ranked_.assign(size, 0);
+        const SolveMethod method = o_.keep_layers ? SolveMethod::hash : o_.solve_by;
+        bool joining = false;
+        for (const LayerCount& l : layers) {
+            if (method == SolveMethod::hash) break;
+            const std::uint64_t need = join_memory_bytes(l.classes, window_of(l.pieces), threads_);
+            const bool fits = need <= rep_.memory_bytes;
+            if (method == SolveMethod::join && !fits) {
+                throw ResourceError(
+                    "memory budget " + gib(rep_.memory_bytes) + " cannot hold the solve of " +
+                    b_.name() + "'s layer of " + std::to_string(l.pieces) + " pieces (" +
+                    std::to_string(l.classes) + " positions) by sort-merge joins: it needs about " +
+                    gib(need) + "; rerun with --memory " + std::to_string((need >> 20) + 1) +
+                    "M or more, or --solve-by auto, to resume from the work directory " +
+                    wd_.path().string());
+            }
+            joining = joining || l.classes >= o_.join_from_positions || method == SolveMethod::join;
+            join_[static_cast<std::size_t>(l.pieces)] = joining && fits;
+        }
+        for (const LayerCount& l : layers) {
+            for (int k = 1; k <= most_captured_ && l.pieces - k >= 0; ++k) {
+                auto& need =
+                    join_[static_cast<std::size_t>(l.pieces)] ? need_ranked_ : need_lookup_;
+                need[static_cast<std::size_t>(l.pieces - k)] = 1;
+            }
+        }
+    }
+
+    // The layer being solved by its perfect hash's slots, built from its keys and depths by
+    // rank (a layer solved by joins that a layer solved by look-ups reaches).
+    void index_by_slot(int n) {
+        const auto t = Clock::now();
+        layer_->mphf = Mphf::build(keys_, threads_, Mphf::kDefaultSeed, kFastBuild);
+        process::assign_huge(layer_->depth, keys_.size());
+        scatter_by_slot(layer_->mphf.view(), keys_, by_rank_, layer_->depth.data(), threads_);
+        if (o_.progress) o_.progress("hash", n, keys_.size(), keys_.size());
+        index_seconds_ += since(t);
+    }
+
+    // by_rank_ from the layer's perfect hash and depths by slot, when it was read back so.
+    void rank_from_slots() {
+        if (!by_rank_.empty() || keys_.empty()) return;
+        const MphfView mph = layer_->mphf.view();
+        by_rank_.resize(keys_.size());
+        const auto count = static_cast<std::int64_t>(keys_.size());
+        const auto& depth = layer_->depth;
+        const auto& keys = keys_;
+        auto& by_rank = by_rank_;
+#pragma omp parallel for num_threads(threads_) if (count > 65536) schedule(static)
+        for (std::int64_t i = 0; i < count; ++i) {
+            by_rank[i] = depth[mph(keys[i])];
+        }
     }
 
     // The layer's perfect hash and depths: solved here (then kept in the work directory), or
@@ -249,7 +319,8 @@ class WholeLayers final : public LayerStore {
         const int n = l.pieces;
         const LayerRecord rec = wd_.layer(n);
         // A layer whose perfect hash is built from its key file reads its keys after the build.
-        const bool streamed = streamed_.contains(n) && !rec.solved;
+        const bool streamed =
+            streamed_.contains(n) && !rec.solved && !join_[static_cast<std::size_t>(n)];
         auto read_keys = [&] {
             keys_ = read_key_file(wd_.layer_keys(n));
             if (keys_.size() != rec.classes) {
@@ -263,7 +334,14 @@ class WholeLayers final : public LayerStore {
         layer_->pieces = n;
         layer_->raw = rec.raw;
         by_rank_.clear();  // the depths in key order, as the file stores them
-        if (rec.solved) {
+        if (rec.solved && rec.by_rank) {
+            // Solved by joins before an interruption: read back the depths by rank.
+            by_rank_ = read_byte_file(wd_.solved_depth(n), keys_.size());
+            layer_->hash_seconds = rec.hash_seconds;
+            layer_->solve_seconds = rec.solve_seconds;
+            lr.max_depth = rec.max_depth;
+            lr.by_join = true;
+        } else if (rec.solved) {
             // Solved before an interruption: read back the hash and the depths.
             // In huge pages, as a layer solved here would be: the next layers look up depths
             // in it at random.
@@ -276,6 +354,20 @@ class WholeLayers final : public LayerStore {
             layer_->hash_seconds = rec.hash_seconds;
             layer_->solve_seconds = rec.solve_seconds;
             lr.max_depth = rec.max_depth;
+        } else if (join_[static_cast<std::size_t>(n)]) {
+            const auto t = Clock::now();
+            std::vector<RankedLayer> below;
+            for (const auto& [m, r] : ranked_)
+                below.push_back(RankedLayer{m, r.keys, r.depth});
+            solve_layer_by_join(b_, keys_, n, below, by_rank_, threads_, o_.progress);
+            layer_->solve_seconds = since(t);
+            for (Depth d : by_rank_)
+                lr.max_depth = std::max<int>(lr.max_depth, d);
+            write_byte_file(wd_.solved_depth(n), by_rank_, threads_);
+            process::kill_point();
+            wd_.record_solved(n, lr.max_depth, 0, layer_->solve_seconds, true);
+            note_disk();
+            lr.by_join = true;
         } else {
             auto t = Clock::now();
             if (o_.progress) o_.progress("hash", n, 0, rec.classes);
@@ -303,39 +395,42 @@ class WholeLayers final : public LayerStore {
         lr.hash_seconds = layer_->hash_seconds;
         lr.solve_seconds = layer_->solve_seconds;
         lr.mphf_bytes = layer_->mphf.size_bytes();
+        if (lr.by_join) ++rep_.join_layers;
     }
 
     // The layer's keys and depths in key order, one whole layer to the writer.
     void write(const LayerCount& l, format::TableWriter* writer) override {
         if (!writer) return;
         if (o_.progress) o_.progress("write", l.pieces, 0, keys_.size());
-        if (by_rank_.empty() && !keys_.empty()) {
-            // Read back from the work directory: the file stores values by rank (the keys'
-            // sorted order), not by hash slot.
-            const MphfView mph = layer_->mphf.view();
-            by_rank_.resize(keys_.size());
-            const auto count = static_cast<std::int64_t>(keys_.size());
-            const auto& depth = layer_->depth;
-            const auto& keys = keys_;
-            auto& by_rank = by_rank_;
-#pragma omp parallel for num_threads(threads_) if (count > 65536) schedule(static)
-            for (std::int64_t i = 0; i < count; ++i) {
-                by_rank[i] = depth[mph(keys[i])];
-            }
-        }
+        // Read back from the work directory by slot: the file stores values by rank (the keys'
+        // sorted order).
+        rank_from_slots();
         writer->add_layer(
             format::LayerInfo{static_cast<std::uint32_t>(l.pieces), keys_.size(), l.raw}, keys_,
             by_rank_);
     }
 
-    // The layer joins the look-up of the layers above; the layers no later jump reaches go.
+    // The layer joins the look-up (or the joins) of the layers above, in the forms they need
+    // (plan_methods()); the layers no later jump reaches go.
     void done(const LayerCount& l) override {
-        if (o_.keep_layers) layer_->keys = std::move(keys_);
+        const int n = l.pieces;
+        const auto at = static_cast<std::size_t>(n);
+        if (o_.keep_layers || need_lookup_[at]) {
+            if (layer_->mphf.size() != keys_.size()) index_by_slot(n);
+            if (o_.keep_layers) layer_->keys = std::move(keys_);
+            lookup_.add(*layer_);
+            live_.push_back(std::move(layer_));
+        }
+        if (need_ranked_[at]) {
+            rank_from_slots();
+            ranked_[n] = Ranked{std::move(keys_), std::move(by_rank_)};
+        }
+        layer_.reset();
         keys_ = {};
         by_rank_ = {};
-        lookup_.add(*layer_);
-        live_.push_back(std::move(layer_));
-        if (!o_.keep_layers) drop_unreachable_layers(lookup_, live_, l.pieces, most_captured_);
+        if (!o_.keep_layers) drop_unreachable_layers(lookup_, live_, n, most_captured_);
+        // No layer above n - most_captured_ + 1 .. n reaches the others.
+        std::erase_if(ranked_, [&](const auto& r) { return r.first <= n - most_captured_; });
     }
 
   private:
@@ -350,6 +445,14 @@ class WholeLayers final : public LayerStore {
     std::set<int> streamed_;  // layers whose perfect hash is built from their key file
     SolvedLookup lookup_;
     std::vector<std::unique_ptr<SolvedLayer>> live_;  // layers the lookup still refers to
+    // Per piece count (plan_methods()): solved by joins; kept for look-ups; kept by rank.
+    std::vector<char> join_, need_lookup_, need_ranked_;
+    struct Ranked {
+        std::vector<std::uint64_t> keys;
+        std::vector<Depth> depth;  // by rank
+    };
+    std::map<int, Ranked> ranked_;  // the solved layers the next joins read
+    double index_seconds_ = 0;
     // The layer between solve() and done(): its keys, solved layer and depths by rank.
     std::vector<std::uint64_t> keys_;
     std::unique_ptr<SolvedLayer> layer_;
@@ -388,7 +491,7 @@ GenerateReport generate(const GenerateOptions& o) {
     rep.layers = run.layers;
     rep.classes = run.classes;
     rep.raw = run.raw;
-    rep.hash_seconds = run.hash_seconds;
+    rep.hash_seconds = run.hash_seconds + store.index_seconds();
     rep.solve_seconds = run.solve_seconds;
     rep.write_seconds = run.write_seconds;
     rep.file_bytes = run.file_bytes;

@@ -23,6 +23,25 @@
 
 namespace konane::solver {
 
+/// How generate() finds the depths of a layer's children in the layers below (the retrograde
+/// step, docs/results.md "A solve by sort-merge joins").
+enum class SolveMethod {
+    /// Sort-merge joins for every layer from the first of at least kJoinFromPositions
+    /// positions up, where the memory budget holds them (join_memory_bytes()); perfect-hash
+    /// look-ups below and wherever it does not.
+    automatic,
+    hash,  ///< perfect-hash look-ups for every layer (recompute_layer(), retrograde.hpp)
+    /// sort-merge joins for every layer (solve_layer_by_join(), retrograde_join.hpp); refused
+    /// (konane::ResourceError) where the budget cannot hold one.
+    join,
+};
+
+/// The smallest layer (positions) SolveMethod::automatic solves by sort-merge joins: about where
+/// the join's time meets the perfect hash's on two threads of the 2-core EPYC VM (5x7 layer 10,
+/// 21 M positions: 0.98x; layer 11, 43 M: 1.11x; docs/results.md). Smaller layers' look-ups stay
+/// in the cache.
+inline constexpr std::uint64_t kJoinFromPositions = std::uint64_t{1} << 24;
+
 /// Options of generate().
 struct GenerateOptions {
     Board board = Board::make(4, 4);
@@ -41,6 +60,12 @@ struct GenerateOptions {
     /// refuses (konane::ResourceError, before solving) when a layer's working set does not fit
     /// even so (solve_memory_bytes_streamed()).
     std::uint64_t memory_bytes = 0;
+    /// How the children's depths are found (SolveMethod). keep_layers implies
+    /// SolveMethod::hash (a SolvedLayer holds a perfect hash).
+    SolveMethod solve_by = SolveMethod::automatic;
+    /// Under SolveMethod::automatic, the first layer (ascending pieces) of at least this many
+    /// positions and every layer above it are solved by joins where the budget holds them.
+    std::uint64_t join_from_positions = kJoinFromPositions;
     /// Memory the process holds already, before the run, that memory_bytes must also cover
     /// (the command line gives its resident size, about 10 MiB, so that `--memory` bounds the
     /// whole process): taken off the enumeration's share. The run is refused
@@ -75,7 +100,8 @@ struct LayerReport {
     std::uint64_t classes = 0, raw = 0;
     double enumerate_seconds = 0, hash_seconds = 0, solve_seconds = 0;
     std::uint64_t mphf_bytes = 0;
-    int max_depth = 0;  ///< greatest depth to end stored in the layer (plies)
+    int max_depth = 0;     ///< greatest depth to end stored in the layer (plies)
+    bool by_join = false;  ///< solved (now or in an earlier run) by sort-merge joins
 };
 
 /// What generate() did: per-layer figures (ascending pieces), phase times, memory, file size.
@@ -93,6 +119,8 @@ struct GenerateReport {
     /// Layers whose perfect hash was built from their key file (Mphf::build_streamed), the
     /// budget too small to hold their keys beside the build (solve_memory_bytes_streamed())
     int streamed_layers = 0;
+    /// Layers solved by sort-merge joins (GenerateOptions::solve_by), read back ones included
+    int join_layers = 0;
     std::uint64_t file_bytes = 0;  ///< size of the written table (0 if none)
     std::uint64_t mphf_bytes = 0;  ///< all perfect-hash blobs together
     int threads = 0;

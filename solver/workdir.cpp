@@ -167,6 +167,9 @@ void WorkDir::load() {
                 w >> rec.max_depth >> rec.hash_seconds >> rec.solve_seconds;
                 rec.solved = true;
                 read_extra(w, rec.solve_rss, rec.solve_disk);
+                std::string form;
+                if (w >> form) rec.by_rank = form == "ranked";
+                w.clear();
             } else if (kind == "complete") {
                 complete_ = true;
             }
@@ -179,7 +182,8 @@ void WorkDir::load() {
         for (const auto& p :
              {rec.enumerated && rec.classes ? layer_keys(n) : std::filesystem::path(),
               rec.solved && rec.classes ? solved_depth(n) : std::filesystem::path(),
-              rec.solved && rec.classes ? solved_mphf(n) : std::filesystem::path()}) {
+              rec.solved && rec.classes && !rec.by_rank ? solved_mphf(n)
+                                                        : std::filesystem::path()}) {
             if (!p.empty() && !std::filesystem::exists(p)) {
                 fail(dir_,
                      p.filename().string() +
@@ -300,7 +304,7 @@ void WorkDir::save() {
         if (rec.solved) {
             o << "solved " << n << " " << rec.max_depth << " " << rec.hash_seconds << " "
               << rec.solve_seconds << " rss " << rec.solve_rss << " disk " << rec.solve_disk
-              << "\n";
+              << (rec.by_rank ? " ranked" : "") << "\n";
         }
     }
     std::string text = o.str();
@@ -333,9 +337,11 @@ void WorkDir::record_enumeration_complete() {
     save();
 }
 
-void WorkDir::record_solved(int pieces, int max_depth, double hash_seconds, double solve_seconds) {
+void WorkDir::record_solved(int pieces, int max_depth, double hash_seconds, double solve_seconds,
+                            bool by_rank) {
     auto& rec = layers_[pieces];
     rec.solved = true;
+    rec.by_rank = by_rank;
     rec.max_depth = max_depth;
     rec.hash_seconds = hash_seconds;
     rec.solve_seconds = solve_seconds;

@@ -21,6 +21,9 @@ struct LayerRecord {
     std::uint64_t classes = 0, raw = 0;
     double enumerate_seconds = 0;
     bool solved = false;  ///< solved file written
+    /// The solved layer's depths are stored by rank (the keys' sorted order) with no perfect
+    /// hash: it was solved by sort-merge joins (solver/retrograde_join.hpp).
+    bool by_rank = false;
     int max_depth = 0;
     double hash_seconds = 0, solve_seconds = 0;
     /// Peak resident memory of the process that finished the step, as of its end, and the
@@ -31,13 +34,15 @@ struct LayerRecord {
 /// A work directory for one board and opening (a ruleset, or one gap). Files:
 ///  - `manifest`: text lines "konane-work 1", "board RxC", "rules R" (R the opening's tag,
 ///    core/gap.hpp opening_tag: "brainking", or "gap-c3-c4" for a gap), one "enumerated N C R S
-///    rss B disk B" and "solved N D H S rss B disk B" line per finished step (classes, raw,
-///    max depth, seconds, bytes), and "xxh3 HEX" of everything before it;
+///    rss B disk B" and "solved N D H S rss B disk B [ranked]" line per finished step (classes,
+///    raw, max depth, seconds, bytes; `ranked`: the depths stored by rank), and "xxh3 HEX" of
+///    everything before it;
 ///    replaced atomically (temporary name, fsync, rename) at every step;
 ///  - `layer-N.keys`: the sorted canonical keys of layer N (KeyFileWriter layout);
 ///  - `run-T-from-S-I.keys`: the I-th sorted run of packed entries of layer T found while
 ///    expanding layer S;
-///  - `solved-N.mphf`, `solved-N.depth`: the perfect hash and the depths by slot of layer N.
+///  - `solved-N.mphf`, `solved-N.depth`: the perfect hash and the depths by slot of layer N;
+///    for a layer recorded `ranked`, only `solved-N.depth`, its depths by rank.
 /// A lock (flock on `lock`) keeps two processes from using one directory. Not thread-safe.
 class WorkDir {
   public:
@@ -61,7 +66,8 @@ class WorkDir {
     std::filesystem::path layer_keys(int pieces) const;
     /// The `index`-th sorted run of packed entries of layer `target` from expanding `from`.
     std::filesystem::path run(int target, int from, int index) const;
-    /// The perfect hash (words) and the depths by slot (bytes) of a solved layer.
+    /// The perfect hash (words) and the depths (bytes: by slot, or by rank for a layer recorded
+    /// with by_rank) of a solved layer.
     std::filesystem::path solved_mphf(int pieces) const;
     std::filesystem::path solved_depth(int pieces) const;
     /// Every run file of layer `target`, in a fixed order.
@@ -81,7 +87,8 @@ class WorkDir {
     /// files are durable first. Throw std::runtime_error on an I/O failure.
     void record_enumerated(int pieces, std::uint64_t classes, std::uint64_t raw, double seconds);
     void record_enumeration_complete();
-    void record_solved(int pieces, int max_depth, double hash_seconds, double solve_seconds);
+    void record_solved(int pieces, int max_depth, double hash_seconds, double solve_seconds,
+                       bool by_rank = false);
 
     /// The largest peak resident memory and work-directory size recorded by any step, of any
     /// run that worked in this directory.

@@ -720,13 +720,22 @@ int run_solve_join(const std::filesystem::path& work, int pieces, int reps, int 
     // The layers a jump reaches; none has 0 pieces.
     for (int m = pieces - 1; m >= std::max(1, pieces - solver::max_capture(b)); --m) {
         Lower l{m, solver::read_key_file(path("layer-" + std::to_string(m) + ".keys")), {}, {}, {}};
-        l.mphf =
-            Mphf::from_words(solver::read_key_file(path("solved-" + std::to_string(m) + ".mphf")));
-        l.by_slot =
-            solver::read_byte_file(path("solved-" + std::to_string(m) + ".depth"), l.keys.size());
-        l.by_rank.resize(l.keys.size());
-        for (std::size_t i = 0; i < l.keys.size(); ++i)
-            l.by_rank[i] = l.by_slot[l.mphf(l.keys[i])];
+        const auto mphf_file = path("solved-" + std::to_string(m) + ".mphf");
+        const auto depth_file = path("solved-" + std::to_string(m) + ".depth");
+        if (std::filesystem::exists(mphf_file)) {
+            l.mphf = Mphf::from_words(solver::read_key_file(mphf_file));
+            l.by_slot = solver::read_byte_file(depth_file, l.keys.size());
+            l.by_rank.resize(l.keys.size());
+            for (std::size_t i = 0; i < l.keys.size(); ++i)
+                l.by_rank[i] = l.by_slot[l.mphf(l.keys[i])];
+        } else {
+            // Solved by joins (the manifest's "ranked"): the depths are by rank.
+            l.by_rank = solver::read_byte_file(depth_file, l.keys.size());
+            l.mphf = Mphf::build(l.keys, threads);
+            l.by_slot.resize(l.keys.size());
+            for (std::size_t i = 0; i < l.keys.size(); ++i)
+                l.by_slot[l.mphf(l.keys[i])] = l.by_rank[i];
+        }
         lower.push_back(std::move(l));
     }
     const double load_s = seconds_since(t_load);

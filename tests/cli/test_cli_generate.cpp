@@ -195,6 +195,70 @@ TEST_CASE("a generate killed at any step resumes to the same file", "[cli][gener
     CHECK(killed >= 8);
 }
 
+TEST_CASE("a generate solved by sort-merge joins writes the same file, resumed either way",
+          "[cli][generate][resume][join]") {
+    TempDir d("konane-cli-test");
+    const fs::path ref = d.path / "ref.kbt";
+    // 5x5's layers are all under 2^24 positions: `auto` looks every child up by perfect hash.
+    const Run h = run("generate 5x5 -q -j 1 --json -o " + ref.string());
+    REQUIRE(h.code == 0);
+    CHECK(h.out.find("\"join_layers\":0") != std::string::npos);
+    const std::string want = slurp(ref);
+    const fs::path table = d.path / "t.kbt";
+    const fs::path work = d.path / "t.kbt.work";
+    const std::string budget = " --memory " + small_budget("64M") + " -o " + table.string();
+    const Run j = run("generate 5x5 -q -j 2 --solve-by join --json" + budget);
+    REQUIRE(j.code == 0);
+    CHECK(j.out.find("\"join_layers\":23") != std::string::npos);  // every layer with a position
+    CHECK(j.out.find("\"solved_by\":\"hash\"") == std::string::npos);
+    CHECK(slurp(table) == want);
+    fs::remove(table);
+    // Killed while solving (the solve's steps are the kill points from about 90 on at this
+    // budget), then resumed by the other method: a layer stored by rank gets its perfect hash
+    // for the look-ups, one stored by slot its depths by rank for the joins.
+    int in_solve = 0;
+    for (int at : {95, 105, 115, 125, 135}) {
+        for (const char* first : {"join", "hash"}) {
+            const std::string second = std::string(first) == "join" ? "hash" : "join";
+            INFO("KONANE_KILL_AT=" << at << ", --solve-by " << first << " then " << second);
+            const Run k = run("generate 5x5 -q -j 2 --solve-by " + std::string(first) + budget,
+                              "env KONANE_KILL_AT=" + std::to_string(at));
+            REQUIRE(k.code != 0);
+            const std::string manifest = slurp(work / "manifest");
+            const bool solving = manifest.find("\nsolved ") != std::string::npos;
+            in_solve += solving;
+            CHECK((manifest.find(" ranked\n") != std::string::npos) ==
+                  (solving && std::string(first) == "join"));
+            const Run r = run("generate 5x5 -q -j 1 --solve-by " + second + budget);
+            CHECK(r.code == 0);
+            CHECK(slurp(table) == want);
+            CHECK_FALSE(fs::exists(work));
+            fs::remove(table);
+        }
+    }
+    CHECK(in_solve >= 8);
+    // A budget that cannot hold the joins is refused under `join` once the layers are counted
+    // (before the first is solved), never under `auto`; the generator of layer parts has no
+    // joins.
+    const Run small = run("generate 5x5 -q --solve-by join --memory " + small_budget("24M") +
+                          " -o " + table.string());
+    CHECK(small.code == 4);
+    CHECK(small.out.find("by sort-merge joins") != std::string::npos);
+    CHECK(small.out.find("--solve-by auto, to resume") != std::string::npos);
+    CHECK_FALSE(fs::exists(table));
+    CHECK(fs::exists(work / "manifest"));
+    CHECK(slurp(work / "manifest").find("\nsolved ") == std::string::npos);
+    const Run resumed =
+        run("generate 5x5 -q --memory " + small_budget("24M") + " -o " + table.string());
+    CHECK(resumed.code == 0);
+    CHECK(slurp(table) == want);
+    const Run staged = run("generate 4x4 -q --staged --solve-by join -o " + table.string());
+    CHECK(staged.code == 2);
+    CHECK(staged.out.find("--solve-by is for the one-process generator") != std::string::npos);
+    const Run bad = run("generate 4x4 -q --solve-by sort -o " + table.string());
+    CHECK(bad.code == 2);
+}
+
 TEST_CASE("a work directory of another board or in use is refused", "[cli][generate][resume]") {
     TempDir d("konane-cli-test");
     const fs::path work = d.path / "work";

@@ -63,6 +63,48 @@ void check_against_reference(int rows, int cols, Ruleset r) {
 
 }  // namespace
 
+TEST_CASE(
+    "generate solved by sort-merge joins from a layer size, where the budget holds them, "
+    "writes the same table",
+    "[solver][join]") {
+    TempDir d;
+    solver::GenerateOptions o;
+    o.board = Board::make(5, 5);
+    o.threads = 2;
+    o.solve_by = solver::SolveMethod::hash;
+    o.output = d.path / "hash.kbt";
+    const auto h = solver::generate(o);
+    CHECK(h.join_layers == 0);
+    const auto want = read_file(o.output);
+    REQUIRE(!want.empty());
+    // From the first layer of 2,000 positions up, every layer joins, the small top ones too.
+    o.solve_by = solver::SolveMethod::automatic;
+    o.join_from_positions = 2000;
+    o.output = d.path / "from.kbt";
+    const auto a = solver::generate(o);
+    CHECK(read_file(o.output) == want);
+    bool joined = false;
+    for (const auto& l : a.layers) {
+        INFO("layer " << l.pieces << ", " << l.classes << " positions");
+        joined = joined || l.classes >= 2000;
+        CHECK(l.by_join == joined);
+    }
+    CHECK(a.join_layers > 0);
+    CHECK(a.join_layers < static_cast<int>(a.layers.size()));
+    // Every layer would join, but a 24 MiB budget cannot hold the largest ones' joins: they
+    // are looked up by perfect hash, so the layers below them that joined get perfect hashes.
+    o.join_from_positions = 0;
+    o.memory_bytes = std::uint64_t{24} << 20;
+    o.output = d.path / "mixed.kbt";
+    const auto m = solver::generate(o);
+    CHECK(read_file(o.output) == want);
+    bool hash_above_join = false;
+    for (std::size_t i = 0; i + 1 < m.layers.size(); ++i)
+        hash_above_join = hash_above_join || (m.layers[i].by_join && !m.layers[i + 1].by_join);
+    CHECK(hash_above_join);
+    CHECK(m.layers.front().by_join);
+}
+
 TEST_CASE("every board of at most 20 squares: counts and values equal the reference", "[solver]") {
     // Rows and columns past 8 included: 1x9 .. 1x20, 2x9, 2x10 and their transposes.
     for (Ruleset r : {Ruleset::Brainking, Ruleset::Center, Ruleset::Any}) {
