@@ -678,8 +678,8 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                   "the table from it without solving again)");
     gen->add_option("--solve-by", g->solve_by,
                     "How a layer's children are found in the solved layers below: auto (sort-merge "
-                    "joins for the layers from 2^24 positions up, where the memory budget holds "
-                    "them; perfect-hash look-ups elsewhere), hash (look-ups only) or join (joins "
+                    "joins for the layers from 2^24 positions up if the memory budget holds them "
+                    "all; perfect-hash look-ups elsewhere), hash (look-ups only) or join (joins "
                     "only); the same table either way. One process only (not --staged or MPI)")
         ->check(CLI::IsMember({"auto", "hash", "join"}));
     gen->add_flag("--json", g->json, "JSON summary on stdout");

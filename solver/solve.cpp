@@ -252,8 +252,10 @@ class WholeLayers final : public LayerStore {
     // forms each solved layer is kept for the layers above: the perfect hash and depths by slot
     // (lookup_) for a layer solved by look-ups, the keys and depths by rank (ranked_) for a
     // join. Under `automatic`, every layer from the first of join_from_positions up joins (a
-    // layer solved by look-ups above joined layers would need their perfect hashes built),
-    // each only where the budget holds it (join_memory_bytes()).
+    // layer solved by look-ups above joined layers would need their perfect hashes built) if
+    // the budget holds each of them (join_memory_bytes()); none joins otherwise. The layers
+    // just below the first join are kept both ways while the last look-ups run (a few bytes
+    // per position of layers under join_from_positions).
     template <class WindowOf>
     void plan_methods(const std::vector<LayerCount>& layers, const WindowOf& window_of) {
         const auto size = static_cast<std::size_t>(b_.squares()) + 1;
@@ -276,7 +278,13 @@ class WholeLayers final : public LayerStore {
                     wd_.path().string());
             }
             joining = joining || l.classes >= o_.join_from_positions || method == SolveMethod::join;
-            join_[static_cast<std::size_t>(l.pieces)] = joining && fits;
+            join_[static_cast<std::size_t>(l.pieces)] = joining;
+            // All or none: a layer looked up by perfect hash above joined layers would hold
+            // their keys and depths beside its perfect hashes, which no estimate counts.
+            if (joining && !fits) {
+                std::fill(join_.begin(), join_.end(), 0);
+                break;
+            }
         }
         for (const LayerCount& l : layers) {
             for (int k = 1; k <= most_captured_ && l.pieces - k >= 0; ++k) {

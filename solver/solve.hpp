@@ -27,8 +27,8 @@ namespace konane::solver {
 /// step, docs/results.md "A solve by sort-merge joins").
 enum class SolveMethod {
     /// Sort-merge joins for every layer from the first of at least kJoinFromPositions
-    /// positions up, where the memory budget holds them (join_memory_bytes()); perfect-hash
-    /// look-ups below and wherever it does not.
+    /// positions up, if the memory budget holds each of their joins (join_memory_bytes());
+    /// perfect-hash look-ups below, and for every layer if it does not.
     automatic,
     hash,  ///< perfect-hash look-ups for every layer (recompute_layer(), retrograde.hpp)
     /// sort-merge joins for every layer (solve_layer_by_join(), retrograde_join.hpp); refused
@@ -64,7 +64,7 @@ struct GenerateOptions {
     /// SolveMethod::hash (a SolvedLayer holds a perfect hash).
     SolveMethod solve_by = SolveMethod::automatic;
     /// Under SolveMethod::automatic, the first layer (ascending pieces) of at least this many
-    /// positions and every layer above it are solved by joins where the budget holds them.
+    /// positions and every layer above it are solved by joins if the budget holds them all.
     std::uint64_t join_from_positions = kJoinFromPositions;
     /// Memory the process holds already, before the run, that memory_bytes must also cover
     /// (the command line gives its resident size, about 10 MiB, so that `--memory` bounds the

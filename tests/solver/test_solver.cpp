@@ -64,7 +64,7 @@ void check_against_reference(int rows, int cols, Ruleset r) {
 }  // namespace
 
 TEST_CASE(
-    "generate solved by sort-merge joins from a layer size, where the budget holds them, "
+    "generate solved by sort-merge joins from a layer size, if the budget holds them, "
     "writes the same table",
     "[solver][join]") {
     TempDir d;
@@ -91,18 +91,20 @@ TEST_CASE(
     }
     CHECK(a.join_layers > 0);
     CHECK(a.join_layers < static_cast<int>(a.layers.size()));
-    // Every layer would join, but a 24 MiB budget cannot hold the largest ones' joins: they
-    // are looked up by perfect hash, so the layers below them that joined get perfect hashes.
+    // Every layer would join, but a 24 MiB budget cannot hold the largest ones' joins: then no
+    // layer joins (a layer looked up by perfect hash above joined ones would hold both forms).
     o.join_from_positions = 0;
     o.memory_bytes = std::uint64_t{24} << 20;
-    o.output = d.path / "mixed.kbt";
+    o.output = d.path / "budget.kbt";
     const auto m = solver::generate(o);
     CHECK(read_file(o.output) == want);
-    bool hash_above_join = false;
-    for (std::size_t i = 0; i + 1 < m.layers.size(); ++i)
-        hash_above_join = hash_above_join || (m.layers[i].by_join && !m.layers[i + 1].by_join);
-    CHECK(hash_above_join);
-    CHECK(m.layers.front().by_join);
+    CHECK(m.join_layers == 0);
+    // With room for them, every layer joins.
+    o.memory_bytes = std::uint64_t{256} << 20;
+    o.output = d.path / "all.kbt";
+    const auto all = solver::generate(o);
+    CHECK(read_file(o.output) == want);
+    CHECK(all.join_layers == static_cast<int>(all.layers.size()));
 }
 
 TEST_CASE("every board of at most 20 squares: counts and values equal the reference", "[solver]") {
