@@ -207,14 +207,20 @@ int run_generate(GenerateArgs a) {
     }
     if (!a.quiet) {
         if (const auto e = o.gap ? std::nullopt : solver::estimate_resources(o.board, o.rules)) {
-            std::fprintf(stderr,
-                         "estimate%s: %llu positions; memory %s for the largest layer's solve "
-                         "(%s to build its perfect hash beside its keys); disk %s (work) + %s "
-                         "(table), from %s\n",
-                         e->upper_bound ? " (upper bound)" : "",
-                         static_cast<unsigned long long>(e->classes), mib(e->memory_bytes).c_str(),
-                         mib(e->whole_memory_bytes).c_str(), mib(e->work_bytes).c_str(),
-                         mib(e->table_bytes).c_str(), e->source.c_str());
+            // The joins' figure for the threads of this run (solver::join_memory_bytes); the
+            // layers use them under --solve-by auto only if the budget holds it.
+            const int threads =
+                o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
+            const std::uint64_t join =
+                solver::join_memory_bytes(e->largest_layer, e->window, threads);
+            std::fprintf(
+                stderr,
+                "estimate%s: %llu positions; memory %s for the largest layer's solve "
+                "(%s to build its perfect hash beside its keys, %s to solve it by "
+                "sort-merge joins); disk %s (work) + %s (table), from %s\n",
+                e->upper_bound ? " (upper bound)" : "", static_cast<unsigned long long>(e->classes),
+                mib(e->memory_bytes).c_str(), mib(e->whole_memory_bytes).c_str(), mib(join).c_str(),
+                mib(e->work_bytes).c_str(), mib(e->table_bytes).c_str(), e->source.c_str());
         }
     }
     // Shown if a signal ends the run (process/cleanup.hpp), after the progress line.
