@@ -423,16 +423,16 @@ class WholeLayers final : public LayerStore {
     void done(const LayerCount& l) override {
         const int n = l.pieces;
         const auto at = static_cast<std::size_t>(n);
+        // (Before layer_ goes to the look-up: a layer read back by slot and written to no
+        // table has no depths by rank yet.)
+        if (need_ranked_[at]) rank_from_slots();
         if (o_.keep_layers || need_lookup_[at]) {
             if (layer_->mphf.size() != keys_.size()) index_by_slot(n);
             if (o_.keep_layers) layer_->keys = std::move(keys_);
             lookup_.add(*layer_);
             live_.push_back(std::move(layer_));
         }
-        if (need_ranked_[at]) {
-            rank_from_slots();
-            ranked_[n] = Ranked{std::move(keys_), std::move(by_rank_)};
-        }
+        if (need_ranked_[at]) ranked_[n] = Ranked{std::move(keys_), std::move(by_rank_)};
         layer_.reset();
         keys_ = {};
         by_rank_ = {};
