@@ -10,7 +10,6 @@
 #include <optional>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -179,10 +178,9 @@ int run_generate(GenerateArgs a) {
     if (!a.memory.empty()) warn_memory_over_physical(budget, a.memory, a.quiet);
     // --memory bounds the whole process: what it holds already (about 10 MiB) and the threads'
     // stacks are part of it.
-    o.process_bytes = process::resident_bytes() +
-                      static_cast<std::uint64_t>(
-                          o.threads > 0 ? o.threads : std::thread::hardware_concurrency()) *
-                          (std::uint64_t{1} << 18);
+    o.process_bytes =
+        process::resident_bytes() +
+        static_cast<std::uint64_t>(solver::generate_threads(o.threads)) * (std::uint64_t{1} << 18);
     if (parts && a.solve_by != "auto") {
         throw UsageError(
             "--solve-by is for the one-process generator; the generator of layer "
@@ -209,10 +207,8 @@ int run_generate(GenerateArgs a) {
         if (const auto e = o.gap ? std::nullopt : solver::estimate_resources(o.board, o.rules)) {
             // The joins' figure for the threads of this run (solver::join_memory_bytes); the
             // layers use them under --solve-by auto only if the budget holds it.
-            const int threads =
-                o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
-            const std::uint64_t join =
-                solver::join_memory_bytes(e->largest_layer, e->window, threads);
+            const std::uint64_t join = solver::join_memory_bytes(
+                e->largest_layer, e->window, solver::generate_threads(o.threads));
             std::fprintf(
                 stderr,
                 "estimate%s: %llu positions; memory %s for the largest layer's solve "
@@ -684,8 +680,9 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                   "the table from it without solving again)");
     gen->add_option("--solve-by", g->solve_by,
                     "How a layer's children are found in the solved layers below: auto (sort-merge "
-                    "joins for the layers from 2^24 positions up if the memory budget holds them "
-                    "all; perfect-hash look-ups elsewhere), hash (look-ups only) or join (joins "
+                    "joins for every layer from the first of 2^24 positions up if the memory "
+                    "budget holds each of them; perfect-hash look-ups elsewhere), hash (look-ups "
+                    "only) or join (joins "
                     "only); the same table either way. One process only (not --staged or MPI)")
         ->check(CLI::IsMember({"auto", "hash", "join"}));
     gen->add_flag("--json", g->json, "JSON summary on stdout");

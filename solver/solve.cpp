@@ -254,7 +254,7 @@ class WholeLayers final : public LayerStore {
     // join. Under `automatic`, every layer from the first of join_from_positions up joins (a
     // layer solved by look-ups above joined layers would need their perfect hashes built) if
     // the budget holds each of them (join_memory_bytes()); none joins otherwise. The layers
-    // just below the first join are kept both ways while the last look-ups run (a few bytes
+    // just below the first join are kept both ways while the last look-ups run (9 bytes
     // per position of layers under join_from_positions).
     template <class WindowOf>
     void plan_methods(const std::vector<LayerCount>& layers, const WindowOf& window_of) {
@@ -263,20 +263,32 @@ class WholeLayers final : public LayerStore {
         need_lookup_.assign(size, 0);
         need_ranked_.assign(size, 0);
         const SolveMethod method = o_.keep_layers ? SolveMethod::hash : o_.solve_by;
+        if (method == SolveMethod::join) {
+            // The refusal names the largest need of the layers still to solve (layers solved
+            // before are read back), so that one rerun with that budget goes through.
+            const LayerCount* worst = nullptr;
+            std::uint64_t worst_need = 0;
+            for (const LayerCount& l : layers) {
+                const std::uint64_t need =
+                    join_memory_bytes(l.classes, window_of(l.pieces), threads_);
+                if (!wd_.layer(l.pieces).solved && need > worst_need) worst_need = need, worst = &l;
+            }
+            if (worst_need > rep_.memory_bytes) {
+                throw ResourceError(
+                    "memory budget " + gib(rep_.memory_bytes) + " cannot hold the solve of " +
+                    b_.name() + " by sort-merge joins: its largest layer still to solve, " +
+                    std::to_string(worst->pieces) + " pieces (" + std::to_string(worst->classes) +
+                    " positions), needs about " + gib(worst_need) + "; rerun with --memory " +
+                    std::to_string((worst_need >> 20) + 1) +
+                    "M or more, or --solve-by auto, to resume from the work directory " +
+                    wd_.path().string());
+            }
+        }
         bool joining = false;
         for (const LayerCount& l : layers) {
             if (method == SolveMethod::hash) break;
             const std::uint64_t need = join_memory_bytes(l.classes, window_of(l.pieces), threads_);
-            const bool fits = need <= rep_.memory_bytes;
-            if (method == SolveMethod::join && !fits) {
-                throw ResourceError(
-                    "memory budget " + gib(rep_.memory_bytes) + " cannot hold the solve of " +
-                    b_.name() + "'s layer of " + std::to_string(l.pieces) + " pieces (" +
-                    std::to_string(l.classes) + " positions) by sort-merge joins: it needs about " +
-                    gib(need) + "; rerun with --memory " + std::to_string((need >> 20) + 1) +
-                    "M or more, or --solve-by auto, to resume from the work directory " +
-                    wd_.path().string());
-            }
+            const bool fits = need <= rep_.memory_bytes || method == SolveMethod::join;
             joining = joining || l.classes >= o_.join_from_positions || method == SolveMethod::join;
             join_[static_cast<std::size_t>(l.pieces)] = joining;
             // All or none: a layer looked up by perfect hash above joined layers would hold
@@ -296,14 +308,35 @@ class WholeLayers final : public LayerStore {
     }
 
     // The layer being solved by its perfect hash's slots, built from its keys and depths by
-    // rank (a layer solved by joins that a layer solved by look-ups reaches).
+    // rank (a layer solved by joins that a layer solved by look-ups reaches). A layer whose
+    // keys and perfect hash's build the budget cannot hold together (streamed_) lets its keys
+    // go during the build, which reads them from its key file, and reads them back after.
     void index_by_slot(int n) {
         const auto t = Clock::now();
-        layer_->mphf = Mphf::build(keys_, threads_, Mphf::kDefaultSeed, kFastBuild);
+        if (streamed_.contains(n)) {
+            const std::uint64_t count = keys_.size();
+            keys_ = {};
+            ++rep_.streamed_layers;
+            layer_->mphf = Mphf::build_streamed(count, key_source(wd_.layer_keys(n)), threads_,
+                                                Mphf::kDefaultSeed, kFastBuild);
+            read_keys(n);
+        } else {
+            layer_->mphf = Mphf::build(keys_, threads_, Mphf::kDefaultSeed, kFastBuild);
+        }
         process::assign_huge(layer_->depth, keys_.size());
         scatter_by_slot(layer_->mphf.view(), keys_, by_rank_, layer_->depth.data(), threads_);
         if (o_.progress) o_.progress("hash", n, keys_.size(), keys_.size());
         index_seconds_ += since(t);
+    }
+
+    // keys_ from layer n's key file, checked against the manifest's count.
+    void read_keys(int n) {
+        keys_ = read_key_file(wd_.layer_keys(n));
+        if (const std::uint64_t classes = wd_.layer(n).classes; keys_.size() != classes) {
+            throw std::runtime_error("work file " + wd_.layer_keys(n).string() + ": " +
+                                     std::to_string(keys_.size()) + " keys, the manifest says " +
+                                     std::to_string(classes));
+        }
     }
 
     // by_rank_ from the layer's perfect hash and depths by slot, when it was read back so.
@@ -321,23 +354,15 @@ class WholeLayers final : public LayerStore {
         }
     }
 
-    // The layer's perfect hash and depths: solved here (then kept in the work directory), or
-    // read back from it when an earlier run solved the layer.
+    // The layer's depths, by perfect-hash slot (look-ups) or by rank (joins): solved here (then
+    // kept in the work directory), or read back from it when an earlier run solved the layer.
     void solve(const LayerCount& l, LayerReport& lr) override {
         const int n = l.pieces;
         const LayerRecord rec = wd_.layer(n);
         // A layer whose perfect hash is built from its key file reads its keys after the build.
         const bool streamed =
             streamed_.contains(n) && !rec.solved && !join_[static_cast<std::size_t>(n)];
-        auto read_keys = [&] {
-            keys_ = read_key_file(wd_.layer_keys(n));
-            if (keys_.size() != rec.classes) {
-                throw std::runtime_error("work file " + wd_.layer_keys(n).string() + ": " +
-                                         std::to_string(keys_.size()) +
-                                         " keys, the manifest says " + std::to_string(rec.classes));
-            }
-        };
-        if (!streamed) read_keys();
+        if (!streamed) read_keys(n);
         layer_ = std::make_unique<SolvedLayer>();
         layer_->pieces = n;
         layer_->raw = rec.raw;
@@ -383,7 +408,7 @@ class WholeLayers final : public LayerStore {
                 ++rep_.streamed_layers;
                 layer_->mphf = Mphf::build_streamed(rec.classes, key_source(wd_.layer_keys(n)),
                                                     threads_, Mphf::kDefaultSeed, kFastBuild);
-                read_keys();
+                read_keys(n);
             } else {
                 layer_->mphf = Mphf::build(keys_, threads_, Mphf::kDefaultSeed, kFastBuild);
             }
@@ -436,7 +461,20 @@ class WholeLayers final : public LayerStore {
         layer_.reset();
         keys_ = {};
         by_rank_ = {};
-        if (!o_.keep_layers) drop_unreachable_layers(lookup_, live_, n, most_captured_);
+        if (!o_.keep_layers) {
+            drop_unreachable_layers(lookup_, live_, n, most_captured_);
+            // Nor the layers that only joins above n still read (they hold them by rank).
+            for (auto& kept : live_) {
+                if (!kept) continue;
+                bool looked_up = false;
+                for (int k = n + 1; k <= std::min(kept->pieces + most_captured_, b_.squares()); ++k)
+                    looked_up = looked_up || !join_[static_cast<std::size_t>(k)];
+                if (!looked_up) {
+                    lookup_.remove(kept->pieces);
+                    kept.reset();
+                }
+            }
+        }
         // No layer above n - most_captured_ + 1 .. n reaches the others.
         std::erase_if(ranked_, [&](const auto& r) { return r.first <= n - most_captured_; });
     }
@@ -469,10 +507,14 @@ class WholeLayers final : public LayerStore {
 
 }  // namespace
 
+int generate_threads(int requested) {
+    return requested > 0 ? requested : omp_get_max_threads();
+}
+
 GenerateReport generate(const GenerateOptions& o) {
     const auto t0 = Clock::now();
     GenerateReport rep;
-    rep.threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+    rep.threads = generate_threads(o.threads);
     rep.memory_bytes = o.memory_bytes ? o.memory_bytes : default_memory_budget();
     const Board& b = o.board;
     // Before any work (and before the work directory, which would create it).

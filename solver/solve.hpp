@@ -26,8 +26,9 @@ namespace konane::solver {
 /// How generate() finds the depths of a layer's children in the layers below (the retrograde
 /// step, docs/results.md "A solve by sort-merge joins").
 enum class SolveMethod {
-    /// Sort-merge joins for every layer from the first of at least kJoinFromPositions
-    /// positions up, if the memory budget holds each of their joins (join_memory_bytes());
+    /// Sort-merge joins for every layer from the first of at least
+    /// GenerateOptions::join_from_positions (default kJoinFromPositions) positions up, if the
+    /// memory budget holds each of their joins (join_memory_bytes());
     /// perfect-hash look-ups below, and for every layer if it does not.
     automatic,
     hash,  ///< perfect-hash look-ups for every layer (recompute_layer(), retrograde.hpp)
@@ -99,6 +100,8 @@ struct LayerReport {
     int pieces = 0;
     std::uint64_t classes = 0, raw = 0;
     double enumerate_seconds = 0, hash_seconds = 0, solve_seconds = 0;
+    /// Bytes of the layer's perfect hash, 0 for a layer solved by joins (even where the look-ups
+    /// of a layer above indexed it by one; those seconds are in GenerateReport::hash_seconds)
     std::uint64_t mphf_bytes = 0;
     int max_depth = 0;     ///< greatest depth to end stored in the layer (plies)
     bool by_join = false;  ///< solved (now or in an earlier run) by sort-merge joins
@@ -122,7 +125,7 @@ struct GenerateReport {
     /// Layers solved by sort-merge joins (GenerateOptions::solve_by), read back ones included
     int join_layers = 0;
     std::uint64_t file_bytes = 0;  ///< size of the written table (0 if none)
-    std::uint64_t mphf_bytes = 0;  ///< all perfect-hash blobs together
+    std::uint64_t mphf_bytes = 0;  ///< the layers' perfect-hash blobs (LayerReport::mphf_bytes)
     int threads = 0;
     std::vector<SolvedLayer> solved;  ///< every layer, when GenerateOptions::keep_layers
 };
@@ -144,6 +147,10 @@ inline Opening opening_of(const GenerateOptions& options) {
 /// konane::format::FormatError for I/O failures of the table (no file is left under the final name)
 /// and std::runtime_error for the work directory's.
 GenerateReport generate(const GenerateOptions& options);
+
+/// The threads generate() runs with for GenerateOptions::threads = `requested`: `requested`
+/// if positive, else OpenMP's default (omp_get_max_threads(): OMP_NUM_THREADS, or the cores).
+int generate_threads(int requested);
 
 /// The default work directory of a generation writing `output`: OUTPUT.work beside it.
 std::filesystem::path default_work_dir(const std::filesystem::path& output);

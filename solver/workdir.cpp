@@ -167,9 +167,17 @@ void WorkDir::load() {
                 w >> rec.max_depth >> rec.hash_seconds >> rec.solve_seconds;
                 rec.solved = true;
                 read_extra(w, rec.solve_rss, rec.solve_disk);
-                std::string form;
-                if (w >> form) rec.by_rank = form == "ranked";
-                w.clear();
+                // The optional form after them: "ranked" (depths by rank), or nothing (by
+                // slot). A line cut short stays failed; an unknown word fails it.
+                if (std::string form; w) {
+                    if (!(w >> form)) {
+                        w.clear();
+                    } else if (form == "ranked") {
+                        rec.by_rank = true;
+                    } else {
+                        w.setstate(std::ios::failbit);
+                    }
+                }
             } else if (kind == "complete") {
                 complete_ = true;
             }

@@ -252,6 +252,16 @@ TEST_CASE("a generate solved by sort-merge joins writes the same file, resumed e
     CHECK_FALSE(fs::exists(table));
     REQUIRE(fs::exists(work / "manifest"));
     CHECK(slurp(work / "manifest").find("\nsolved ") == std::string::npos);
+    // The budget it names holds every layer's joins: a rerun with it would go through.
+    const auto named = small.out.find("rerun with --memory ");
+    REQUIRE(named != std::string::npos);
+    const std::string named_budget =
+        small.out.substr(named + 20, small.out.find(' ', named + 20) - named - 20);
+    const Run dry =
+        run("generate 4x6 --solve-by join -q -j 16 --memory " + named_budget + " --work " +
+            (d.path / "named").string() + " -o " + (d.path / "named.kbt").string());
+    CHECK(dry.code == 0);
+    CHECK(slurp(d.path / "named.kbt") == slurp(ref46));
     const Run resumed = run("generate 4x6 --json" + small_budget_args);
     CHECK(resumed.code == 0);
     CHECK(resumed.out.find("\"join_layers\":0") != std::string::npos);

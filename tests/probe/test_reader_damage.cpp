@@ -543,3 +543,42 @@ TEST_CASE("work files: every byte flipped in a resume manifest is refused", "[so
     REQUIRE_THROWS_WITH(solver::WorkDir(work, b, Ruleset::Brainking),
                         Catch::Contains("damaged manifest"));
 }
+
+TEST_CASE("work files: a solved line cut short or with an unknown form is refused",
+          "[solver][damage]") {
+    TempDir d("konane-reader-test");
+    const fs::path work = d.path / "work";
+    const Board b = Board::make(4, 4);
+    {
+        solver::WorkDir wd(work, b, Ruleset::Brainking);
+        wd.record_enumerated(14, 0, 0, 0.5);
+        wd.record_solved(14, 0, 0, 0, true);
+    }
+    const fs::path manifest = work / "manifest";
+    const auto bytes = read_bytes(manifest);
+    const std::string good(bytes.begin(), bytes.end());
+    const auto at = good.find("solved 14 ");
+    REQUIRE(at != std::string::npos);
+    const auto eol = good.find('\n', at);
+    REQUIRE(good.substr(at, eol - at).ends_with(" ranked"));
+    // The same manifest with the solved line replaced, under a checksum that matches it.
+    auto with_line = [&](const std::string& line) {
+        std::string text = good.substr(0, at) + line + good.substr(eol, good.rfind("xxh3 ") - eol);
+        char sum[17];
+        std::snprintf(sum, sizeof sum, "%016llx",
+                      static_cast<unsigned long long>(XXH3_64bits(text.data(), text.size())));
+        text += "xxh3 " + std::string(sum) + "\n";
+        write_bytes(manifest, std::vector<std::uint8_t>(text.begin(), text.end()));
+    };
+    with_line(good.substr(at, eol - at));  // the rebuilt manifest itself is taken
+    CHECK(solver::WorkDir(work, b, Ruleset::Brainking).layer(14).by_rank);
+    for (const std::string line : {"solved 14", "solved 14 0 0", "solved 14 0 0 0 rss 0 disk 0 x",
+                                   "solved 14 0 0 0 rss 0 disk 0 ranked2"}) {
+        INFO(line);
+        with_line(line);
+        REQUIRE_THROWS_WITH(solver::WorkDir(work, b, Ruleset::Brainking),
+                            Catch::Contains("damaged manifest line"));
+    }
+    with_line("solved 14 0 0 0 rss 0 disk 0");  // no form: by slot
+    CHECK_FALSE(solver::WorkDir(work, b, Ruleset::Brainking).layer(14).by_rank);
+}

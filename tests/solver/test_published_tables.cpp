@@ -102,3 +102,30 @@ TEST_CASE(
     CHECK(rep.streamed_layers == 2);
     CHECK(sha256_of(o.output) == sums.at("konane-4x7-brainking.kbt"));
 }
+
+TEST_CASE(
+    "published sha256: layers solved by joins, resumed by look-ups under a budget too small "
+    "for a layer's keys beside its perfect hash's build, index it from the key file",
+    "[published][slow][join]") {
+    const auto sums = published_sums();
+    REQUIRE(sums.count("konane-4x7-brainking.kbt") == 1);
+    test::TempDir dir("streamed-join", KONANE_TEST_TMPDIR);
+    solver::GenerateOptions o;
+    o.board = Board::make(4, 7);
+    o.threads = 1;
+    o.work_dir = dir.path / "work";
+    o.keep_work = true;
+    o.solve_by = solver::SolveMethod::join;
+    o.memory_bytes = std::uint64_t{512} << 20;
+    const auto joined = solver::generate(o);  // no table: the work directory keeps the layers
+    REQUIRE(joined.join_layers == static_cast<int>(joined.layers.size()));
+    // Each layer read back by rank is indexed by perfect hash for the look-ups of the layers
+    // above; 11 and 12 from their key files (as in the test above).
+    o.solve_by = solver::SolveMethod::hash;
+    o.memory_bytes = std::uint64_t{40} << 20;
+    o.output = dir.path / "konane-4x7-brainking.kbt";
+    const auto rep = solver::generate(o);
+    CHECK(rep.streamed_layers == 2);
+    CHECK(rep.join_layers == static_cast<int>(rep.layers.size()));  // as stored
+    CHECK(sha256_of(o.output) == sums.at("konane-4x7-brainking.kbt"));
+}
