@@ -682,8 +682,8 @@ void add_generate_commands(CLI::App& app, Commands& out) {
                     "How a layer's children are found in the solved layers below: auto (sort-merge "
                     "joins for every layer from the first of 2^24 positions up if the memory "
                     "budget holds each of them; perfect-hash look-ups elsewhere), hash (look-ups "
-                    "only) or join (joins "
-                    "only); the same table either way. One process only (not --staged or MPI)")
+                    "only) or join (joins only); the same table either way. One process only "
+                    "(not --staged or MPI)")
         ->check(CLI::IsMember({"auto", "hash", "join"}));
     gen->add_flag("--json", g->json, "JSON summary on stdout");
     gen->add_flag("-q,--quiet", g->quiet, "No progress line on stderr");

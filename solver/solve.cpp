@@ -313,20 +313,25 @@ class WholeLayers final : public LayerStore {
     // go during the build, which reads them from its key file, and reads them back after.
     void index_by_slot(int n) {
         const auto t = Clock::now();
-        if (streamed_.contains(n)) {
-            const std::uint64_t count = keys_.size();
-            keys_ = {};
-            ++rep_.streamed_layers;
-            layer_->mphf = Mphf::build_streamed(count, key_source(wd_.layer_keys(n)), threads_,
-                                                Mphf::kDefaultSeed, kFastBuild);
-            read_keys(n);
-        } else {
-            layer_->mphf = Mphf::build(keys_, threads_, Mphf::kDefaultSeed, kFastBuild);
-        }
+        build_hash(n, streamed_.contains(n));
         process::assign_huge(layer_->depth, keys_.size());
         scatter_by_slot(layer_->mphf.view(), keys_, by_rank_, layer_->depth.data(), threads_);
         if (o_.progress) o_.progress("hash", n, keys_.size(), keys_.size());
         index_seconds_ += since(t);
+    }
+
+    // layer_->mphf over layer n's keys: from keys_, or when `streamed` from its key file, keys_
+    // let go during the build and read back after it.
+    void build_hash(int n, bool streamed) {
+        if (streamed) {
+            keys_ = {};
+            ++rep_.streamed_layers;
+            layer_->mphf = Mphf::build_streamed(wd_.layer(n).classes, key_source(wd_.layer_keys(n)),
+                                                threads_, Mphf::kDefaultSeed, kFastBuild);
+            read_keys(n);
+        } else {
+            layer_->mphf = Mphf::build(keys_, threads_, Mphf::kDefaultSeed, kFastBuild);
+        }
     }
 
     // keys_ from layer n's key file, checked against the manifest's count.
@@ -404,14 +409,7 @@ class WholeLayers final : public LayerStore {
         } else {
             auto t = Clock::now();
             if (o_.progress) o_.progress("hash", n, 0, rec.classes);
-            if (streamed) {
-                ++rep_.streamed_layers;
-                layer_->mphf = Mphf::build_streamed(rec.classes, key_source(wd_.layer_keys(n)),
-                                                    threads_, Mphf::kDefaultSeed, kFastBuild);
-                read_keys(n);
-            } else {
-                layer_->mphf = Mphf::build(keys_, threads_, Mphf::kDefaultSeed, kFastBuild);
-            }
+            build_hash(n, streamed);
             layer_->hash_seconds = since(t);
             t = Clock::now();
             solve_layer(b_, lookup_, *layer_, keys_, by_rank_, threads_, o_.progress);
