@@ -82,6 +82,31 @@ SymmetryGroup::SymmetryGroup(const Board& b) : board_(b) {
             side_flip_[k] = black == b.color[0] ? 0 : std::uint64_t{1} << 63;
         }
     }
+    // child_key()'s table: every jump in a line (2, 4, ... squares along a rank or a file), the
+    // squares it changes (from, land, the captured squares between) mapped by each image.
+    if (fast_) {
+        jump_index_.assign(64 * 64, kNoJump);
+        const int dir[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+        for (int s = 0; s < n; ++s) {
+            for (const auto& d : dir) {
+                std::uint64_t change = std::uint64_t{1} << s;
+                for (int step = 1;; ++step) {
+                    const int f = b.file_of(s) + d[0] * step, y = b.rank_of(s) - 1 + d[1] * step;
+                    if (f < 0 || f >= C || y < 0 || y >= R) break;
+                    if (step % 2 == 1) {
+                        change |= std::uint64_t{1} << (y * C + f);  // a captured square
+                        continue;
+                    }
+                    const int land = y * C + f;
+                    jump_index_[static_cast<std::size_t>(s * 64 + land)] =
+                        static_cast<std::uint16_t>(jump_images_.size() / 8);
+                    std::uint64_t img[8] = {};
+                    images_8x8(to_8x8(change | (std::uint64_t{1} << land)), img);
+                    jump_images_.insert(jump_images_.end(), img, img + 8);
+                }
+            }
+        }
+    }
 }
 
 Position SymmetryGroup::canonical(Position p) const {

@@ -789,8 +789,11 @@ struct RankParts final : LayerStore {
                                         static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
                                         static_cast<std::uint64_t>(std::popcount(flags));
                                     const std::uint64_t child_flags = swap_sides(flags);
-                                    for_each_jump(b, p, [&](Move, Position c) {
-                                        const std::uint64_t key = group.canonical_key(c);
+                                    const SymmetryGroup::ParentImages pi =
+                                        group.parent_images(p.occ);
+                                    for_each_jump(b, p, [&](Move m, Position c) {
+                                        const std::uint64_t key =
+                                            group.child_key(pi, c, m.from, m.to);
                                         mine[part_of(key, ranks)].push_back(
                                             pk.pack(key, child_flags));
                                     });
@@ -946,13 +949,14 @@ struct RankParts final : LayerStore {
 #pragma omp parallel for num_threads(threads) if (span > 4096) schedule(static)
                 for (std::int64_t i = 0; i < span; ++i) {
                     std::uint64_t j = child_first[static_cast<std::size_t>(i)];
-                    for_each_jump(b, position_of_key(keys[lo + static_cast<std::size_t>(i)]),
-                                  [&](Move, Position c) {
-                                      const std::uint64_t k = group.canonical_key(c);
-                                      child_key[j] = k;
-                                      child_owner[j] = part_of(k, ranks);
-                                      ++j;
-                                  });
+                    const Position p = position_of_key(keys[lo + static_cast<std::size_t>(i)]);
+                    const SymmetryGroup::ParentImages pi = group.parent_images(p.occ);
+                    for_each_jump(b, p, [&](Move m, Position c) {
+                        const std::uint64_t k = group.child_key(pi, c, m.from, m.to);
+                        child_key[j] = k;
+                        child_owner[j] = part_of(k, ranks);
+                        ++j;
+                    });
                 }
                 // Alone, every child is this rank's: looked up in place (back[j] is child j's
                 // depth). Otherwise the requests are grouped by owner, each thread's share of the

@@ -201,11 +201,13 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
                                 static_cast<std::uint64_t>(group.preserving_orbit_size(p)) *
                                 static_cast<std::uint64_t>(std::popcount(flags));
                             const std::uint64_t child_flags = swap_sides(flags);
-                            for_each_jump(b, p, [&](Move, Position c) {
+                            const SymmetryGroup::ParentImages pi = group.parent_images(p.occ);
+                            for_each_jump(b, p, [&](Move m, Position c) {
                                 const auto cap =
                                     static_cast<std::uint64_t>(n - std::popcount(c.occ));
-                                local.push_back(
-                                    pk.tagged(pk.pack(group.canonical_key(c), child_flags), cap));
+                                local.push_back(pk.tagged(
+                                    pk.pack(group.child_key(pi, c, m.from, m.to), child_flags),
+                                    cap));
                                 ++children;
                             });
                         }

@@ -60,8 +60,9 @@ void join_chunk(const Board& b, const SymmetryGroup& group, std::span<const std:
                                      " has " + std::to_string(std::popcount(p.occ)) + " pieces");
         }
         const std::uint64_t index = i - lo;
-        for_each_jump(b, p, [&](Move, Position c) {
-            const std::uint64_t k = group.canonical_key(c);
+        const SymmetryGroup::ParentImages pi = group.parent_images(p.occ);
+        for_each_jump(b, p, [&](Move m, Position c) {
+            const std::uint64_t k = group.child_key(pi, c, m.from, m.to);
             const std::uint64_t packed = (k & square_mask) | ((k >> 63) << squares);
             const int offset = pieces - std::popcount(c.occ) - 1;  // 0 .. max_capture - 1
             records[static_cast<std::size_t>(offset)].push_back(packed << cb | index);

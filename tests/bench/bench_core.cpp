@@ -144,6 +144,36 @@ void BM_CanonicalKey(benchmark::State& state) {
 }
 BENCHMARK(BM_CanonicalKey)->Arg(0)->Arg(1);
 
+/// The canonical keys of every child of every sample position, as the enumeration and the
+/// join solve make them: range(0) the board (0: 5x6, 1: 6x6), range(1) the way: 0
+/// canonical_key() of each child (the baseline of the same run), 1 child_key() from the
+/// parent's images, computed once per position. Items: positions.
+void BM_ChildKeys(benchmark::State& state) {
+    const int which = static_cast<int>(state.range(0));
+    const bool incremental = state.range(1) != 0;
+    const Board& b = board_of(which);
+    const SymmetryGroup g(b);
+    const auto& pos = positions_of(which);
+    for (auto _ : state) {
+        std::uint64_t acc = 0;
+        for (const auto& p : pos) {
+            if (incremental) {
+                const SymmetryGroup::ParentImages pi = g.parent_images(p.occ);
+                for_each_jump(b, p, [&](Move m, Position c) {
+                    acc ^= g.child_key(pi, c, m.from, m.to);
+                });
+            } else {
+                for_each_jump(b, p, [&](Move, Position c) { acc ^= g.canonical_key(c); });
+            }
+        }
+        benchmark::DoNotOptimize(acc);
+    }
+    per_item(state, pos.size());
+    state.SetLabel(std::string(board_name(which)) +
+                   (incremental ? ", child_key from the parent's images" : ", canonical_key"));
+}
+BENCHMARK(BM_ChildKeys)->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1});
+
 /// SymmetryGroup::preserving_orbit_size (the enumeration's raw count, once per position):
 /// range(0) the board (0: 5x6, 1: 6x6), range(1) the path: 0 the bit operations of the 8x8
 /// layout, 1 the byte tables (preserving_orbit_size_by_tables, the baseline of the same run).

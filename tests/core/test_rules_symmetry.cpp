@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/board.hpp"
+#include "core/movegen.hpp"
 #include "core/symmetry.hpp"
 #include "tests/reference.hpp"
 
@@ -230,6 +231,33 @@ TEST_CASE("canonical_key equals the key of the table-driven canonical form on ev
                 for (int e = 0; e < g.size(); ++e)
                     REQUIRE(g.canonical_key(g.image(e, p)) == g.canonical_key(p));
             }
+        }
+    }
+}
+
+TEST_CASE("child_key equals the canonical key of every child on every shape", "[symmetry]") {
+    // child_key() reads the parent's images and a table of jumps on boards of at most 8 x 8
+    // (63 squares) and falls back to canonical_key() past 8 columns or rows; either way the
+    // child's key must be the table-driven canonical form's. Dense random occupancies give
+    // multi-jumps along ranks and files; both sides move.
+    std::mt19937_64 rng(7);
+    for (int rows = 1; rows <= 9; ++rows) {
+        for (int cols = 1; cols <= 9; ++cols) {
+            if (rows * cols > 63) continue;
+            const Board b = Board::make(rows, cols);
+            const SymmetryGroup g(b);
+            int children = 0;
+            for (int i = 0; i < 1500; ++i) {
+                const Position p{(rng() | rng()) & b.all, i % 2 ? Color::White : Color::Black};
+                const SymmetryGroup::ParentImages pi = g.parent_images(p.occ);
+                for_each_jump(b, p, [&](Move m, Position c) {
+                    INFO(b.name() << " occ " << p.occ << " jump " << int(m.from) << "-"
+                                  << int(m.to));
+                    REQUIRE(g.child_key(pi, c, m.from, m.to) == key_of(g.canonical(c)));
+                    ++children;
+                });
+            }
+            if (rows >= 3 || cols >= 3) CHECK(children > 0);
         }
     }
 }
