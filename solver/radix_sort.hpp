@@ -55,6 +55,48 @@ inline bool lsd_serial(std::uint64_t* src, std::uint64_t* dst, std::size_t n, in
     return in_dst;
 }
 
+// Entries up to which a bucket's LSD passes stay in the cache: 512 KiB of 8-byte words, and
+// as much again for the second buffer (a level-2 cache).
+inline constexpr std::size_t kCacheWords = std::size_t{1} << 16;
+
+// Serial sort of [src, src + n) by bits [lo, lo + bits) (the bits above the field must be equal
+// in every entry; the order of entries equal in the field is unspecified), dst the second
+// buffer; returns true when the result ends in dst. Past kCacheWords entries (and fields of
+// more than two digits) one MSD pass by the field's top kDigit bits scatters into dst, then
+// each bucket is sorted the same way: buckets split until they fit the cache, so that their
+// LSD passes read the cache instead of memory. Every bucket of the MSD pass ends in dst.
+inline bool msd_lsd_serial(std::uint64_t* src, std::uint64_t* dst, std::size_t n, int bits,
+                           int lo = 0) {
+    if (bits <= 0 || n < 2) return false;
+    if (n <= kCacheWords || bits <= 2 * kDigit) return lsd_serial(src, dst, n, bits, lo);
+    const int rest = bits - kDigit;
+    const int shift = lo + rest;
+    const std::uint64_t mask = kBuckets - 1;
+    std::array<std::size_t, kBuckets + 1> start{};
+    for (std::size_t i = 0; i < n; ++i)
+        ++start[((src[i] >> shift) & mask) + 1];
+    for (std::size_t b = 0; b < kBuckets; ++b)
+        start[b + 1] += start[b];
+    std::array<std::size_t, kBuckets> at;
+    std::copy_n(start.begin(), kBuckets, at.begin());
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t x = src[i];
+        dst[at[(x >> shift) & mask]++] = x;
+    }
+    for (std::size_t b = 0; b < kBuckets; ++b) {
+        const std::size_t a = start[b], m = start[b + 1] - a;
+        if (m < 2) continue;
+        if (m < 256) {
+            // Whole words in order are in order by the field: the bits above it are equal,
+            // those below come after it.
+            std::sort(dst + a, dst + a + m);
+        } else if (msd_lsd_serial(dst + a, src + a, m, rest, lo)) {
+            std::memcpy(dst + a, src + a, m * sizeof(std::uint64_t));
+        }
+    }
+    return true;
+}
+
 }  // namespace radix_detail
 
 /// Sorts `v` ascending by its low `bits` bits (all higher bits must be zero), using `scratch`
@@ -63,8 +105,11 @@ inline bool lsd_serial(std::uint64_t* src, std::uint64_t* dst, std::size_t n, in
 ///
 /// Arrays of 2^16 entries or more with over 2 * 11 bits: one parallel pass by the top 11 bits
 /// scatters into 2048 buckets (one histogram per thread), then each bucket is sorted on its
-/// own by serial LSD passes over the remaining bits, buckets shared between threads: every pass
-/// after the first works on a bucket that stays in the cache instead of on the whole array.
+/// own, buckets shared between threads: by serial LSD passes over the remaining bits when it
+/// fits the cache (2^16 entries), else split again by its next 11 bits first
+/// (radix_detail::msd_lsd_serial), so that the LSD passes run in the cache instead of on memory
+/// however unevenly the keys fill the buckets (canonical keys leave their top squares mostly
+/// empty: on 6x6 about 200 of the first pass's 2048 buckets hold entries).
 /// Smaller inputs: LSD passes of 11 bits (or std::sort under 4096 entries).
 inline void radix_sort(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& scratch, int bits,
                        int threads = 1) {
@@ -130,7 +175,7 @@ inline void radix_sort(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>
                 std::sort(dst + a, dst + a + m);
                 in_v = false;
             } else {
-                in_v = lsd_serial(dst + a, src + a, m, shift);
+                in_v = msd_lsd_serial(dst + a, src + a, m, shift);
             }
             if (in_v != end_in_v) {
                 if (in_v) {

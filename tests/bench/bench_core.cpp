@@ -159,9 +159,8 @@ void BM_ChildKeys(benchmark::State& state) {
         for (const auto& p : pos) {
             if (incremental) {
                 const SymmetryGroup::ParentImages pi = g.parent_images(p.occ);
-                for_each_jump(b, p, [&](Move m, Position c) {
-                    acc ^= g.child_key(pi, c, m.from, m.to);
-                });
+                for_each_jump(b, p,
+                              [&](Move m, Position c) { acc ^= g.child_key(pi, c, m.from, m.to); });
             } else {
                 for_each_jump(b, p, [&](Move, Position c) { acc ^= g.canonical_key(c); });
             }
