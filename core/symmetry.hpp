@@ -105,7 +105,7 @@ class SymmetryGroup {
             for (int k = 4; k < 8; ++k)
                 best = std::min(best, (pi.img[k] ^ m[k]) | (side ^ side_flip_[k]));
         }
-        return from_8x8(best & ~(std::uint64_t{1} << 63)) | (best & (std::uint64_t{1} << 63));
+        return key_from_8x8(best);
     }
 
     /// Number of distinct positions in p's orbit under the colour-preserving symmetries (the
@@ -150,6 +150,11 @@ class SymmetryGroup {
         x = (x & ~gather_[2]) | ((x & gather_[2]) >> gap_);
         x = (x & ~gather_[1]) | ((x & gather_[1]) >> (2 * gap_));
         return (x & ~gather_[0]) | ((x & gather_[0]) >> (4 * gap_));
+    }
+    // A key in the 8x8 layout (side to move in bit 63) back in the board's layout.
+    std::uint64_t key_from_8x8(std::uint64_t k) const {
+        const std::uint64_t side = std::uint64_t{1} << 63;
+        return from_8x8(k & ~side) | (k & side);
     }
     // Reverses the bits of each byte (file f -> 7 - f).
     static std::uint64_t mirror_bytes(std::uint64_t x) {
@@ -202,7 +207,7 @@ class SymmetryGroup {
         const std::uint64_t x = to_8x8(p.occ);
         std::uint64_t best = least4(x, side_flip_);
         if constexpr (Square) best = std::min(best, least4(transpose_8x8(x), side_flip_ + 4));
-        return from_8x8(best & ~(std::uint64_t{1} << 63)) | (best & (std::uint64_t{1} << 63));
+        return key_from_8x8(best);
     }
 
     static constexpr std::uint16_t kNoJump = 0xFFFF;
