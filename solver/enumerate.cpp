@@ -65,8 +65,8 @@ std::uint64_t enumerate_to(WorkDir& wd, const Board& b, const Opening& op,
     const std::size_t chunk = std::clamp<std::size_t>(capacity / 32, 4096, std::size_t{1} << 20);
     // A thread's children go to the arena unsorted, in batches that stay in the level-2 cache
     // (64 Ki entries, 512 KiB). Sorting each batch first dropped about a quarter of them as
-    // duplicates, but sorted every child twice: 6x6 layers 19 and 18 enumerate 15-20% faster
-    // without it (docs/results.md).
+    // duplicates, but sorted every child twice: 6x6 layers 20 to 18 enumerate 19-22% faster
+    // without it (docs/results.md, "The threads' batches unsorted").
     const std::size_t flush_at = std::clamp<std::size_t>(
         capacity / 128 / static_cast<std::size_t>(threads), 4096, std::size_t{1} << 16);
 
