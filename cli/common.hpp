@@ -121,5 +121,6 @@ void add_probe_commands(CLI::App& app, Commands& out);       // probe, analyse, 
 void add_check_proof_command(CLI::App& app, Commands& out);  // check-proof
 void add_serve_command(CLI::App& app, Commands& out);        // serve
 void add_value_command(CLI::App& app, Commands& out);        // value
+void add_engine_commands(CLI::App& app, Commands& out);      // bestmove, engine
 
 }  // namespace konane::cli

@@ -311,14 +311,14 @@ void ProofSearch::count_node() {
             step = std::clamp<std::uint64_t>(left / team_->size, 1, 4096);
         }
         next_check_ = nodes_ + step;
-        if (limit_ && all > limit_) {
+        if ((limit_ && all > limit_) || out_of_time()) {
             team_->limit_hit.store(true);
             team_->stop.store(true);
             throw NodeLimit{};
         }
         if (index_ != 0) return;  // progress and checkpoints from the calling thread only
     } else {
-        if (limit_ && nodes_ > limit_) throw NodeLimit{};
+        if ((limit_ && nodes_ > limit_) || out_of_time()) throw NodeLimit{};
         next_check_ = nodes_ + 4096;
         if (limit_ && next_check_ > limit_ + 1) next_check_ = limit_ + 1;
     }
@@ -334,6 +334,13 @@ void ProofSearch::count_node() {
             last_checkpoint_ = std::chrono::steady_clock::now();
         }
     }
+}
+
+bool ProofSearch::out_of_time() const {
+    if (options_.stop && options_.stop->load(std::memory_order_relaxed)) return true;
+    return options_.max_seconds > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >
+               options_.max_seconds;
 }
 
 void ProofSearch::report() {
@@ -717,6 +724,9 @@ ProofResult ProofSearch::solve(Position p) {
             ProofSearch& h = *helpers_[i];
             h.team_ = &team;
             h.options_.max_nodes = options_.max_nodes;
+            h.options_.max_seconds = options_.max_seconds;
+            h.options_.stop = options_.stop;
+            h.start_ = start_;
             workers.emplace_back([&h, &helper_cpu, i, p] {
                 const double c0 = thread_cpu_seconds();
                 h.help(p);

@@ -54,6 +54,13 @@ struct ProofOptions {
     std::size_t memory_bytes = std::size_t{256} << 20;
     /// Most nodes one solve() may visit (0: no limit); past it, solve() answers "undecided".
     std::uint64_t max_nodes = 0;
+    /// Most wall-clock seconds one solve() may take (0: no limit); past it (checked every few
+    /// thousand nodes), solve() answers "undecided", as past max_nodes. Not reproducible: a
+    /// verdict that must repeat takes max_nodes.
+    double max_seconds = 0;
+    /// When set, solve() answers "undecided" soon after *stop becomes true (checked with the
+    /// time limit): a caller's way to stop a search from another thread or a signal handler.
+    const std::atomic<bool>* stop = nullptr;
     ProofAlgorithm algorithm = ProofAlgorithm::Enhanced;
     /// With a table: look up only positions of at most this many pieces (0: every position).
     /// Measures what endgame tables of at most k pieces would save a search.
@@ -153,6 +160,10 @@ class ProofSearch {
 
     /// Changes the node limit of later solve() calls (0: no limit).
     void set_max_nodes(std::uint64_t n) { options_.max_nodes = n; }
+    /// Changes the time limit of later solve() calls in seconds (0: no limit).
+    void set_max_seconds(double s) { options_.max_seconds = s; }
+    /// Changes the stop flag of later solve() calls (nullptr: none).
+    void set_stop(const std::atomic<bool>* stop) { options_.stop = stop; }
 
     /// Bytes of the transposition table, and entries in use (by every thread).
     std::size_t table_bytes() const;
@@ -209,6 +220,8 @@ class ProofSearch {
     std::optional<bool> known(Position p, Position key);
     void store(Position key, bool win, std::uint64_t work);
     void count_node();
+    /// True when options_.stop is set or options_.max_seconds have passed since start_.
+    bool out_of_time() const;
     void report();
 
     Board board_;

@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -470,4 +472,27 @@ TEST_CASE("proof: threads stop together at the node limit, leaving nothing false
         REQUIRE(r.win.has_value());
         CHECK((*r.win ? Color::Black : Color::White) == want.lines[i].winner);
     }
+}
+
+TEST_CASE("proof search: a time limit and a stop flag end a search undecided", "[proof]") {
+    const Board b = Board::make(8, 8);
+    Position p = parse_move(b, Ruleset::Brainking, b.start(), "d5").child;
+    p = parse_move(b, Ruleset::Brainking, p, "d4").child;
+    ProofOptions o;
+    o.memory_bytes = std::size_t{4} << 20;
+    o.max_seconds = 0.2;
+    ProofSearch s(b, o);
+    const auto t0 = std::chrono::steady_clock::now();
+    const ProofResult r = s.solve(p);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK_FALSE(r.win.has_value());
+    CHECK(r.nodes > 0);
+    CHECK(took < 5);  // far above 0.2 s: the limit took effect (not a timing measurement)
+    std::atomic<bool> stop{true};
+    s.set_max_seconds(0);
+    s.set_stop(&stop);
+    const ProofResult r2 = s.solve(p);
+    CHECK_FALSE(r2.win.has_value());
+    CHECK(r2.nodes <= 4096 + 1);
 }

@@ -1,0 +1,121 @@
+// The engine: the move to play in any position on a board of up to 64 squares, perfect wherever
+// something proves it (a table of the board, the proof search within a share of the time),
+// the strongest the heuristic search finds elsewhere. docs/engine.md says how each source is
+// chosen and what each feature measured.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/board.hpp"
+#include "core/movegen.hpp"
+#include "engine/evaluation.hpp"
+#include "engine/search.hpp"
+#include "probe/probe.hpp"
+
+namespace konane {
+class ProofSearch;
+}
+
+namespace konane::engine {
+
+/// What decided a move.
+enum class Source : std::uint8_t {
+    Table,   ///< the table of the board: the perfect move
+    Proof,   ///< the proof search proved the position won: a winning move
+    Search,  ///< the heuristic search (the position unproven, or proven lost)
+    Only,    ///< the only legal move
+};
+
+/// "table", "proof", "search" or "only move".
+const char* source_name(Source s);
+
+/// Options of an Engine.
+struct EngineOptions {
+    Ruleset rules = Ruleset::Brainking;
+    /// The baseline player (`konane engine --baseline`): alpha-beta to depth 4 on the mobility
+    /// difference, no transposition table, no move ordering, no table, no proof search.
+    bool baseline = false;
+    Evaluation evaluation{};
+    SearchFeatures features{};
+    /// Bytes of memory: a quarter for the heuristic search's transposition table, the rest
+    /// for the proof search's.
+    std::size_t memory_bytes = std::size_t{256} << 20;
+    /// Threads of the proof search (the heuristic search runs on one).
+    int threads = 1;
+    /// Share of a move's budget (time or nodes) given to the proof search first (0: no proof
+    /// search).
+    double proof_share = 0.5;
+    /// Fewest proof-search nodes a move gets under a depth limit (which gives no budget to
+    /// share): reproducible play with --depth still proves what is in reach.
+    std::uint64_t proof_nodes_at_depth = 200'000;
+    /// A table of the board (optional): its positions are played perfectly.
+    std::optional<Tablebase> table;
+};
+
+/// The budget of one move: any of the three (none: depth 64, as far as the position goes).
+struct MoveLimits {
+    double seconds = 0;       ///< wall-clock seconds (not reproducible)
+    std::uint64_t nodes = 0;  ///< nodes of the proof and heuristic searches together
+    int depth = 0;            ///< the heuristic search's deepest iteration
+    const std::atomic<bool>* stop = nullptr;  ///< stop soon after *stop becomes true
+};
+
+/// The engine's decision in a position.
+struct Decision {
+    MoveChild move;
+    Source source = Source::Search;
+    /// For Table and Proof: the position's proven value (true: the side to move wins). A
+    /// proven loss (Search with proven_win == false) is played by the search to resist.
+    std::optional<bool> proven_win;
+    /// Table: the depth to end (plies) of the position. Search: the deepest iteration.
+    int depth = 0;
+    /// Search: the score for the side to move (hundredths of a move; +-(kWinScore - n) for a
+    /// win or loss in n plies the search proved).
+    int score = 0;
+    std::vector<Move> pv;     ///< the expected line from this position, the move first
+    std::uint64_t nodes = 0;  ///< nodes of both searches
+    std::uint64_t proof_nodes = 0;
+    double seconds = 0;  ///< wall time of the decision
+
+    /// "table (win in 11)", "proof (win)", "search depth 9, score 300", ...
+    std::string describe() const;
+};
+
+/// The engine on one board: keeps its searches' tables between moves (what one move proves
+/// speeds up the next, and a proven win stays proven). Not thread-safe: one Engine per thread.
+class Engine {
+  public:
+    /// An engine for board b. The table, when given, must be of board b (std::invalid_argument
+    /// naming both sizes). @throws std::bad_alloc when the memory cannot be had.
+    Engine(const Board& b, EngineOptions options);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    const Board& board() const { return board_; }
+    const EngineOptions& options() const { return options_; }
+
+    /// The move to play in p within `limits`; nullopt when p has no legal move (the side to move
+    /// has lost). `progress` receives the heuristic search's completed iterations.
+    std::optional<Decision> decide(Position p, const MoveLimits& limits,
+                                   const std::function<void(const SearchInfo&)>& progress = {});
+
+    /// Forgets what the searches learnt (a new game).
+    void clear();
+
+  private:
+    Board board_;
+    EngineOptions options_;
+    AlphaBeta search_;
+    std::unique_ptr<ProofSearch> proof_;
+    std::optional<Position> proven_won_after_;  ///< the position our last proven win led to
+};
+
+}  // namespace konane::engine

@@ -1,0 +1,72 @@
+#include "engine/evaluation.hpp"
+
+#include <bit>
+
+#include "core/bitboard.hpp"
+#include "core/rules_generic.hpp"
+
+namespace konane::engine {
+
+namespace {
+
+/// The pieces of `side` that have a jump, and the opponent pieces they can capture at once
+/// (the squares jumped over by a first jump).
+struct Threats {
+    std::uint64_t movers = 0;
+    std::uint64_t targets = 0;
+};
+
+Threats threats(const Board& b, std::uint64_t occ, Color side) {
+    const std::uint64_t mine = occ & b.color[static_cast<int>(side)];
+    const std::uint64_t opp = occ & b.color[static_cast<int>(other(side))];
+    const std::uint64_t empty = b.all & ~occ;
+    Threats t;
+    for (int d = 0; d < 4; ++d) {
+        if (!b.can_jump[d]) continue;
+        const std::uint64_t from = mine & rules::jump_squares(b, opp, empty, d);
+        t.movers |= from;
+        const int s = b.step[d];
+        t.targets |= shift_back(from, -s);  // the squares jumped over
+    }
+    return t;
+}
+
+/// The jumps of `side` that start from a piece in `from` (rules::count_jumps restricted to
+/// those pieces: the same chains along each direction).
+int count_jumps_from(const Board& b, std::uint64_t occ, Color side, std::uint64_t from) {
+    const std::uint64_t mine = occ & b.color[static_cast<int>(side)] & from;
+    const std::uint64_t opp = occ & b.color[static_cast<int>(other(side))];
+    const std::uint64_t empty = b.all & ~occ;
+    int n = 0;
+    for (int d = 0; d < 4; ++d) {
+        if (!b.can_jump[d]) continue;
+        const int s = b.step[d];
+        const std::uint64_t jumpable = rules::jump_squares(b, opp, empty, d);
+        std::uint64_t at = mine & jumpable;
+        while (at) {
+            n += std::popcount(at);
+            at = shift_back(at, -2 * s) & jumpable;
+        }
+    }
+    return n;
+}
+
+}  // namespace
+
+int evaluate(const Board& b, std::uint64_t occ, Color to_move, const Evaluation& e, int ply) {
+    const int mine = rules::count_jumps(b, occ, to_move);
+    if (mine == 0) return -(kWinScore - ply);
+    const int theirs = rules::count_jumps(b, occ, other(to_move));
+    int score = e.mobility * (mine - theirs);
+    if (e.movable != 0 || e.safe != 0) {
+        const Threats me = threats(b, occ, to_move), them = threats(b, occ, other(to_move));
+        score += e.movable * (std::popcount(me.movers) - std::popcount(them.movers));
+        if (e.safe != 0) {
+            score += e.safe * (count_jumps_from(b, occ, to_move, ~them.targets) -
+                               count_jumps_from(b, occ, other(to_move), ~me.targets));
+        }
+    }
+    return score;
+}
+
+}  // namespace konane::engine

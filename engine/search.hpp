@@ -1,0 +1,112 @@
+// The engine's heuristic search: iterative-deepening alpha-beta (principal variation search)
+// over the evaluation of engine/evaluation.hpp, for positions no table or proof decides, on
+// boards of up to 64 squares. Rules: docs/rules.md (the opening removals through
+// legal_moves(), jumps, the end). Features and their measured effect: docs/engine.md.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/board.hpp"
+#include "core/movegen.hpp"
+#include "engine/evaluation.hpp"
+
+namespace konane::engine {
+
+/// Which search features run (each can be switched off to measure it, docs/engine.md).
+struct SearchFeatures {
+    bool transposition_table = true;  ///< store bounds and best moves by position
+    bool principal_variation = true;  ///< null-window search of every move after the first
+    bool killers = true;              ///< two moves per ply that cut off before (Akl 1977)
+    bool history = true;              ///< moves ordered by their past cut-offs (Schaeffer 1989)
+    bool aspiration = false;          ///< windows around the previous iteration's score
+};
+
+/// The baseline's features: plain alpha-beta in generation order.
+inline constexpr SearchFeatures kPlainAlphaBeta{false, false, false, false, false};
+
+/// Limits of one search. Every limit given applies; none given means depth 64.
+struct SearchLimits {
+    int depth = 0;            ///< deepest iteration (plies; 0: no limit)
+    std::uint64_t nodes = 0;  ///< most nodes (0: no limit); reproducible
+    double seconds = 0;       ///< wall-clock seconds (0: no limit); not reproducible
+    /// When set, the search stops soon after *stop becomes true.
+    const std::atomic<bool>* stop = nullptr;
+};
+
+/// What an iteration of the search found (also passed to the progress callback).
+struct SearchInfo {
+    int depth = 0;            ///< the deepest completed iteration (plies)
+    int score = 0;            ///< its score for the side to move (hundredths of a move, or
+                              ///< +-(kWinScore - n) for a win or loss in n plies)
+    std::vector<Move> pv;     ///< its principal variation from the root
+    std::uint64_t nodes = 0;  ///< nodes of the whole search so far
+    double seconds = 0;       ///< wall time so far
+};
+
+/// The result of a search: the best move found and the last completed iteration.
+struct SearchResult {
+    bool has_move = false;  ///< false when the root has no legal move
+    MoveChild best;         ///< the best move (valid when has_move)
+    SearchInfo info;
+};
+
+/// Iterative-deepening alpha-beta over one board. Keeps its transposition table and history
+/// between searches (clear() empties them). Not thread-safe: one AlphaBeta per thread.
+class AlphaBeta {
+  public:
+    /// A search of board b under ruleset r (the opening removals at the root and the next
+    /// ply), with a transposition table of about `table_bytes` bytes (16 bytes an entry, a power
+    /// of two entries; ignored without the feature).
+    AlphaBeta(const Board& b, Ruleset r, Evaluation eval = {}, SearchFeatures features = {},
+              std::size_t table_bytes = std::size_t{32} << 20);
+
+    /// Searches p within `limits` and returns the best move of the deepest completed iteration
+    /// (of the unfinished one when it already found a better first move). `progress` is called
+    /// after each completed iteration. An iteration that proves a win or a loss ends the search.
+    SearchResult search(Position p, const SearchLimits& limits,
+                        const std::function<void(const SearchInfo&)>& progress = {});
+
+    /// Empties the transposition table, killers and history.
+    void clear();
+
+    const Board& board() const { return board_; }
+
+  private:
+    struct Entry {
+        std::uint64_t occ;
+        std::uint8_t side, depth, bound, from, to, pad;
+        std::int16_t score;
+    };
+    struct Stop {};
+    struct Gen {
+        Move move;
+        std::uint64_t child;
+        int order;
+    };
+
+    int negamax(std::uint64_t occ, Color side, int depth, int alpha, int beta, int ply, bool pv);
+    int generate(std::uint64_t occ, Color side, Gen* out) const;
+    Entry* slot(std::uint64_t occ, Color side);
+    void check_limits();
+    std::vector<Move> principal_variation(Position p, int max_len);
+
+    Board board_;
+    Ruleset rules_;
+    Evaluation eval_;
+    SearchFeatures features_;
+    std::vector<Entry> table_;
+    std::vector<std::uint32_t> history_;  ///< [side][from][to]
+    std::vector<std::array<Move, 2>> killers_;
+    std::vector<std::vector<Gen>> move_stack_;
+    int full_pieces_ = 0;
+    SearchLimits limits_;
+    std::uint64_t nodes_ = 0, next_check_ = 0;
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace konane::engine
