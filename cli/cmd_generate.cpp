@@ -616,6 +616,7 @@ struct UpgradeArgs {
 
 int run_upgrade(const UpgradeArgs& a) {
     const std::filesystem::path out = a.output.empty() ? a.file : a.output;
+    solver::check_output_file(out, a.output.empty() ? a.file : "-o " + a.output);
     const bool show = !a.quiet && ::isatty(STDERR_FILENO) != 0;
     const std::uint64_t bytes =
         format::upgrade_table(a.file, out, a.threads, [&](std::size_t done, std::size_t all) {

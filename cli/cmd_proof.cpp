@@ -22,10 +22,12 @@
 #include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
 #include "core/notation.hpp"
+#include "core/text.hpp"
 #include "probe/proof.hpp"
 #include "probe/proof_certificate.hpp"
 #include "probe/search.hpp"
 #include "process/replace_file.hpp"
+#include "solver/preflight.hpp"
 
 namespace konane::cli {
 
@@ -194,7 +196,7 @@ WrittenCertificate write_proof(ProofSearch& s, const std::vector<ProofRoot>& roo
 }
 
 json certificate_json(const WrittenCertificate& w) {
-    return {{"file", w.path},
+    return {{"file", printable(w.path)},
             {"bytes", w.bytes},
             {"entries", w.entries},
             {"lost_positions", w.stats.lost},
@@ -209,7 +211,7 @@ void print_certificate(const WrittenCertificate& w) {
     std::printf(
         "certificate: %s, %llu bytes: %llu positions with a winning move, %llu lost positions "
         "(%llu transpositions; %llu positions searched again, %llu nodes), %.2f s\n",
-        w.path.c_str(), static_cast<unsigned long long>(w.bytes),
+        printable(w.path).c_str(), static_cast<unsigned long long>(w.bytes),
         static_cast<unsigned long long>(w.entries), static_cast<unsigned long long>(w.stats.lost),
         static_cast<unsigned long long>(w.stats.transpositions),
         static_cast<unsigned long long>(w.stats.searched),
@@ -349,6 +351,46 @@ std::string undecided_word(std::uint64_t max_nodes) {
     return max_nodes ? fmt::format("undecided within {} nodes", max_nodes) : "undecided";
 }
 
+/// The checks of --certificate and --work before any search (solver::check_output_file(),
+/// solver::check_work_dir()): a location that cannot take them is refused at once, not after
+/// the search.
+void check_search_outputs(const std::string& certificate, const std::string& work) {
+    if (!certificate.empty()) {
+        solver::check_output_file(certificate, "--certificate " + certificate);
+    }
+    if (!work.empty()) solver::check_work_dir(work);
+}
+
+/// A certificate that could not be written after the search (a full disk, say): the search's
+/// result is printed all the same, then the error ends the command (its message and exit code).
+struct CertificateFailure {
+    std::exception_ptr error;
+    /// Runs write(); keeps its exception instead of letting it end the command.
+    template <class F>
+    std::optional<WrittenCertificate> attempt(F&& write) {
+        try {
+            return write();
+        } catch (...) {
+            error = std::current_exception();
+            return std::nullopt;
+        }
+    }
+    /// The error's message, for --json's "certificate_error".
+    std::string message() const {
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+            return printable(e.what());
+        } catch (...) {
+            return "unknown error";
+        }
+    }
+    /// Ends the command with the error, when there is one.
+    void rethrow() const {
+        if (error) std::rethrow_exception(error);
+    }
+};
+
 }  // namespace
 
 std::string game_description(const Board& b, Ruleset r, bool jumps_only, Position p) {
@@ -383,6 +425,7 @@ int run_solve_wdl(const SolveArgs& a) {
     std::optional<Tablebase> tb = open_table(a.table, a.load, b, a.rules_given, rules);
     const ProofOptions opt =
         proof_options(rules, a.jumps_only, a.memory, a.max_nodes, a.plain, a.dfpn, a.threads);
+    check_search_outputs(a.certificate, a.work);
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");
     progress.attach(s);
@@ -419,6 +462,7 @@ int run_solve_wdl(const SolveArgs& a) {
     s.on_checkpoint({}, 0);
     if (!decided) work.save_proven(s);
     std::optional<WrittenCertificate> cert;
+    CertificateFailure cert_failure;
     if (!a.certificate.empty()) {
         if (!decided) {
             throw SearchLimit(
@@ -433,10 +477,13 @@ int run_solve_wdl(const SolveArgs& a) {
                 roots.push_back({q, *(*r)->win ? q.to_move : other(q.to_move)});
             }
         }
-        cert = write_proof(s, roots, CertificateKind::Positions, Opening(rules), a.certificate,
-                           a.quiet);
+        cert = cert_failure.attempt([&] {
+            return write_proof(s, roots, CertificateKind::Positions, Opening(rules), a.certificate,
+                               a.quiet);
+        });
     }
-    if (decided) work.finish();
+    // The work directory stays when the certificate failed: a rerun resumes from it.
+    if (decided && !cert_failure.error) work.finish();
     const std::string undecided_text =
         a.max_nodes ? fmt::format("not decided within {} nodes", a.max_nodes) : "not decided";
     auto value_text = [&](const ProofResult& r) -> std::string {
@@ -469,7 +516,9 @@ int run_solve_wdl(const SolveArgs& a) {
                        {"memory_bytes", s.table_bytes()},
                        {"stored", s.stored()}};
         if (cert) j["certificate"] = certificate_json(*cert);
-        std::printf("%s\n", j.dump().c_str());
+        if (cert_failure.error) j["certificate_error"] = cert_failure.message();
+        std::printf("%s\n", dump(j).c_str());
+        cert_failure.rethrow();
         return decided ? kOk : kFailed;
     }
     std::string source = fmt::format("proof search{}, ruleset {}",
@@ -477,7 +526,7 @@ int run_solve_wdl(const SolveArgs& a) {
                                      : a.dfpn ? " (df-pn)"
                                               : "",
                                      ruleset_name(rules));
-    if (tb) source += ", table " + a.table;
+    if (tb) source += ", table " + printable(a.table);
     std::printf("position: %s  (%s, %s)\n", format_position(b, p).c_str(), b.name().c_str(),
                 source.c_str());
     if (a.both) {
@@ -517,6 +566,7 @@ int run_solve_wdl(const SolveArgs& a) {
                     static_cast<unsigned long long>(res.table_hits));
     std::printf("\n");
     if (cert) print_certificate(*cert);
+    cert_failure.rethrow();
     if (!decided) {
         std::fprintf(stderr, "konane solve: %s (raise --max-nodes or --memory)\n",
                      undecided_text.c_str());
@@ -545,6 +595,7 @@ int run_openings_search(const OpeningsArgs& a) {
     ProofOptions opt =
         proof_options(rules, false, a.memory, a.max_nodes, a.plain, a.dfpn, a.threads);
     opt.table_max_pieces = a.table_max_pieces;
+    check_search_outputs(a.certificate, a.work);
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");
     progress.attach(s);
@@ -557,9 +608,12 @@ int run_openings_search(const OpeningsArgs& a) {
         std::optional<Color> winner;
         if (res.win) winner = *res.win ? Color::Black : Color::White;
         std::optional<WrittenCertificate> cert;
+        CertificateFailure cert_failure;
         if (!a.certificate.empty() && winner) {
-            cert = write_proof(s, {{start, *winner}}, CertificateKind::Openings,
-                               Opening::from_gap(*gap), a.certificate, a.quiet);
+            cert = cert_failure.attempt([&] {
+                return write_proof(s, {{start, *winner}}, CertificateKind::Openings,
+                                   Opening::from_gap(*gap), a.certificate, a.quiet);
+            });
         }
         if (a.json) {
             json j;
@@ -572,7 +626,9 @@ int run_openings_search(const OpeningsArgs& a) {
                 res.winning_move ? json(format_move(b, res.winning_move->move)) : json(nullptr);
             put_work(j, res.nodes, res.seconds, res.cpu_seconds, a.max_nodes, s);
             if (cert) j["certificate"] = certificate_json(*cert);
-            std::printf("%s\n", j.dump().c_str());
+            if (cert_failure.error) j["certificate_error"] = cert_failure.message();
+            std::printf("%s\n", dump(j).c_str());
+            cert_failure.rethrow();
             return winner ? kOk : kFailed;
         }
         std::printf("%s\n", gap_heading(b, *gap).c_str());
@@ -580,7 +636,7 @@ int run_openings_search(const OpeningsArgs& a) {
             std::printf(
                 "verdict: %s wins with perfect play (proof search%s: win/loss only, no "
                 "depth)\n",
-                color_name(*winner), tb ? (", table " + a.file).c_str() : "");
+                color_name(*winner), tb ? (", table " + printable(a.file)).c_str() : "");
             if (res.winning_move && *res.win) {
                 std::printf("winning move: %s\n", format_move(b, res.winning_move->move).c_str());
             }
@@ -591,6 +647,7 @@ int run_openings_search(const OpeningsArgs& a) {
                     rate_text(res.nodes, res.seconds, res.cpu_seconds).c_str(),
                     static_cast<double>(s.table_bytes()) / 1048576.0);
         if (cert) print_certificate(*cert);
+        cert_failure.rethrow();
         if (!winner) {
             std::fprintf(stderr, "konane openings: %s (raise --max-nodes or --memory)\n",
                          undecided_word(a.max_nodes).c_str());
@@ -642,16 +699,20 @@ int run_openings_search(const OpeningsArgs& a) {
         return l.winner.has_value();
     });
     std::optional<WrittenCertificate> cert;
+    CertificateFailure cert_failure;
     if (complete) s.on_checkpoint({}, 0);
     if (!a.certificate.empty() && complete) {
         const std::vector<Position> starts = start_positions(b, Opening(rules));
         std::vector<ProofRoot> roots;
         for (std::size_t i = 0; i < o.lines.size() && i < starts.size(); ++i)
             roots.push_back({starts[i], *o.lines[i].winner});
-        cert = write_proof(s, roots, CertificateKind::Openings, Opening(rules), a.certificate,
-                           a.quiet);
+        cert = cert_failure.attempt([&] {
+            return write_proof(s, roots, CertificateKind::Openings, Opening(rules), a.certificate,
+                               a.quiet);
+        });
     }
-    if (complete) work.finish();
+    // The work directory stays when the certificate failed: a rerun resumes from it.
+    if (complete && !cert_failure.error) work.finish();
     if (a.json) {
         json j;
         j["board"] = b.name();
@@ -678,11 +739,14 @@ int run_openings_search(const OpeningsArgs& a) {
         }
         put_work(j, o.nodes, o.seconds, o.cpu_seconds, a.max_nodes, s);
         if (cert) j["certificate"] = certificate_json(*cert);
-        std::printf("%s\n", j.dump().c_str());
+        if (cert_failure.error) j["certificate_error"] = cert_failure.message();
+        std::printf("%s\n", dump(j).c_str());
+        cert_failure.rethrow();
         return complete ? kOk : kFailed;
     }
     std::printf("%s %s: every opening by proof search (win/loss only, no depth)%s\n",
-                b.name().c_str(), ruleset_name(rules), tb ? (", table " + a.file).c_str() : "");
+                b.name().c_str(), ruleset_name(rules),
+                tb ? (", table " + printable(a.file)).c_str() : "");
     std::printf("%-6s %-6s %-9s %14s %9s %9s\n", "black", "white", "winner", "nodes", "seconds",
                 "cpu");
     for (const auto& l : o.lines) {
@@ -711,6 +775,7 @@ int run_openings_search(const OpeningsArgs& a) {
                 rate_text(o.nodes, o.seconds, o.cpu_seconds).c_str(),
                 static_cast<double>(s.table_bytes()) / 1048576.0);
     if (cert) print_certificate(*cert);
+    cert_failure.rethrow();
     if (!complete) {
         std::fprintf(stderr, "konane openings: some openings %s (raise --max-nodes or --memory)\n",
                      undecided.c_str());

@@ -1,4 +1,6 @@
 // The `konane` command: subcommands in the style of git.
+#include <signal.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +32,9 @@ int main(int argc, char** argv) {
         "threads, verify found a problem); 2 bad usage or input (malformed position, "
         "damaged or foreign table); 3 the table does not hold the position; 4 too little "
         "memory or disk for the run (a --memory budget or free space under what it needs).\n");
+    // A write past `ulimit -f` fails with EFBIG and is reported, by every command (a
+    // certificate's writer too), instead of SIGXFSZ ending the process without a word.
+    ::signal(SIGXFSZ, SIG_IGN);
     Commands commands;
     add_rules_commands(app, commands);
     add_generate_commands(app, commands);

@@ -11,6 +11,7 @@
 #include <string>
 #include <system_error>
 
+#include "process/output_path.hpp"
 #include "process/resource_error.hpp"
 
 namespace konane::process {
@@ -72,11 +73,20 @@ void replace_file(const std::filesystem::path& path, std::initializer_list<std::
         throw std::runtime_error(what);
     }
     std::error_code ec;
+    // Only a regular file is replaced: a device, a pipe, a link or a directory at `path` stays
+    // (the callers check before their work, process/output_path.hpp; this is the last look).
+    const std::string kind = non_regular_kind(path);
+    if (!kind.empty()) {
+        std::filesystem::remove(tmp, ec);
+        throw std::runtime_error(path.string() + ": exists and is not a regular file (" + kind +
+                                 "): not replaced");
+    }
     std::filesystem::rename(tmp, path, ec);
     if (ec) {
+        const std::string why = ec.message();  // before remove() sets ec again
         std::filesystem::remove(tmp, ec);
         throw std::runtime_error(path.string() + ": cannot rename " + tmp.string() +
-                                 " into place: " + ec.message());
+                                 " into place: " + why);
     }
 }
 

@@ -28,10 +28,12 @@ struct ReplaceOptions {
 };
 
 /// Writes `parts` one after another (then the trailer ReplaceOptions asks for) to a temporary
-/// name beside `path` and renames it over `path`. On any failure the temporary file is removed
-/// and `path` is left as it was.
+/// name beside `path` and renames it over `path`, which must be nothing or a regular file (a
+/// link, a device, a pipe or a directory there is left alone). On any failure the temporary file
+/// is removed and `path` is left as it was.
 /// @throws std::runtime_error "<path>: cannot create <tmp>: <reason>", "<path>: writing <tmp>
-///         failed: <reason>" or "<path>: cannot rename <tmp> into place: <reason>"; the write's
+///         failed: <reason>", "<path>: exists and is not a regular file (<kind>): not replaced"
+///         or "<path>: cannot rename <tmp> into place: <reason>"; the write's
 ///         failure is a konane::ResourceError (resource_error.hpp) when the disk is full (ENOSPC,
 ///         EDQUOT)
 void replace_file(const std::filesystem::path& path, std::initializer_list<std::string_view> parts,

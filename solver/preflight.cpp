@@ -13,6 +13,7 @@
 
 #include "format/table.hpp"
 #include "process/cleanup.hpp"
+#include "process/output_path.hpp"
 #include "process/resource_error.hpp"
 #include "solver/distributed.hpp"
 #include "solver/estimate.hpp"
@@ -28,45 +29,27 @@ std::string mib(std::uint64_t bytes) {
     return buf;
 }
 
-// Throws format::IoError naming `what` unless a file can be created in directory `dir` (tried
-// for real; the file is removed at once).
-void check_creatable(const std::filesystem::path& dir, const std::string& what) {
-    const auto probe = dir / (".konane-write-check-" + std::to_string(::getpid()));
-    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        throw format::IoError(what + ": cannot create files in " + dir.string() + " (" +
-                              std::strerror(errno) + ")");
-    }
-    ::close(fd);
-    ::unlink(probe.c_str());
-}
-
 // Paths go into the messages as they are: the command makes a message printable when it
 // prints it (cli safe_message), the Python module keeps the bytes.
 
-// The table can be created in its directory and is not a path of another kind.
-void check_output(const std::filesystem::path& output) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const std::string out = output.string();
-    // As the table writer will (lstat): a link, even to a regular file or to nothing, would be
-    // replaced by the table, so it is refused here, before any work, rather than at the end.
-    const fs::file_status st = fs::symlink_status(output, ec);
-    if (fs::exists(st) && !fs::is_regular_file(st)) {
-        throw std::invalid_argument(out + ": exists and is not a regular file" +
-                                    (fs::is_directory(st) ? " (a directory)"
-                                     : fs::is_symlink(st)
-                                         ? " (a symbolic link: it would be replaced)"
-                                         : ""));
+// process::check_creatable(), its refusal a format::IoError (konane.IoError in Python).
+void check_creatable(const std::filesystem::path& dir, const std::string& what) {
+    try {
+        process::check_creatable(dir, what);
+    } catch (const process::OutputDirectoryError& e) {
+        throw format::IoError(e.what());
     }
-    const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
-    if (!fs::is_directory(dir, ec)) {
-        throw format::IoError(out + ": " + dir.string() + ": no such directory");
-    }
-    check_creatable(dir, out);
 }
 
 }  // namespace
+
+void check_output_file(const std::filesystem::path& output, const std::string& what) {
+    try {
+        process::check_output_path(output, what);
+    } catch (const process::OutputDirectoryError& e) {
+        throw format::IoError(e.what());
+    }
+}
 
 // Throws unless `work` can serve as a work directory: std::invalid_argument when it exists and
 // is not a directory, format::IoError when it (or, when missing, the directory it would be
@@ -129,7 +112,7 @@ Preflight preflight_generate(const GenerateOptions& o, int max_squares) {
     Preflight p;
     std::filesystem::path work = o.work_dir;
     if (!o.output.empty()) {
-        check_output(o.output);
+        check_output_file(o.output, o.output.string());
         if (work.empty()) work = default_work_dir(o.output);
     }
     if (!work.empty()) check_work_dir(work);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "solver/estimate.hpp"
@@ -22,6 +23,14 @@ struct Preflight {
     /// Free bytes on the work directory's file system; UINT64_MAX when unknown.
     std::uint64_t work_free_bytes = UINT64_MAX;
 };
+
+/// The one check of an output file (process::check_output_path()), before any work: the table
+/// of a generation, a proof certificate, an upgraded table. `what` starts the messages (the
+/// option and the path, or the path alone).
+/// @throws std::invalid_argument when something other than a regular file is at `output` (a
+///         directory, a symbolic link, a named pipe, a device), format::IoError when its
+///         directory is missing or does not take new files
+void check_output_file(const std::filesystem::path& output, const std::string& what);
 
 /// Throws unless `work` can serve as a work directory (of a generation or a verify):
 /// std::invalid_argument when it exists and is not a directory, or the nearest existing path

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "process/replace_file.hpp"
 #include "tests/cli_helpers.hpp"
 #include "tests/temp_dir.hpp"
 
@@ -525,4 +526,122 @@ TEST_CASE("cli: probe --batch reads its input in bounded pieces", "[cli][hardeni
         run("probe " + quote(t.string()) + " --batch", "head -c 4096 /dev/zero | tr '\\0' x |");
     CHECK(longest.code == 0);
     CHECK_THAT(longest.out, Catch::Contains("\"error\""));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round 4 (issue 51): output paths of the proof search, checked before any work
+
+TEST_CASE("cli: --certificate never replaces what is not a regular file, refused before search",
+          "[cli][hardening]") {
+    Dir d;
+    struct stat before {};
+    REQUIRE(::stat("/dev/null", &before) == 0);
+    REQUIRE(S_ISCHR(before.st_mode));
+    const fs::path fifo = d.path / "fifo", link = d.path / "link", target = d.path / "target";
+    REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+    { std::ofstream(target) << "kept"; }
+    fs::create_symlink(target, link);
+    fs::create_directories(d.path / "adir");
+    struct Case {
+        std::string path;
+        int code;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {"/dev/null", 2, "exists and is not a regular file (a character device)"},
+        {fifo.string(), 2, "exists and is not a regular file (a named pipe)"},
+        {link.string(), 2, "exists and is not a regular file (a symbolic link"},
+        {(d.path / "adir").string(), 2, "exists and is not a regular file (a directory)"},
+        {"/nonexistent/x.proof", 1, "/nonexistent: no such directory"},
+    };
+    // 4x9 takes many seconds to search: a refusal in a second came before the search.
+    for (const std::string& command :
+         {std::string("openings --search --board 4x9 --certificate "),
+          std::string("solve 'xoxoxoxox/oxoxoxoxo/xoxoxoxox/oxoxoxoxo b' --wdl --certificate ")}) {
+        for (const auto& c : cases) {
+            INFO(command << c.path);
+            const auto t0 = std::chrono::steady_clock::now();
+            const Run r = run(command + quote(c.path));
+            CHECK(r.code == c.code);
+            CHECK_THAT(r.out, Catch::Contains("--certificate " + c.path + ": " + c.says));
+            CHECK(lines(r.out) == 1);  // no progress, no verdict: nothing was searched
+            CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+        }
+    }
+    struct stat after {};
+    REQUIRE(::stat("/dev/null", &after) == 0);
+    CHECK(S_ISCHR(after.st_mode));
+    CHECK(after.st_rdev == before.st_rdev);
+    CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+    CHECK(fs::is_symlink(fs::symlink_status(link)));
+    CHECK(slurp(target) == "kept");
+    CHECK(fs::is_empty(d.path / "adir"));
+    // --work that is no directory is refused before the search too.
+    const Run work = run("openings --search --board 4x9 --work /dev/null");
+    CHECK(work.code == 2);
+    CHECK_THAT(work.out, Catch::Contains("--work /dev/null: exists and is not a directory"));
+    // upgrade -o goes through the same check.
+    const Run up = run("upgrade x.kbt -o " + quote(fifo.string()));
+    CHECK(up.code == 2);
+    CHECK_THAT(up.out, Catch::Contains("(a named pipe)"));
+    CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+}
+
+TEST_CASE("cli: a search's result is printed when its certificate cannot be written",
+          "[cli][hardening]") {
+    Dir d;
+    const fs::path cert = d.path / "c.proof";
+    // `ulimit -f 0`: the check's empty file is created, the certificate's bytes are not.
+    const Run text =
+        run("openings --search --board 4x4 -q --memory 4M --certificate " + quote(cert.string()),
+            "ulimit -f 0;");
+    CHECK(text.code == 1);
+    CHECK_THAT(text.out, Catch::Contains("verdict: "));
+    CHECK_THAT(text.out,
+               Catch::Contains("konane openings: error: " + cert.string() + ": writing "));
+    CHECK_THAT(text.out, Catch::Contains("File too large"));
+    CHECK_FALSE(fs::exists(cert));
+    CHECK_FALSE(d.has_temporary());
+    const Run js =
+        run("solve 'xoxox/oxoxo/xo.ox/ox.xo/xoxox b' --wdl -q --json --memory 4M "
+            "--certificate " +
+                quote(cert.string()),
+            "ulimit -f 0;");
+    CHECK(js.code == 1);
+    CHECK_THAT(js.out, Catch::Contains("konane solve: error: " + cert.string() + ": writing "));
+    // The JSON line, beside the error's line on stderr.
+    REQUIRE(js.out.find('{') != std::string::npos);
+    const std::string line = js.out.substr(js.out.find('{'));
+    const auto j = nlohmann::json::parse(line.substr(0, line.find('\n')));
+    CHECK(j["value"] == "win");
+    CHECK_THAT(j["certificate_error"].get<std::string>(), Catch::Contains("File too large"));
+    CHECK_FALSE(j.contains("certificate"));
+    CHECK_FALSE(fs::exists(cert));
+}
+
+TEST_CASE("cli: a failed rename names its reason", "[cli][hardening]") {
+    // The temporary name on another file system: the rename fails with EXDEV, whose message
+    // the error must carry (it said "Success": errno was read after the clean-up).
+    Dir d;
+    struct stat here {
+    }, shm{};
+    if (::stat("/dev/shm", &shm) != 0 || ::stat(d.path.c_str(), &here) != 0 ||
+        here.st_dev == shm.st_dev) {
+        WARN("no /dev/shm on another file system: skipped");
+        return;
+    }
+    konane::process::ReplaceOptions o;
+    o.temporary = "/dev/shm/konane-rename-test-" + std::to_string(::getpid());
+    const fs::path out = d.path / "out";
+    CHECK_THROWS_WITH(konane::process::replace_file(out, {"x"}, o),
+                      Catch::Contains("into place: Invalid cross-device link"));
+    CHECK_FALSE(fs::exists(o.temporary));
+    CHECK_FALSE(fs::exists(out));
+    // replace_file itself leaves what is not a regular file alone.
+    const fs::path fifo = d.path / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+    CHECK_THROWS_WITH(konane::process::replace_file(fifo, {"x"}),
+                      Catch::Contains("exists and is not a regular file (a named pipe)"));
+    CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+    CHECK(d.names() == std::vector<std::string>{"fifo"});
 }
