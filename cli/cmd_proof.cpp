@@ -26,6 +26,7 @@
 #include "probe/proof.hpp"
 #include "probe/proof_certificate.hpp"
 #include "probe/search.hpp"
+#include "process/read_file.hpp"
 #include "process/replace_file.hpp"
 #include "solver/preflight.hpp"
 
@@ -226,6 +227,8 @@ void print_certificate(const WrittenCertificate& w) {
 class SearchWork {
   public:
     static constexpr std::uint64_t kKeepNodes = 1024;
+    /// The most bytes openings.txt is read with.
+    static constexpr std::uint64_t kMaxLinesBytes = std::uint64_t{1} << 20;
 
     SearchWork(std::string dir, const Board& b, Ruleset r, bool quiet)
         : dir_(std::move(dir)), board_(b), rules_(r), quiet_(quiet) {}
@@ -295,9 +298,10 @@ class SearchWork {
 
     std::vector<std::optional<SearchedOpening>> read_lines(
         const std::vector<std::pair<Move, Move>>& pairs) const {
-        std::ifstream f(lines_path());
-        const std::string text((std::istreambuf_iterator<char>(f)),
-                               std::istreambuf_iterator<char>());
+        // A line per opening, some 60 bytes each: a link to a device, a pipe or a directory
+        // is refused before reading (process::read_regular_file()).
+        const std::string text = process::read_regular_file(
+            lines_path(), kMaxLinesBytes, "not konane's (remove the work directory)");
         const std::size_t sum_at = text.rfind("xxh64 ");
         if (sum_at == std::string::npos ||
             text.substr(sum_at) != fmt::format("xxh64 {:016x}\n", XXH64(text.data(), sum_at, 0))) {

@@ -21,6 +21,7 @@
 
 #include "core/outcome.hpp"
 #include "process/huge_pages.hpp"
+#include "process/read_file.hpp"
 #include "process/replace_file.hpp"
 
 namespace konane {
@@ -212,9 +213,13 @@ std::uint64_t ProofSearch::save_proven(const std::filesystem::path& path,
 }
 
 std::uint64_t ProofSearch::load_proven(const std::filesystem::path& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw std::runtime_error(path.string() + ": cannot open: " + std::strerror(errno));
-    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    // At most what save_proven() writes from a table of this size (its header is far under
+    // 4 KiB): a link to a device, a pipe or a file of another size is refused before reading.
+    const std::uint64_t most = 4096 + (table_size_ / sizeof(Entry)) * kProvenRecord + 8;
+    const std::string bytes = process::read_regular_file(
+        path, most,
+        "not a checkpoint of a search with this much memory (give the memory of the search "
+        "that wrote it, or remove the work directory)");
     const std::string end = "\nend\n";
     const std::size_t at = bytes.find(end);
     if (at == std::string::npos || bytes.size() < at + end.size() + 8) {

@@ -154,8 +154,10 @@ class ProofSearch {
     std::uint64_t save_proven(const std::filesystem::path& path, std::uint64_t min_nodes) const;
 
     /// Adds the positions of a save_proven() file to the transposition table. Throws
-    /// std::runtime_error naming the file when it is damaged (checksum), truncated, or of
-    /// another board, ruleset or game. Returns the number loaded.
+    /// std::runtime_error naming the file when it is not a regular file (a directory, a named
+    /// pipe, a link to a device: refused before reading), larger than a table of this size
+    /// writes, damaged (checksum), truncated, or of another board, ruleset or game. Returns the
+    /// number loaded.
     std::uint64_t load_proven(const std::filesystem::path& path);
 
     /// Changes the node limit of later solve() calls (0: no limit).

@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "process/cleanup.hpp"
+#include "process/read_file.hpp"
 #include "process/replace_file.hpp"
 #include "process/self.hpp"
 
@@ -56,6 +57,9 @@ std::optional<WorkFile> parse_work_file(const std::string& name) {
     }
     return f;
 }
+
+// The most bytes a manifest is read with (a line per step of the run, some 100 bytes each).
+constexpr std::uint64_t kMaxManifestBytes = std::uint64_t{16} << 20;
 
 [[noreturn]] void fail(const std::filesystem::path& dir, const std::string& what) {
     throw std::runtime_error("work directory " + dir.string() + ": " + what);
@@ -121,12 +125,12 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, const Opening& o)
 void WorkDir::load() {
     const auto manifest = dir_ / "manifest";
     handle_ = process::register_temporary(manifest.string() + ".tmp");
-    std::ifstream in(manifest);
-    if (in) {
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::symlink_status(manifest, ec))) {
         resumed_ = true;
-        std::stringstream ss;
-        ss << in.rdbuf();
-        const std::string text = ss.str();
+        // A line per step: a link to a device, a pipe or a directory is refused before reading.
+        const std::string text = process::read_regular_file(
+            manifest, kMaxManifestBytes, "not konane's: remove the directory to start over");
         const auto cut = text.rfind("xxh3 ");
         // The checksum line is the last, whole: nothing after it goes unchecked.
         if (cut == std::string::npos || text.size() != cut + 5 + 16 + 1 || text.back() != '\n' ||

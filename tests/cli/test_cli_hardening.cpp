@@ -645,3 +645,61 @@ TEST_CASE("cli: a failed rename names its reason", "[cli][hardening]") {
     CHECK(fs::is_fifo(fs::symlink_status(fifo)));
     CHECK(d.names() == std::vector<std::string>{"fifo"});
 }
+
+TEST_CASE("cli: a work directory's files are read only as regular files of bounded size",
+          "[cli][hardening]") {
+    Dir d;
+    const fs::path work = d.path / "w";
+    struct Case {
+        std::string name;  ///< what is put at the file's place
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {"zero", "not a regular file (a character device)"},  // a link to /dev/zero
+        {"fifo", "not a regular file (a named pipe)"},
+        {"dir", "not a regular file (a directory)"},
+        {"huge", "1073741824 bytes, more than the"},  // a sparse 1 GiB regular file
+    };
+    auto put = [&](const fs::path& at, const std::string& kind) {
+        fs::remove_all(work);
+        fs::create_directories(work);
+        if (kind == "zero") fs::create_symlink("/dev/zero", at);
+        if (kind == "fifo") REQUIRE(::mkfifo(at.c_str(), 0644) == 0);
+        if (kind == "dir") fs::create_directories(at);
+        if (kind == "huge") {
+            { std::ofstream(at) << "x"; }
+            fs::resize_file(at, std::uintmax_t{1} << 30);
+        }
+    };
+    // `timeout`: a read that blocks on the pipe fails the test (exit 124) instead of hanging it.
+    for (const char* file : {"proven.bin", "openings.txt"}) {
+        for (const auto& c : cases) {
+            INFO(file << " as " << c.name);
+            put(work / file, c.name);
+            const Run r =
+                run("openings --search --board 4x4 -q --memory 4M --work " + quote(work.string()),
+                    "timeout 60");
+            CHECK(r.code == 1);
+            CHECK_THAT(r.out, Catch::Contains((work / file).string() + ": " + c.says));
+            CHECK(lines(r.out) == 1);
+        }
+    }
+    // solve --wdl reads proven.bin from its --work too.
+    put(work / "proven.bin", "fifo");
+    const Run solve = run("solve 'xoxox/oxoxo/xo.ox/ox.xo/xoxox b' --wdl -q --memory 4M --work " +
+                              quote(work.string()),
+                          "timeout 60");
+    CHECK(solve.code == 1);
+    CHECK_THAT(solve.out, Catch::Contains("proven.bin: not a regular file (a named pipe)"));
+    // The generator's manifest likewise.
+    for (const auto& c : cases) {
+        INFO("manifest as " << c.name);
+        put(work / "manifest", c.name);
+        const Run r = run("generate 4x4 -q -j 1 -o " + quote((d.path / "t.kbt").string()) +
+                              " --work " + quote(work.string()),
+                          "timeout 60");
+        CHECK(r.code == 1);
+        CHECK_THAT(r.out, Catch::Contains((work / "manifest").string() + ": " + c.says));
+        CHECK_FALSE(fs::exists(d.path / "t.kbt"));
+    }
+}
