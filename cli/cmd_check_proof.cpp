@@ -14,13 +14,13 @@
 #include "cert/certificate.hpp"
 #include "cert/check.hpp"
 #include "cli/common.hpp"
+#include "cli/json.hpp"
 #include "core/notation.hpp"
+#include "core/text.hpp"
 
 namespace konane::cli {
 
 namespace {
-
-using json = nlohmann::ordered_json;
 
 struct CheckProofArgs {
     std::string file;
@@ -58,7 +58,7 @@ int run_check_proof(const CheckProofArgs& a) {
         r = check_certificate(c, progress);
     } catch (const CertificateError& e) {
         if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
-        std::fprintf(stderr, "konane check-proof: refused: %s: %s\n", a.file.c_str(),
+        std::fprintf(stderr, "konane check-proof: refused: %s: %s\n", printable(a.file).c_str(),
                      safe_message(e.what()).c_str());
         return kFailed;
     }
@@ -74,13 +74,14 @@ int run_check_proof(const CheckProofArgs& a) {
     const std::string game = c.jumps_only ? "jumps only" : opening_text(b, c.opening);
     if (a.json) {
         json j;
-        j["file"] = a.file;
+        // Free text from the command line and the file: printable() (escaped, valid UTF-8).
+        j["file"] = printable(a.file);
         j["valid"] = true;
         j["board"] = b.name();
         j["opening"] = opening_tag(b, c.opening);
         j["jumps_only"] = c.jumps_only;
         j["kind"] = certificate_kind_name(c.kind);
-        j["generator"] = c.generator;
+        j["generator"] = printable(c.generator);
         j["roots"] = json::array();
         for (std::size_t i = 0; i < c.roots.size(); ++i) {
             json root = {{"position", format_position(b, c.roots[i].position)},
@@ -104,15 +105,17 @@ int run_check_proof(const CheckProofArgs& a) {
                 {{"pieces", n}, {"won", r.won_by_pieces[n]}, {"lost", r.lost_by_pieces[n]}});
         }
         j["seconds"] = r.seconds;
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", dump(j).c_str());
         return kOk;
     }
     std::error_code ec;
     const auto bytes = std::filesystem::file_size(a.file, ec);
     std::printf("certificate: %s (%llu bytes): %s, %s, %s, %zu roots, %zu entries\n",
-                a.file.c_str(), static_cast<unsigned long long>(bytes), b.name().c_str(),
+                printable(a.file).c_str(), static_cast<unsigned long long>(bytes), b.name().c_str(),
                 game.c_str(), certificate_kind_name(c.kind), c.roots.size(), c.entries.size());
-    std::printf("written by: %s\n", c.generator.c_str());
+    // The generator line is the file's free text: escaped, so that no terminal sequence in it
+    // can hide or rewrite the verdict printed after it.
+    std::printf("written by: %s\n", printable(c.generator).c_str());
     if (!pairs.empty()) {
         std::printf("%-6s %-6s %s\n", "black", "white", "winner (proven)");
         for (std::size_t i = 0; i < pairs.size(); ++i) {

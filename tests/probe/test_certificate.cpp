@@ -482,3 +482,28 @@ TEST_CASE("certificate: a search resumed from its work directory decides as an u
     const Run other = run("openings --search --board 4x5 -q --memory 4M --work " + quote(work));
     CHECK(other.code != 0);
 }
+
+TEST_CASE("certificate: check-proof escapes the generator line, with one exit code in both modes",
+          "[certificate][cli]") {
+    // A valid certificate whose free-text generator line holds a terminal sequence (clear the
+    // screen, cursor home) and bytes that are not UTF-8: write_certificate() writes it with its
+    // checksum, so only the text differs from a certificate konane writes.
+    TempDir dir("cert-generator");
+    const Board b = Board::make(4, 4);
+    Certificate c = openings_certificate(b, Ruleset::Brainking);
+    c.generator = "evil \x1b[2J\x1b[H\xff\xfe tool";
+    const std::string file = (dir.path / "evil.proof").string();
+    write_certificate(file, c);
+    REQUIRE(read_certificate(file).generator == c.generator);
+    const Run text = run("check-proof -q " + quote(file));
+    CHECK(text.code == 0);
+    CHECK_THAT(text.out, Catch::Contains("written by: evil \\x1b[2J\\x1b[H\\xff\\xfe tool"));
+    CHECK_THAT(text.out, Catch::Contains("verdict: "));
+    CHECK(text.out.find('\x1b') == std::string::npos);
+    const Run js = run("check-proof -q --json " + quote(file));
+    CHECK(js.code == text.code);
+    const auto j = nlohmann::json::parse(js.out);
+    CHECK(j["valid"] == true);
+    CHECK(j["generator"] == "evil \\x1b[2J\\x1b[H\\xff\\xfe tool");
+    CHECK(js.out.find('\x1b') == std::string::npos);
+}
