@@ -29,6 +29,7 @@ const S = {
   review: null,       // /api/analyse answer for the game up to reviewIndex
   reviewIndex: -1,
   cgt: null,          // /api/value answer for the current position, or {error}, or null (asking)
+  linkNotice: null,   // {request, text}: the bad fields of the link opened, shown with its position
 };
 
 const $ = (id) => document.getElementById(id);
@@ -178,19 +179,22 @@ async function show() {
   if (id !== S.request) return;
   S.cgt = v;
   if (id !== S.request) return;  // a newer position was asked for meanwhile
+  // What was wrong with the link the page was opened with stays shown with its first position.
+  const note = S.linkNotice && S.linkNotice.request === id ? S.linkNotice.text : '';
+  const withNote = (t) => (note && t ? note + ' ' + t : note || t);
   if (r.error) {
     // No value: the legal moves still come from the rules, so that the game can go on.
     const g = await gameFor(S.board.name, S.rules, text, '');
     if (id !== S.request) return;
     S.legal = g.error ? [] : g.legal;
-    setMessage(r.error);
+    setMessage(withNote(r.error));
   } else {
     S.answer = r.answer;
     S.legal = r.answer.moves.map((m) => ({ move: m.move, child: m.child }));
     S.source = r.source;
-    setMessage(r.source === 'search'
+    setMessage(withNote(r.source === 'search'
       ? 'No table of ' + S.board.name + ' ' + S.rules + ' holds this position: answered by search (limit ' +
-        S.searchLimit.toLocaleString('en') + ' positions).' : '', true);
+        S.searchLimit.toLocaleString('en') + ' positions).' : ''), !note);
   }
   S.busy = false;
   render();
@@ -223,7 +227,7 @@ function newGame(board, rules, start, moves, index) {
   S.full = fullBoard(board);
   S.start = start || S.full;
   S.history = [{ pos: S.start, move: null }, ...(moves || []).map((p) => ({ pos: p.position, move: p.move }))];
-  S.index = index === undefined ? S.history.length - 1 : Math.max(0, Math.min(index, S.history.length - 1));
+  S.index = !Number.isInteger(index) ? S.history.length - 1 : Math.max(0, Math.min(index, S.history.length - 1));
   S.anim = null;
   S.review = null;
   S.reviewIndex = -1;
@@ -820,25 +824,58 @@ async function init() {
     else return;
     e.preventDefault();
   });
+  // Every field of a shared link is checked: a bad one is named on the page and left out, and
+  // the rest of the link still opens (the board, the game, the ply shown).
   const url = new URLSearchParams(location.search);
-  if (url.get('play') === 'black' || url.get('play') === 'white') $('play').value = url.get('play');
-  $('practice').checked = url.get('practice') === '1';
+  const problems = [];
+  const bad = (field, why) => {
+    const v = url.get(field);
+    problems.push(`${field}=${v.length > 40 ? v.slice(0, 40) + '...' : v}: ${why}`);
+  };
+  const play = url.get('play');
+  if (play === 'black' || play === 'white') $('play').value = play;
+  else if (play !== null && play !== '') bad('play', 'not black or white');
+  const practice = url.get('practice');
+  $('practice').checked = practice === '1';
+  if (practice !== null && practice !== '0' && practice !== '1') bad('practice', 'not 0 or 1');
   // The start: start= (or position=, the links of earlier versions), else the full board.
-  const start = url.get('start') || url.get('position');
-  const given = start && parsePos(start);
-  let name = url.get('board') || (given ? boardName(given.rows, given.cols) : null) ||
+  const startField = url.has('start') ? 'start' : 'position';
+  let start = url.get(startField);
+  const given = start ? parsePos(start) : null;
+  if (start && !given) {
+    bad(startField, 'not a position (rows of x, o and . separated by /, then b or w)');
+    start = null;
+  }
+  let name = url.get('board');
+  if (name !== null && !/^[1-9][0-9]?x[1-9][0-9]?$/.test(name)) {
+    bad('board', 'not a board size RxC');
+    name = null;
+  }
+  name = name || (given ? boardName(given.rows, given.cols) : null) ||
     (S.tables.length ? S.tables[0].board : '5x5');
   if (given && boardName(given.rows, given.cols) !== name) {
-    setMessage(`the start position in the URL is not a ${name} position`);
+    problems.push(`the start position is not a ${name} position`);
     name = boardName(given.rows, given.cols);
   }
-  const rules = url.get('rules') || rulesFor(name);
-  const at = url.has('at') ? parseInt(url.get('at'), 10) : undefined;
+  let rules = url.get('rules');
+  if (rules !== null && !RULESETS.includes(rules)) {
+    bad('rules', 'not brainking, center or any');
+    rules = null;
+  }
+  rules = rules || rulesFor(name);
+  let at;
+  if (url.has('at')) {
+    if (/^[0-9]{1,6}$/.test(url.get('at'))) at = Number(url.get('at'));
+    else bad('at', 'not a move number (the last position of the game is shown)');
+  }
   if (!(await loadRecord(name, rules, start, url.get('game') || '', at))) {
-    const msg = $('message').textContent;
+    problems.push('the game: ' + $('message').textContent);
     const first = S.tables[0];
     await loadRecord(first ? first.board : name, first ? first.rules : rules, null, '');
-    setMessage('the game in the URL: ' + msg);
+  }
+  if (problems.length) {
+    S.linkNotice = { request: S.request, text: 'The link: ' + problems.join('; ') + '.' };
+    setMessage(S.linkNotice.text);
   }
 }
 

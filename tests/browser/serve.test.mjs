@@ -725,6 +725,40 @@ await test('a position with winning and losing moves: two colours, no label over
   await page.close();
 });
 
+await test('a shared link with a bad field names it and opens the rest', async () => {
+  const page = await newPage();
+  const errors = pageErrors.length;
+  const game = `${BASE}/?board=4x4&game=${encodeURIComponent('d1 c1')}`;
+  await page.goto(game);
+  await ready(page);
+  const last = await shown(page);
+  assert.equal(last.message, '');
+  // at= not a move number (NaN, empty, signed, exponent): the game at its last position, the
+  // field named (before: a script error and an empty board, record and message).
+  for (const at of ['NaN', '', '-1', '1e3']) {
+    await page.goto(`${game}&at=${encodeURIComponent(at)}`);
+    await ready(page, last.position);
+    const s = await shown(page);
+    assert.ok(s.message.includes(`at=${at}: not a move number`), `${at}: ${s.message}`);
+    assert.deepEqual(await playedMoves(page), ['d1', 'c1'], at);
+  }
+  // A good at= still picks the ply.
+  await page.goto(`${game}&at=1`);
+  await ready(page);
+  assert.equal((await shown(page)).message, '');
+  assert.deepEqual(await playedMoves(page), ['d1']);
+  // A bad rules, play or practice is named and left out; the game opens.
+  await page.goto(`${game}&rules=nope&play=red&practice=yes`);
+  await ready(page, last.position);
+  const s = await shown(page);
+  for (const field of ['rules=nope', 'play=red', 'practice=yes']) assert.ok(s.message.includes(field), s.message);
+  await page.goto(`${BASE}/?board=${encodeURIComponent('4x4<b>')}`);
+  await ready(page);
+  assert.ok((await shown(page)).message.includes('board=4x4<b>: not a board size RxC'));
+  assert.equal(pageErrors.length, errors, pageErrors.join('\n'));
+  await page.close();
+});
+
 await test('no script error on any page', async () => {
   assert.deepEqual(pageErrors, []);
 });
