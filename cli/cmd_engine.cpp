@@ -33,6 +33,8 @@ struct EngineArgs {
     std::uint64_t nodes = 0;
     std::uint64_t depth = 0;
     std::string table, load, rules = "brainking", memory = "256M";
+    std::string evaluation, features;
+    double proof_share = 0.5;
     std::uint64_t threads = 1;
     bool baseline = false;
     bool quiet = false;
@@ -74,6 +76,18 @@ void add_engine_options(CLI::App* cmd, EngineArgs& a) {
     cmd->add_option("-j,--threads", a.threads, "Threads of the proof search")
         ->capture_default_str()
         ->check(decimal(1, 1024));
+    cmd->add_option("--evaluation", a.evaluation,
+                    "Evaluation weights for experiments, e.g. mobility=100,movable=30,safe=50 "
+                    "(hundredths of a move; default: docs/engine.md)")
+        ->check(non_empty());
+    cmd->add_option("--features", a.features,
+                    "Search features switched on, for experiments: any of "
+                    "tt,pvs,killers,history,aspiration, or none (default: docs/engine.md)")
+        ->check(non_empty());
+    cmd->add_option("--proof-share", a.proof_share,
+                    "Share of a move's budget the proof search gets first (0: none)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1.0));
     cmd->add_flag("--baseline", a.baseline,
                   "The baseline player instead: alpha-beta to depth 4 on the mobility "
                   "difference (the control player of course tournaments)");
@@ -87,6 +101,9 @@ engine::EngineOptions engine_options(const EngineArgs& a) {
     if (o.memory_bytes < (std::size_t{1} << 20))
         throw UsageError("--memory: at least 1M (the searches' tables need it)");
     o.threads = static_cast<int>(a.threads);
+    o.proof_share = a.proof_share;
+    if (!a.evaluation.empty()) o.evaluation = engine::parse_evaluation(a.evaluation);
+    if (!a.features.empty()) o.features = engine::parse_features(a.features);
     if (!a.table.empty())
         o.table = Tablebase::open(a.table, {}, open_options(a.load, format::Load::map));
     return o;

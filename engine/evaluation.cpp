@@ -1,6 +1,8 @@
 #include "engine/evaluation.hpp"
 
 #include <bit>
+#include <charconv>
+#include <stdexcept>
 
 #include "core/bitboard.hpp"
 #include "core/rules_generic.hpp"
@@ -67,6 +69,43 @@ int evaluate(const Board& b, std::uint64_t occ, Color to_move, const Evaluation&
         }
     }
     return score;
+}
+
+Evaluation parse_evaluation(std::string_view text) {
+    Evaluation e;
+    while (!text.empty()) {
+        const std::size_t comma = text.find(',');
+        const std::string_view item = text.substr(0, comma);
+        text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+        const std::size_t eq = item.find('=');
+        const std::string_view name = item.substr(0, eq);
+        int* weight = name == "mobility"  ? &e.mobility
+                      : name == "movable" ? &e.movable
+                      : name == "safe"    ? &e.safe
+                                          : nullptr;
+        if (!weight) {
+            throw std::invalid_argument("unknown evaluation term '" + std::string(name) +
+                                        "' (mobility, movable, safe)");
+        }
+        const std::string_view value =
+            eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
+        int w = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), w);
+        if (value.empty() || ec != std::errc{} || end != value.data() + value.size() ||
+            w < -10000 || w > 10000) {
+            throw std::invalid_argument("evaluation term " + std::string(name) +
+                                        ": the weight must be a whole number from -10000 to "
+                                        "10000, not '" +
+                                        std::string(value) + "'");
+        }
+        *weight = w;
+    }
+    return e;
+}
+
+std::string evaluation_text(const Evaluation& e) {
+    return "mobility=" + std::to_string(e.mobility) + ",movable=" + std::to_string(e.movable) +
+           ",safe=" + std::to_string(e.safe);
 }
 
 }  // namespace konane::engine

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "core/board.hpp"
 
@@ -25,6 +27,14 @@ struct Evaluation {
 
 /// The baseline's evaluation: the mobility difference alone (`konane engine --baseline`).
 inline constexpr Evaluation kMobilityOnly{100, 0, 0};
+
+/// Parses "mobility=100,movable=30,safe=50" (any of the terms, in any order; the terms not
+/// named keep their default) into an Evaluation. Weights are integers from -10000 to 10000.
+/// @throws std::invalid_argument naming the unknown term or the bad weight.
+Evaluation parse_evaluation(std::string_view text);
+
+/// The evaluation as parse_evaluation() reads it: "mobility=100,movable=0,safe=0".
+std::string evaluation_text(const Evaluation& e);
 
 /// Score of a won position for the side to move, less the plies to the end: a win in n plies
 /// scores kWinScore - n, a loss in n plies -(kWinScore - n).

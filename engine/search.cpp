@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <stdexcept>
 
 #include "core/rules_generic.hpp"
 
@@ -29,6 +30,41 @@ int from_table(int score, int ply) {
 }
 
 }  // namespace
+
+SearchFeatures parse_features(std::string_view text) {
+    SearchFeatures f{false, false, false, false, false};
+    if (text == "none") return f;
+    while (!text.empty()) {
+        const std::size_t comma = text.find(',');
+        const std::string_view name = text.substr(0, comma);
+        text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+        bool* on = name == "tt"           ? &f.transposition_table
+                   : name == "pvs"        ? &f.principal_variation
+                   : name == "killers"    ? &f.killers
+                   : name == "history"    ? &f.history
+                   : name == "aspiration" ? &f.aspiration
+                                          : nullptr;
+        if (!on) {
+            throw std::invalid_argument("unknown search feature '" + std::string(name) +
+                                        "' (tt, pvs, killers, history, aspiration, or none)");
+        }
+        *on = true;
+    }
+    return f;
+}
+
+std::string features_text(const SearchFeatures& f) {
+    std::string s;
+    const auto add = [&](bool on, const char* name) {
+        if (on) s += (s.empty() ? "" : ",") + std::string(name);
+    };
+    add(f.transposition_table, "tt");
+    add(f.principal_variation, "pvs");
+    add(f.killers, "killers");
+    add(f.history, "history");
+    add(f.aspiration, "aspiration");
+    return s.empty() ? "none" : s;
+}
 
 AlphaBeta::AlphaBeta(const Board& b, Ruleset r, Evaluation eval, SearchFeatures features,
                      std::size_t table_bytes)

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/board.hpp"
@@ -28,6 +30,13 @@ struct SearchFeatures {
 
 /// The baseline's features: plain alpha-beta in generation order.
 inline constexpr SearchFeatures kPlainAlphaBeta{false, false, false, false, false};
+
+/// Parses a list of features to switch on, "tt,pvs,killers,history,aspiration" (any of them;
+/// "none" for none): the others are off. @throws std::invalid_argument naming an unknown one.
+SearchFeatures parse_features(std::string_view text);
+
+/// The features as parse_features() reads them.
+std::string features_text(const SearchFeatures& f);
 
 /// Limits of one search. Every limit given applies; none given means depth 64.
 struct SearchLimits {
