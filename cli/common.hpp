@@ -121,6 +121,8 @@ void add_probe_commands(CLI::App& app, Commands& out);       // probe, analyse, 
 void add_check_proof_command(CLI::App& app, Commands& out);  // check-proof
 void add_serve_command(CLI::App& app, Commands& out);        // serve
 void add_value_command(CLI::App& app, Commands& out);        // value
-void add_engine_commands(CLI::App& app, Commands& out);      // bestmove, engine
+void add_bestmove_command(CLI::App& app, Commands& out);     // bestmove
+void add_engine_command(CLI::App& app, Commands& out);       // engine (GTP)
+void add_play_command(CLI::App& app, Commands& out);         // play
 
 }  // namespace konane::cli

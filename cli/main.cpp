@@ -42,7 +42,9 @@ int main(int argc, char** argv) {
     add_check_proof_command(app, commands);
     add_serve_command(app, commands);
     add_value_command(app, commands);
-    add_engine_commands(app, commands);
+    add_bestmove_command(app, commands);
+    add_engine_command(app, commands);
+    add_play_command(app, commands);
     // A process ended by a signal, or by exit() from a library (a failed OpenMP thread),
     // removes its temporary files (process/cleanup.hpp).
     konane::process::install_interrupt_cleanup();

@@ -22,6 +22,27 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
     return {b, p};
 }
 
+std::string board_diagram(const Board& b, Position p) {
+    const int width = static_cast<int>(std::to_string(b.rows).size());
+    std::string s;
+    for (int rank = b.rows; rank >= 1; --rank) {
+        const std::string num = std::to_string(rank);
+        s += std::string(static_cast<std::size_t>(width) - num.size(), ' ') + num + " ";
+        for (int f = 0; f < b.cols; ++f) {
+            const int sq = (rank - 1) * b.cols + f;
+            const bool on = (p.occ >> sq) & 1;
+            const bool black = (b.color[0] >> sq) & 1;
+            s += on ? (black ? " x" : " o") : " .";
+        }
+        s += "\n";
+    }
+    s += std::string(static_cast<std::size_t>(width) + 1, ' ');
+    for (int f = 0; f < b.cols; ++f)
+        s += " " + file_name(f);
+    s += "\n" + std::string(color_name(p.to_move)) + " to move";
+    return s;
+}
+
 std::string square_name(const Board& b, int s) {
     return notation::square_name(b, s);
 }

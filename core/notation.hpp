@@ -24,6 +24,11 @@ struct NotationError : std::invalid_argument {
 /// Example (4x4, after a4 and b4): "..xo/oxox/xoxo/oxox b".
 std::string format_position(const Board& b, Position p);
 
+/// A diagram of the position for a terminal: the ranks from the top, each with its number and a
+/// square a cell (`x` Black, `o` White, `.` empty), the files' letters below, then "black to
+/// move" or "white to move". No trailing newline.
+std::string board_diagram(const Board& b, Position p);
+
 /// A parsed position together with the board its text describes.
 struct ParsedPosition {
     Board board;

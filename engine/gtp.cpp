@@ -62,28 +62,6 @@ Board parse_board_size(const std::string& text) {
     }
 }
 
-/// The board drawn for showboard: ranks from the top, files below.
-std::string draw(const Board& b, Position p) {
-    std::string s;
-    for (int rank = b.rows; rank >= 1; --rank) {
-        std::string num = std::to_string(rank);
-        s += std::string(num.size() < 2 ? 1 : 0, ' ') + num + " ";
-        for (int f = 0; f < b.cols; ++f) {
-            const int sq = (rank - 1) * b.cols + f;
-            const bool on = (p.occ >> sq) & 1;
-            const bool black = (b.color[0] >> sq) & 1;
-            s += on ? (black ? " x" : " o") : " .";
-        }
-        s += "\n";
-    }
-    s += "   ";
-    for (int f = 0; f < b.cols; ++f)
-        s += " " + file_name(f);
-    s += "\n";
-    s += std::string(color_name(p.to_move)) + " to move";
-    return s;
-}
-
 }  // namespace
 
 const std::vector<std::string>& gtp_commands() {
@@ -281,7 +259,7 @@ std::string GtpSession::command(const std::string& name, const std::vector<std::
         last_.reset();
         return "";
     }
-    if (name == "showboard") return "\n" + draw(board_, history_.back());
+    if (name == "showboard") return "\n" + board_diagram(board_, history_.back());
     if (name == "time_settings") {
         want(3);
         main_time_ = parse_amount(args[0], "main time");

@@ -1,0 +1,85 @@
+#include "cli/engine_args.hpp"
+
+#include "cli/common.hpp"
+#include "core/notation.hpp"
+#include "probe/probe.hpp"
+
+namespace konane::cli {
+
+void add_engine_options(CLI::App* cmd, EngineArgs& a) {
+    a.time_option =
+        cmd->add_option("--time", a.seconds,
+                        "Seconds a move (wall clock; default 1 when neither --nodes nor --depth "
+                        "is given)")
+            ->check(CLI::Range(0.001, kMaxSeconds));
+    cmd->add_option("--nodes", a.nodes,
+                    "Nodes a move, of the proof and heuristic searches together (reproducible)")
+        ->check(decimal(1, kMaxNodes));
+    cmd->add_option("--depth", a.depth,
+                    "Deepest iteration of the heuristic search, in plies (reproducible)")
+        ->check(decimal(1, 128));
+    cmd->add_option("--table", a.table, "Table of the board: its positions are played perfectly")
+        ->check(non_empty());
+    add_load_option(cmd, a.load, "map");
+    cmd->add_option("--rules", a.rules, "Opening ruleset (brainking, center, any)")
+        ->capture_default_str()
+        ->check(non_empty());
+    cmd->add_option("--memory", a.memory,
+                    "Memory of the searches' tables, e.g. 64M, 1G (a quarter for the heuristic "
+                    "search, the rest for the proof search)")
+        ->capture_default_str()
+        ->check(non_empty());
+    cmd->add_option("-j,--threads", a.threads, "Threads of the proof search")
+        ->capture_default_str()
+        ->check(decimal(1, 1024));
+    cmd->add_option("--evaluation", a.evaluation,
+                    "Evaluation weights for experiments, e.g. mobility=100,movable=30,safe=50 "
+                    "(hundredths of a move; default: docs/engine.md)")
+        ->check(non_empty());
+    cmd->add_option("--features", a.features,
+                    "Search features switched on, for experiments: any of "
+                    "tt,pvs,killers,history,aspiration, or none (default: docs/engine.md)")
+        ->check(non_empty());
+    cmd->add_option("--proof-share", a.proof_share,
+                    "Share of a move's budget the proof search gets first (0: none)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_flag("--baseline", a.baseline,
+                  "The baseline player instead: alpha-beta to depth 4 on the mobility "
+                  "difference (the control player of course tournaments)");
+}
+
+engine::EngineOptions engine_options(const EngineArgs& a) {
+    engine::EngineOptions o;
+    o.rules = parse_ruleset(a.rules);
+    o.baseline = a.baseline;
+    o.memory_bytes = static_cast<std::size_t>(parse_size(a.memory, "--memory"));
+    if (o.memory_bytes < (std::size_t{1} << 20))
+        throw UsageError("--memory: at least 1M (the searches' tables need it)");
+    o.threads = static_cast<int>(a.threads);
+    o.proof_share = a.proof_share;
+    if (!a.evaluation.empty()) o.evaluation = engine::parse_evaluation(a.evaluation);
+    if (!a.features.empty()) o.features = engine::parse_features(a.features);
+    if (!a.table.empty())
+        o.table = Tablebase::open(a.table, {}, open_options(a.load, format::Load::map));
+    return o;
+}
+
+engine::MoveLimits move_limits(const EngineArgs& a) {
+    engine::MoveLimits l;
+    l.nodes = a.nodes;
+    l.depth = static_cast<int>(a.depth);
+    // --time alone, or by default when no reproducible limit is given.
+    if ((a.time_option && a.time_option->count() > 0) || (!a.nodes && !a.depth))
+        l.seconds = a.seconds;
+    return l;
+}
+
+std::string line_text(const Board& b, const std::vector<Move>& pv) {
+    std::string s;
+    for (const Move& m : pv)
+        s += (s.empty() ? "" : " ") + format_move(b, m);
+    return s;
+}
+
+}  // namespace konane::cli

@@ -1,0 +1,94 @@
+// The engine's commands: `konane bestmove`, `konane engine` (GTP over a pipe) and `konane play`
+// (a scripted human), run as a user runs them.
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/movegen.hpp"
+#include "core/notation.hpp"
+#include "tests/cli_helpers.hpp"
+#include "tests/table_file.hpp"
+
+namespace {
+
+using namespace konane;
+using namespace konane::test;
+
+}  // namespace
+
+TEST_CASE("cli bestmove: a legal move with its source, in text and JSON", "[cli][engine]") {
+    const Run r = run("bestmove 6x6 --depth 5 -q");
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("move:") != std::string::npos);
+    CHECK(r.out.find("source: search depth 5") != std::string::npos);
+
+    const std::string pos = "x.xo/oxox/xoxo/oxox w";
+    const Run j = run("bestmove " + quote(pos) + " --nodes 100000 --json -q");
+    REQUIRE(j.code == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    const ParsedPosition p = parse_position(pos);
+    // The move is legal and its child is the one the rules give.
+    const MoveChild mc =
+        parse_move(p.board, Ruleset::Brainking, p.position, doc["move"].get<std::string>());
+    CHECK(doc["child"] == format_position(p.board, mc.child));
+    CHECK(doc["source"] == "proof");  // a 4x4 position is proven at once
+    CHECK(doc["proven"] == "win");
+
+    // The side may be left out (Black), a lost position has no move.
+    const Run lost = run("bestmove 'x.x./..../..../....' --json -q");
+    REQUIRE(lost.code == 0);
+    CHECK(nlohmann::json::parse(lost.out)["move"].is_null());
+}
+
+TEST_CASE("cli bestmove: with a table, the table's perfect move", "[cli][engine]") {
+    const auto& table = table_file(4, 4, Ruleset::Brainking);
+    const Run r = run("bestmove 4x4 --table " + quote(table.string()) + " --json -q");
+    REQUIRE(r.code == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["source"] == "table");
+    const Run probe = run("probe " + quote(table.string()) + " 'xoxo/oxox/xoxo/oxox b' --json");
+    REQUIRE(probe.code == 0);
+    CHECK(nlohmann::json::parse(probe.out)["best"] == doc["move"]);
+}
+
+TEST_CASE("cli bestmove: bad budgets and positions are refused", "[cli][engine]") {
+    for (const char* args :
+         {"bestmove 6x6 --time 0", "bestmove 6x6 --time -1", "bestmove 6x6 --time 1e9",
+          "bestmove 6x6 --nodes 0", "bestmove 6x6 --depth 0", "bestmove 6x6 --memory 10",
+          "bestmove 6x6 --evaluation mobility=x", "bestmove 6x6 --features fly", "bestmove 9x9",
+          "bestmove 'xo/ox/x b'", "bestmove"}) {
+        INFO(args);
+        const Run r = run(args);
+        CHECK(r.code == 2);
+        CHECK(r.out.find("error") != std::string::npos);
+    }
+}
+
+TEST_CASE("cli engine: a GTP session over a pipe", "[cli][engine][gtp]") {
+    const Run r = run("engine -q --nodes 20000",
+                      "printf 'protocol_version\\nboardsize 5\\nplay black c3\\ngenmove white\\n"
+                      "play black zz\\n1 showboard\\nquit\\n' |");
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("= 2\n\n") == 0);
+    CHECK(r.out.find("? illegal move\n\n") != std::string::npos);
+    CHECK(r.out.find("=1 \n") != std::string::npos);
+    CHECK(r.out.find("black to move") != std::string::npos);
+    // The engine's reply to c3 is one of White's removals next to it.
+    const bool adjacent =
+        r.out.find("= c2\n") != std::string::npos || r.out.find("= c4\n") != std::string::npos ||
+        r.out.find("= b3\n") != std::string::npos || r.out.find("= d3\n") != std::string::npos;
+    CHECK(adjacent);
+}
+
+TEST_CASE("cli play: a scripted human against the engine to the end", "[cli][engine]") {
+    // The moves, a removal, the engine's reply, a takeback, the removal again, then the end of
+    // the input ends the game.
+    const Run r = run("play 4x4 --depth 20", "printf 'moves\\nd1\\nundo\\nd1\\n' |");
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("your moves: d1 c2 b3 a4") != std::string::npos);
+    CHECK(r.out.find("engine plays") != std::string::npos);
+    CHECK(r.out.find("game: d1 ") != std::string::npos);
+    const Run bad = run("play 4x4 --as green");
+    CHECK(bad.code == 2);
+}
