@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
     add_bestmove_command(app, commands);
     add_engine_command(app, commands);
     add_play_command(app, commands);
+    add_match_command(app, commands);
     // A process ended by a signal, or by exit() from a library (a failed OpenMP thread),
     // removes its temporary files (process/cleanup.hpp).
     konane::process::install_interrupt_cleanup();

@@ -1,0 +1,308 @@
+// `konane match ENGINE_A ENGINE_B`: two GTP engines (shell command lines, as cutechess-cli
+// takes chess engines) play each other over the board's opening pairs, both colours; the score,
+// the Elo difference with its 95% interval, and a record of every game. The runner:
+// match/match.hpp; the engines' side: match/gtp_client.hpp; docs/match.md.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/common.hpp"
+#include "cli/help.hpp"
+#include "core/notation.hpp"
+#include "core/text.hpp"
+#include "match/match.hpp"
+#include "process/output_path.hpp"
+
+namespace konane::cli {
+
+namespace {
+
+using json = nlohmann::json;
+using match::GameRecord;
+
+struct MatchArgs {
+    std::string engine_a, engine_b;
+    std::string board = "8x8", rules = "brainking", openings = "all", record;
+    std::uint64_t games = 0;
+    double seconds = 0, timeout = 0;
+    std::uint64_t nodes = 0, depth = 0, adjudicate_nodes = 200'000, seed = 0;
+    bool seed_given = false;
+    bool json = false, quiet = false;
+};
+
+const char* kEngineNames[2] = {"A", "B"};
+
+/// The board of --board: RxC of at most 64 squares.
+Board match_board(const std::string& text) {
+    try {
+        return Board::parse(text);
+    } catch (const std::exception& e) {
+        throw UsageError("--board '" + excerpt(text) + "': " + e.what());
+    }
+}
+
+/// The opening pairs of --openings LIST: pairs separated by commas, each Black's removal and
+/// White's reply separated by white space ("d5 e5,a8 b8"), checked against the rules.
+std::vector<std::pair<Move, Move>> parse_openings(const Board& b, Ruleset r,
+                                                  const std::string& text) {
+    std::vector<std::pair<Move, Move>> out;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+        std::istringstream words(item);
+        std::string first, second, extra;
+        if (!(words >> first >> second) || (words >> extra))
+            throw UsageError("--openings: '" + excerpt(item) +
+                             "' is not a pair 'BLACK WHITE' of removals (pairs separated by "
+                             "commas, e.g. 'd5 e5,a8 b8')");
+        try {
+            const MoveChild m1 = parse_move(b, r, b.start(), first);
+            const MoveChild m2 = parse_move(b, r, m1.child, second);
+            out.emplace_back(m1.move, m2.move);
+        } catch (const std::exception& e) {
+            throw UsageError("--openings: '" + excerpt(item) + "': " + e.what());
+        }
+    }
+    if (out.empty()) throw UsageError("--openings: no opening pair given");
+    return out;
+}
+
+std::string moves_text(const Board& b, const std::vector<Move>& moves) {
+    std::string s;
+    for (const Move& m : moves)
+        s += (s.empty() ? "" : " ") + format_move(b, m);
+    return s;
+}
+
+/// An Elo figure: "+58", "-3", "+inf".
+std::string elo_text(double v) {
+    if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.0f", std::round(v) + 0.0);  // never "-0"
+    return buf;
+}
+
+json elo_json(double v) {
+    return std::isinf(v) ? json(v > 0 ? "+inf" : "-inf") : json(v);
+}
+
+/// One game in the record file: a PGN-like header, then the moves.
+std::string record_text(const match::MatchOptions& o, const GameRecord& g) {
+    const Board& b = o.board;
+    std::string s;
+    const auto tag = [&](const char* name, const std::string& value) {
+        s += std::string("[") + name + " \"" + printable(value) + "\"]\n";
+    };
+    tag("Game", std::to_string(g.number));
+    tag("Black", std::string(kEngineNames[g.black]) + ": " + o.engine[g.black]);
+    tag("White", std::string(kEngineNames[g.white()]) + ": " + o.engine[g.white()]);
+    tag("Board", b.name());
+    tag("Rules", ruleset_name(o.rules));
+    tag("Opening", g.opening.empty() ? "engines" : moves_text(b, g.opening));
+    tag("Result", g.winner == Color::Black ? "1-0" : "0-1");
+    tag("Winner", std::string(color_name(g.winner)) + " (" + kEngineNames[g.winner_engine()] + ")");
+    tag("Ending", match::ending_name(g.ending));
+    tag("Reason", g.reason);
+    tag("Final", format_position(b, g.final));
+    s += "\n" + moves_text(b, g.moves) + "\n\n";
+    return s;
+}
+
+json game_json(const Board& b, const GameRecord& g) {
+    json j;
+    j["number"] = g.number;
+    j["black"] = kEngineNames[g.black];
+    j["white"] = kEngineNames[g.white()];
+    j["opening"] = g.opening.empty() ? json(nullptr) : json(moves_text(b, g.opening));
+    j["moves"] = moves_text(b, g.moves);
+    j["winner"] = color_name(g.winner);
+    j["winner_engine"] = kEngineNames[g.winner_engine()];
+    j["ending"] = match::ending_name(g.ending);
+    j["reason"] = g.reason;
+    j["final"] = format_position(b, g.final);
+    return j;
+}
+
+int run_match(const MatchArgs& a) {
+    match::MatchOptions o;
+    o.engine[0] = a.engine_a;
+    o.engine[1] = a.engine_b;
+    o.board = match_board(a.board);
+    o.rules = parse_ruleset(a.rules);
+    if (a.openings == "engine") {
+        o.engine_openings = true;
+    } else if (a.openings == "all") {
+        o.openings = match::opening_pairs(o.board, o.rules);
+        if (o.openings.empty())
+            throw UsageError("board " + o.board.name() + " has no opening pair under " +
+                             ruleset_name(o.rules));
+    } else {
+        o.openings = parse_openings(o.board, o.rules, a.openings);
+    }
+    if (a.seed_given) {
+        std::mt19937_64 rng(a.seed);
+        std::shuffle(o.openings.begin(), o.openings.end(), rng);
+    }
+    // By default every opening pair once with each colour (the engines' choice: 2 games).
+    o.games = static_cast<int>(a.games ? a.games : 2 * std::max<std::size_t>(1, o.openings.size()));
+    o.seconds = a.seconds;
+    o.nodes = a.nodes;
+    o.depth = static_cast<int>(a.depth);
+    o.timeout = a.timeout > 0 ? a.timeout : a.seconds > 0 ? 10 * a.seconds + 5 : 60;
+    o.adjudicate_nodes = a.adjudicate_nodes;
+    o.quiet = a.quiet;
+
+    std::ofstream record;
+    if (!a.record.empty()) {
+        process::check_output_path(a.record, "--record " + a.record);
+        record.open(a.record, std::ios::binary | std::ios::trunc);
+        if (!record) throw std::runtime_error("--record " + a.record + ": cannot be written");
+    }
+
+    int score[2] = {0, 0};
+    const auto games = match::play_match(o, [&](const GameRecord& g) {
+        ++score[g.winner_engine()];
+        if (!a.quiet) {
+            std::fprintf(
+                stderr,
+                "game %d/%d: %s (black) vs %s (white), opening %s: %s wins, %s; "
+                "score A %d - B %d\n",
+                g.number, o.games, kEngineNames[g.black], kEngineNames[g.white()],
+                g.opening.empty() ? "by the engines" : moves_text(o.board, g.opening).c_str(),
+                kEngineNames[g.winner_engine()], printable(g.reason).c_str(), score[0], score[1]);
+        }
+        if (record.is_open()) {
+            record << record_text(o, g);
+            record.flush();
+            if (!record) throw std::runtime_error("--record " + a.record + ": write failed");
+        }
+    });
+
+    // A's wins and losses, by A's colour.
+    int wins[2] = {0, 0}, losses[2] = {0, 0};  // [0] A Black, [1] A White
+    std::map<std::string, int> endings;
+    for (const GameRecord& g : games) {
+        const int colour = g.black == 0 ? 0 : 1;
+        (g.winner_engine() == 0 ? wins : losses)[colour]++;
+        endings[match::ending_name(g.ending)]++;
+    }
+    const int w = wins[0] + wins[1], l = losses[0] + losses[1];
+    const match::EloEstimate e = match::elo(w, 0, l);
+
+    if (a.json) {
+        json j;
+        j["board"] = o.board.name();
+        j["rules"] = ruleset_name(o.rules);
+        j["engines"] = {{"A", o.engine[0]}, {"B", o.engine[1]}};
+        j["games_played"] = games.size();
+        j["score"] = {{"A", w},
+                      {"B", l},
+                      {"A_as_black", {{"wins", wins[0]}, {"losses", losses[0]}}},
+                      {"A_as_white", {{"wins", wins[1]}, {"losses", losses[1]}}},
+                      {"fraction", e.score}};
+        j["elo"] = {{"diff", elo_json(e.diff)},
+                    {"low", elo_json(e.low)},
+                    {"high", elo_json(e.high)},
+                    {"confidence", 0.95}};
+        j["endings"] = endings;
+        json list = json::array();
+        for (const GameRecord& g : games)
+            list.push_back(game_json(o.board, g));
+        j["games"] = list;
+        std::printf("%s\n", j.dump(2).c_str());
+        return kOk;
+    }
+    std::printf("match: %d games on %s (%s)\n", static_cast<int>(games.size()),
+                o.board.name().c_str(), ruleset_name(o.rules));
+    std::printf("A: %s\nB: %s\n", printable(o.engine[0]).c_str(), printable(o.engine[1]).c_str());
+    std::printf("score of A: %d wins, %d losses (%.1f%%)\n", w, l, 100 * e.score);
+    std::printf("  A as Black: %d wins, %d losses\n", wins[0], losses[0]);
+    std::printf("  A as White: %d wins, %d losses\n", wins[1], losses[1]);
+    std::printf("Elo difference of A: %s (95%% interval %s .. %s)\n", elo_text(e.diff).c_str(),
+                elo_text(e.low).c_str(), elo_text(e.high).c_str());
+    std::printf("endings:");
+    bool first = true;
+    for (const auto& [name, count] : endings) {
+        std::printf("%s %s %d", first ? "" : ",", name.c_str(), count);
+        first = false;
+    }
+    std::printf("\n");
+    return kOk;
+}
+
+}  // namespace
+
+void add_match_command(CLI::App& app, Commands& out) {
+    auto a = std::make_shared<MatchArgs>();
+    auto* cmd = app.add_subcommand(
+        "match",
+        "Two GTP engines (shell command lines) play each other over the board's opening pairs, "
+        "both colours: the score, the Elo difference and a record of every game (docs/match.md)");
+    cmd->add_option("ENGINE_A", a->engine_a, "Shell command line that starts engine A")
+        ->required()
+        ->check(non_empty());
+    cmd->add_option("ENGINE_B", a->engine_b, "Shell command line that starts engine B")
+        ->required()
+        ->check(non_empty());
+    cmd->add_option("--board", a->board, "Board RxC (at most 64 squares)")
+        ->capture_default_str()
+        ->check(non_empty());
+    cmd->add_option("--rules", a->rules, "Opening ruleset (brainking, center, any)")
+        ->capture_default_str()
+        ->check(non_empty());
+    cmd->add_option("--games", a->games,
+                    "Games to play (default: every opening pair with each colour)")
+        ->check(decimal(1, 1'000'000));
+    cmd->add_option("--time", a->seconds,
+                    "Seconds a move, sent to the engines as a byo-yomi clock (time_settings 0 S "
+                    "1, time_left before each genmove)")
+        ->check(CLI::Range(0.001, 7 * 24 * 3600.0));
+    cmd->add_option("--nodes", a->nodes,
+                    "Nodes a move, sent as konane-nodes N to an engine that knows it (else its "
+                    "own command line's limit applies)")
+        ->check(decimal(1, kMaxNodes));
+    cmd->add_option("--depth", a->depth,
+                    "Depth a move, sent as konane-depth D to an engine that knows it")
+        ->check(decimal(1, 128));
+    cmd->add_option("--timeout", a->timeout,
+                    "Seconds an engine may take for one answer before it loses the game "
+                    "(default 10 x --time + 5, else 60)")
+        ->check(CLI::Range(0.01, 7 * 24 * 3600.0));
+    cmd->add_option("--openings", a->openings,
+                    "all (every pair of Black's removal and White's reply, in turn), engine "
+                    "(the engines choose), or a list of pairs 'd5 e5,a8 b8'")
+        ->capture_default_str()
+        ->check(non_empty());
+    cmd->add_option("--adjudicate-nodes", a->adjudicate_nodes,
+                    "Proof-search nodes per position: a position proven won or lost ends the "
+                    "game (0: no adjudication)")
+        ->capture_default_str()
+        ->check(decimal(0, kMaxNodes));
+    cmd->add_option("--record", a->record, "Write every game to FILE (PGN-like text)")
+        ->check(non_empty());
+    cmd->add_option("--seed", a->seed, "Shuffle the openings' order with this seed")
+        ->check(decimal(0, UINT64_MAX));
+    cmd->add_flag("--json", a->json, "JSON output");
+    cmd->add_flag("-q,--quiet", a->quiet, "No progress lines; the engines' stderr to /dev/null");
+    cmd->preparse_callback([a](std::size_t) { a->seed_given = false; });
+    cmd->callback([a, cmd] { a->seed_given = cmd->count("--seed") > 0; });
+    help_footer(cmd,
+                {"konane match 'konane engine -q --time 1' 'konane engine -q --baseline' "
+                 "--board 8x8 --games 200 --time 1",
+                 "konane match 'konane engine -q --nodes 20000' 'konane engine -q --baseline' "
+                 "--board 5x5 --record games.txt",
+                 "konane match ./my_agent 'konane engine -q --depth 6' --board 6x6 --openings "
+                 "'c4 c3,a6 b6' --json"},
+                false);
+    out.push_back({cmd, [a] { return run_match(*a); }});
+}
+
+}  // namespace konane::cli

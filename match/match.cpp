@@ -1,0 +1,279 @@
+#include "match/match.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include "core/notation.hpp"
+#include "core/text.hpp"
+#include "match/gtp_client.hpp"
+#include "probe/proof.hpp"
+
+namespace konane::match {
+
+namespace {
+
+/// The end of a game, thrown from deep in a move: `loser` (0: A, 1: B) loses it.
+struct GameOver {
+    int loser;
+    Ending ending;
+    std::string reason;
+};
+
+const char* kNames[2] = {"A", "B"};
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+std::string number_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+/// The two engines of a match, started (and restarted after a failure) as needed.
+class Engines {
+  public:
+    explicit Engines(const MatchOptions& o) : o_(o) {}
+    ~Engines() {
+        for (auto& c : client_)
+            if (c) c->quit();
+    }
+
+    /// Sends `line` to engine e; a failure of the engine ends the game, lost by e.
+    GtpReply ask(int e, const std::string& line) {
+        try {
+            return client_[e]->command(line, o_.timeout);
+        } catch (const EngineFailure& f) {
+            last_failure_[e] = client_[e]->exit_status();
+            throw GameOver{e, Ending::Failed, std::string(kNames[e]) + ": " + f.what()};
+        }
+    }
+
+    /// Sends `line` to engine e, which must accept it (else it loses the game, Refused).
+    void order(int e, const std::string& line) {
+        const GtpReply r = ask(e, line);
+        if (!r.ok)
+            throw GameOver{e, Ending::Refused,
+                           std::string(kNames[e]) + " refused '" + excerpt(line) +
+                               "': " + excerpt(printable(r.text), 80)};
+    }
+
+    /// Makes engine e ready for a new game on the match's board (started when it is not
+    /// running, the board set and cleared, the clock and limits sent).
+    void new_game(int e) {
+        if (!client_[e] || !client_[e]->alive()) {
+            if (client_[e]) client_[e]->kill();
+            client_[e] = std::make_unique<GtpClient>(o_.engine[e], o_.quiet);
+            ask(e, "protocol_version");
+            if (o_.nodes) limit(e, "konane-nodes", std::to_string(o_.nodes));
+            if (o_.depth) limit(e, "konane-depth", std::to_string(o_.depth));
+        }
+        order(e, "boardsize " + o_.board.name());
+        order(e, "clear_board");
+        if (o_.seconds > 0) ask(e, "time_settings 0 " + number_text(o_.seconds) + " 1");
+    }
+
+    /// The status of engine e's process when it last failed (waitpid's), -1 if never.
+    int last_failure(int e) const { return last_failure_[e]; }
+
+  private:
+    void limit(int e, const std::string& command, const std::string& value) {
+        const GtpReply known = ask(e, "known_command " + command);
+        if (known.ok && known.text == "true") {
+            ask(e, command + " " + value);
+        } else if (!warned_[e]) {
+            warned_[e] = true;
+            std::fprintf(stderr,
+                         "konane match: warning: engine %s does not know %s: its own limit "
+                         "applies\n",
+                         kNames[e], command.c_str());
+        }
+    }
+
+    const MatchOptions& o_;
+    std::unique_ptr<GtpClient> client_[2];
+    int last_failure_[2] = {-1, -1};
+    bool warned_[2] = {false, false};
+};
+
+}  // namespace
+
+const char* ending_name(Ending e) {
+    switch (e) {
+        case Ending::NoMove:
+            return "no legal move";
+        case Ending::Adjudicated:
+            return "adjudicated by proof";
+        case Ending::Resigned:
+            return "resigned";
+        case Ending::Illegal:
+            return "illegal move";
+        case Ending::Refused:
+            return "refused a command";
+        case Ending::Failed:
+            return "engine failure";
+    }
+    return "?";
+}
+
+EloEstimate elo(int wins, int draws, int losses) {
+    // The logistic model (Elo 1978): a rating difference D gives the expected score
+    // 1 / (1 + 10^(-D/400)), so D = -400 log10(1/s - 1). The interval as cutechess-cli's
+    // Elo::errorMargin computes it (github.com/cutechess/cutechess, projects/lib/src/elo.cpp):
+    // the per-game scores (1, 1/2, 0) have variance v = mean of (x - s)^2, the mean's standard
+    // error is sqrt(v / n), and s +- 1.96 of it (the normal approximation's 95%) is mapped
+    // through the same formula.
+    const double n = wins + draws + losses;
+    EloEstimate e;
+    if (n <= 0) return e;
+    const auto diff = [](double s) {
+        if (s <= 0) return -std::numeric_limits<double>::infinity();
+        if (s >= 1) return std::numeric_limits<double>::infinity();
+        return -400.0 * std::log10(1.0 / s - 1.0);
+    };
+    const double s = (wins + 0.5 * draws) / n;
+    const double v =
+        (wins * (1 - s) * (1 - s) + draws * (0.5 - s) * (0.5 - s) + losses * s * s) / n;
+    const double margin = 1.959964 * std::sqrt(v / n);
+    e.score = s;
+    e.diff = diff(s);
+    e.low = diff(s - margin);
+    e.high = diff(s + margin);
+    return e;
+}
+
+std::vector<std::pair<Move, Move>> opening_pairs(const Board& b, Ruleset r) {
+    std::vector<std::pair<Move, Move>> out;
+    for (const MoveChild& first : legal_moves(b, r, b.start()))
+        for (const MoveChild& reply : legal_moves(b, r, first.child))
+            out.emplace_back(first.move, reply.move);
+    return out;
+}
+
+std::vector<GameRecord> play_match(const MatchOptions& o,
+                                   const std::function<void(const GameRecord&)>& each) {
+    if (o.games < 1) throw std::invalid_argument("games: at least 1");
+    if (!o.engine_openings && o.openings.empty()) throw std::invalid_argument("no opening to play");
+    // An engine's pipe closed under a write gives EPIPE, not the end of the match.
+    ::signal(SIGPIPE, SIG_IGN);
+    const Board& b = o.board;
+    std::unique_ptr<ProofSearch> proof;
+    if (o.adjudicate_nodes > 0) {
+        ProofOptions po;
+        po.rules = o.rules;
+        po.memory_bytes = o.adjudicate_memory;
+        po.max_nodes = o.adjudicate_nodes;
+        proof = std::make_unique<ProofSearch>(b, po);
+    }
+    Engines engines(o);
+    std::vector<GameRecord> games;
+    for (int g = 0; g < o.games; ++g) {
+        GameRecord rec;
+        rec.number = g + 1;
+        rec.black = g % 2;  // A Black in odd-numbered games, White in even ones
+        if (!o.engine_openings) {
+            const auto& pair = o.openings[(static_cast<std::size_t>(g) / 2) % o.openings.size()];
+            rec.opening = {pair.first, pair.second};
+        }
+        const auto engine_of = [&](Color c) { return c == Color::Black ? rec.black : rec.white(); };
+        Position p = b.start();
+        try {
+            for (int e : {rec.black, rec.white()}) {
+                try {
+                    engines.new_game(e);
+                } catch (const GameOver& over) {
+                    // A shell that could not run the command at all: the match cannot be
+                    // played, which is the user's error, not a game lost.
+                    const int st = engines.last_failure(e);
+                    if (g < 2 && over.ending == Ending::Failed && st >= 0 && WIFEXITED(st) &&
+                        (WEXITSTATUS(st) == 126 || WEXITSTATUS(st) == 127))
+                        throw std::invalid_argument(
+                            std::string("engine ") + kNames[e] + " cannot start: '" +
+                            excerpt(o.engine[e], 200) + "' " +
+                            (WEXITSTATUS(st) == 127 ? "(command not found: exit code 127)"
+                                                    : "(not executable: exit code 126)"));
+                    throw;
+                }
+            }
+            for (std::size_t ply = 0;; ++ply) {
+                const std::vector<MoveChild> legal = legal_moves(b, o.rules, p);
+                if (legal.empty()) {
+                    rec.winner = other(p.to_move);
+                    rec.ending = Ending::NoMove;
+                    rec.reason = std::string(color_name(p.to_move)) + " has no legal move";
+                    break;
+                }
+                if (proof && ply >= 2) {
+                    const ProofResult r = proof->solve(p);
+                    if (r.win) {
+                        rec.winner = *r.win ? p.to_move : other(p.to_move);
+                        rec.ending = Ending::Adjudicated;
+                        rec.reason = std::string("proof: ") + color_name(p.to_move) + " to move " +
+                                     (*r.win ? "wins" : "loses") + " (" + std::to_string(r.nodes) +
+                                     " nodes)";
+                        break;
+                    }
+                }
+                const Color c = p.to_move;
+                const int mover = engine_of(c), waiter = 1 - mover;
+                const std::string color = lower(color_name(c));
+                MoveChild mc;
+                if (ply < rec.opening.size()) {
+                    // The runner's opening removal, played on both engines.
+                    const std::string text = format_move(b, rec.opening[ply]);
+                    mc = parse_move(b, o.rules, p, text);
+                    engines.order(mover, "play " + color + " " + text);
+                } else {
+                    if (o.seconds > 0)
+                        engines.ask(mover,
+                                    "time_left " + color + " " + number_text(o.seconds) + " 1");
+                    const GtpReply r = engines.ask(mover, "genmove " + color);
+                    const std::string name = kNames[mover];
+                    if (!r.ok)
+                        throw GameOver{mover, Ending::Refused,
+                                       name + " refused 'genmove " + color +
+                                           "': " + excerpt(printable(r.text), 80)};
+                    const std::string answer = lower(r.text);
+                    if (answer == "resign" || answer == "pass")
+                        throw GameOver{mover, Ending::Resigned,
+                                       name + " " + (answer == "pass" ? "passed" : "resigned") +
+                                           " with " + std::to_string(legal.size()) + " legal move" +
+                                           (legal.size() == 1 ? "" : "s")};
+                    try {
+                        mc = parse_move(b, o.rules, p, answer);
+                    } catch (const std::exception& ex) {
+                        throw GameOver{mover, Ending::Illegal,
+                                       name + " answered '" + excerpt(printable(r.text)) +
+                                           "' to 'genmove " + color +
+                                           "': " + excerpt(printable(ex.what()), 120)};
+                    }
+                }
+                engines.order(waiter, "play " + color + " " + format_move(b, mc.move));
+                rec.moves.push_back(mc.move);
+                p = mc.child;
+            }
+        } catch (const GameOver& over) {
+            const Color loser = over.loser == rec.black ? Color::Black : Color::White;
+            rec.winner = other(loser);
+            rec.ending = over.ending;
+            rec.reason = over.reason;
+        }
+        rec.final = p;
+        if (each) each(rec);
+        games.push_back(std::move(rec));
+    }
+    return games;
+}
+
+}  // namespace konane::match

@@ -1,0 +1,99 @@
+// A match between two GTP engines (`konane match`, docs/match.md): games over the board's
+// opening pairs, each pair twice with the colours swapped; every answer checked against the
+// rules; a game adjudicated as soon as the proof search proves the position; an engine that
+// crashes, hangs or answers garbage loses the game and is restarted for the next one. The
+// score's Elo difference with its 95% interval (elo()).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/board.hpp"
+#include "core/movegen.hpp"
+
+namespace konane::match {
+
+/// The options of a match.
+struct MatchOptions {
+    std::string engine[2];  ///< the shell command lines of engines A and B
+    Board board = Board::make(8, 8);
+    Ruleset rules = Ruleset::Brainking;
+    int games = 2;
+    /// The opening pairs (Black's removal, White's reply) played in turn, each twice (A Black,
+    /// then A White); empty with engine_openings: the engines choose their removals.
+    std::vector<std::pair<Move, Move>> openings;
+    bool engine_openings = false;
+    /// Seconds a move, given to the engines as a GTP byo-yomi clock (`time_settings 0 S 1`,
+    /// `time_left COLOR S 1` before each genmove); 0: no clock sent.
+    double seconds = 0;
+    /// Nodes or depth a move, sent as `konane-nodes N` / `konane-depth D` to an engine that
+    /// knows the command (known_command); 0: not sent.
+    std::uint64_t nodes = 0;
+    int depth = 0;
+    /// The most seconds an engine may take for one answer; past it the engine loses the game.
+    double timeout = 30;
+    /// Proof-search nodes per position for adjudication (0: none), and the bytes of its table.
+    std::uint64_t adjudicate_nodes = 200'000;
+    std::size_t adjudicate_memory = std::size_t{16} << 20;
+    bool quiet = false;  ///< engines' standard error to /dev/null
+};
+
+/// How a game ended.
+enum class Ending : std::uint8_t {
+    NoMove,       ///< the side to move had no legal move (rules.md "End")
+    Adjudicated,  ///< the proof search proved the position for one side
+    Resigned,     ///< the side to move resigned (or passed) while it had a legal move
+    Illegal,      ///< an engine answered an illegal or malformed move
+    Refused,      ///< an engine refused a legal command (a move played, the board size)
+    Failed,       ///< an engine crashed, closed its pipe, hung or answered garbage
+};
+
+/// "no legal move", "adjudicated by proof", "resigned", "illegal move", "refused a command",
+/// "engine failure".
+const char* ending_name(Ending e);
+
+/// One game of a match.
+struct GameRecord {
+    int number = 0;             ///< 1-based
+    int black = 0;              ///< the engine (0: A, 1: B) that played Black
+    std::vector<Move> opening;  ///< the two removals the runner played (none: engines')
+    std::vector<Move> moves;    ///< every move played, the opening's first
+    Color winner = Color::Black;
+    Ending ending = Ending::NoMove;
+    std::string reason;  ///< in words: "white has no legal move", "B: exited with code 1", ...
+    Position final{};    ///< the position the game ended in
+
+    int white() const { return 1 - black; }
+    int winner_engine() const { return winner == Color::Black ? black : white(); }
+};
+
+/// The Elo difference of a score, and its 95% interval (elo()).
+struct EloEstimate {
+    double score = 0;  ///< the score fraction (wins + draws / 2) / games
+    /// The Elo difference; +-infinity for a score of 1 or 0 (no finite estimate).
+    double diff = 0;
+    double low = 0, high = 0;  ///< the 95% interval (may be infinite)
+};
+
+/// The Elo difference of `wins`, `draws` and `losses` (games > 0) and its 95% confidence
+/// interval. The difference is the logistic model's: D = -400 log10(1/s - 1) for the score
+/// fraction s. The interval maps s +- 1.96 sigma through the same formula, sigma the standard
+/// error of the mean per-game score (sqrt(variance of the game scores / n)); the method of
+/// cutechess-cli's Elo class (Arpad Elo, The Rating of Chessplayers, 1978, for the logistic
+/// curve). Bounds past 0 or 1 are infinite.
+EloEstimate elo(int wins, int draws, int losses);
+
+/// Every opening pair of board b under ruleset r: Black's legal removals on the full board,
+/// each with White's legal replies, in generation order.
+std::vector<std::pair<Move, Move>> opening_pairs(const Board& b, Ruleset r);
+
+/// Plays the match: `each` receives each game as it ends (for progress and the record).
+/// Throws std::invalid_argument when an engine cannot start (its shell reports the command
+/// missing or not executable, exit code 126 or 127, at the first command), naming it.
+std::vector<GameRecord> play_match(const MatchOptions& options,
+                                   const std::function<void(const GameRecord&)>& each = {});
+
+}  // namespace konane::match
