@@ -21,7 +21,7 @@ namespace {
 
 /// The shell command line of `konane engine` with its arguments.
 std::string engine(const std::string& args) {
-    return quote(KONANE_BINARY) + " engine -q " + args;
+    return quote(KONANE_BINARY) + " engine -q --memory 16M " + args;
 }
 
 /// Runs `konane match A B ARGS --json` (stderr apart) and returns the parsed output.
@@ -83,6 +83,11 @@ TEST_CASE("CLI: match survives engines that crash or hang or answer garbage", "[
     };
     const Case cases[] = {
         {"read x; exit 1", "", "engine failure", "B: exited with code 1"},
+        {"while read c; do case \"$c\" in genmove*) exit 3;; *) echo '=';; esac; echo; done",
+         "--adjudicate-nodes 0", "engine failure", "B: exited with code 3 (when sent 'genmove"},
+        {"while read c; do case \"$c\" in genmove*) kill -9 $$;; *) echo '=';; esac; echo; "
+         "done",
+         "--adjudicate-nodes 0", "engine failure", "B: killed by signal 9"},
         {"yes '= zz'", "", "engine failure", "B: answered garbage '= zz...'"},
         {"while read c; do case \"$c\" in genmove*) echo '= zz';; *) echo '=';; esac; echo; "
          "done",
@@ -91,8 +96,8 @@ TEST_CASE("CLI: match survives engines that crash or hang or answer garbage", "[
          "echo; done",
          "--adjudicate-nodes 0", "resigned", "B resigned with"},
         {"while read c; do case \"$c\" in genmove*) sleep 30;; *) echo '=';; esac; echo; done",
-         "--timeout 0.3 --adjudicate-nodes 0", "engine failure",
-         "B: no answer within 0.3 s to 'genmove"},
+         "--timeout 1 --adjudicate-nodes 0", "engine failure",
+         "B: no answer within 1 s to 'genmove"},
     };
     for (const Case& k : cases) {
         INFO(k.engine);
