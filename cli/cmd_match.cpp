@@ -34,7 +34,7 @@ struct MatchArgs {
     std::string board = "8x8", rules = "brainking", openings = "all", record;
     std::uint64_t games = 0;
     double seconds = 0, timeout = 0;
-    std::uint64_t nodes = 0, depth = 0, adjudicate_nodes = 200'000, seed = 0;
+    std::uint64_t nodes = 0, depth = 0, adjudicate_nodes = 200'000, adjudicate_pieces = 0, seed = 0;
     bool seed_given = false;
     bool json = false, quiet = false;
 };
@@ -158,6 +158,7 @@ int run_match(const MatchArgs& a) {
     o.depth = static_cast<int>(a.depth);
     o.timeout = a.timeout > 0 ? a.timeout : a.seconds > 0 ? 10 * a.seconds + 5 : 60;
     o.adjudicate_nodes = a.adjudicate_nodes;
+    o.adjudicate_pieces = static_cast<int>(a.adjudicate_pieces);
     o.quiet = a.quiet;
 
     std::ofstream record;
@@ -286,6 +287,10 @@ void add_match_command(CLI::App& app, Commands& out) {
                     "game (0: no adjudication)")
         ->capture_default_str()
         ->check(decimal(0, kMaxNodes));
+    cmd->add_option("--adjudicate-pieces", a->adjudicate_pieces,
+                    "Adjudicate only positions of at most this many pieces (0: every position)")
+        ->capture_default_str()
+        ->check(decimal(0, 64));
     cmd->add_option("--record", a->record, "Write every game to FILE (PGN-like text)")
         ->check(non_empty());
     cmd->add_option("--seed", a->seed, "Shuffle the openings' order with this seed")

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -214,7 +215,8 @@ std::vector<GameRecord> play_match(const MatchOptions& o,
                     rec.reason = std::string(color_name(p.to_move)) + " has no legal move";
                     break;
                 }
-                if (proof && ply >= 2) {
+                if (proof && ply >= 2 &&
+                    (o.adjudicate_pieces == 0 || std::popcount(p.occ) <= o.adjudicate_pieces)) {
                     const ProofResult r = proof->solve(p);
                     if (r.win) {
                         rec.winner = *r.win ? p.to_move : other(p.to_move);

@@ -38,6 +38,8 @@ struct MatchOptions {
     /// Proof-search nodes per position for adjudication (0: none), and the bytes of its table.
     std::uint64_t adjudicate_nodes = 200'000;
     std::size_t adjudicate_memory = std::size_t{16} << 20;
+    /// Adjudicate only positions of at most this many pieces (0: every position).
+    int adjudicate_pieces = 0;
     bool quiet = false;  ///< engines' standard error to /dev/null
 };
 

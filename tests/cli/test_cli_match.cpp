@@ -1,5 +1,6 @@
 // `konane match`, run as a process (KONANE_BINARY) between `konane engine` processes and
 // broken engines (small shell scripts); and the Elo estimate of match/match.hpp.
+#include <bit>
 #include <filesystem>
 #include <string>
 
@@ -54,6 +55,9 @@ TEST_CASE("CLI: match of two perfect engines gives every opening its proven resu
         const json played =
             match_json(e, e, std::string("--board ") + size + " --adjudicate-nodes 0");
         const json judged = match_json(e, e, std::string("--board ") + size);
+        // Adjudicated only from 8 pieces down.
+        const json late =
+            match_json(e, e, std::string("--board ") + size + " --adjudicate-pieces 8");
         REQUIRE(played["games"].size() == 2 * pairs);
         REQUIRE(judged["games"].size() == 2 * pairs);
         for (std::size_t i = 0; i < 2 * pairs; ++i) {
@@ -67,6 +71,14 @@ TEST_CASE("CLI: match of two perfect engines gives every opening its proven resu
             CHECK(g["opening"] == played["games"][i - i % 2]["opening"]);
             CHECK(judged["games"][i]["winner"] == color_name(winner));
             CHECK(judged["games"][i]["ending"] == "adjudicated by proof");
+            const json& l = late["games"][i];
+            CHECK(l["winner"] == color_name(winner));
+            if (l["ending"] == "adjudicated by proof") {
+                const auto final = parse_position(l["final"].get<std::string>(), &b);
+                CHECK(std::popcount(final.position.occ) <= 8);
+            } else {
+                CHECK(l["ending"] == "no legal move");
+            }
         }
         CHECK(played["score"]["A"].get<int>() + played["score"]["B"].get<int>() ==
               static_cast<int>(2 * pairs));
