@@ -70,6 +70,9 @@ GtpClient::GtpClient(std::string command, bool quiet) : command_(std::move(comma
             const int null = ::open("/dev/null", O_WRONLY);
             if (null >= 0) ::dup2(null, 2);
         }
+        // Nothing else of the runner's reaches the engine (a --record file, the other engine's
+        // pipes were they inherited); a kernel without close_range leaves them, harmlessly.
+        ::close_range(3, ~0U, 0);
         ::execl("/bin/sh", "sh", "-c", command_.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }

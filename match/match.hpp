@@ -92,7 +92,9 @@ EloEstimate elo(int wins, int draws, int losses);
 /// each with White's legal replies, in generation order.
 std::vector<std::pair<Move, Move>> opening_pairs(const Board& b, Ruleset r);
 
-/// Plays the match: `each` receives each game as it ends (for progress and the record).
+/// Plays the match: `each` receives each game as it ends (for progress and the record). Sets
+/// SIGPIPE to be ignored in this process (an engine that closed its pipe is then a write error,
+/// reported as its failure, not the end of the runner); the engines get it back by default.
 /// Throws std::invalid_argument when an engine cannot start (its shell reports the command
 /// missing or not executable, exit code 126 or 127, at the first command), naming it.
 std::vector<GameRecord> play_match(const MatchOptions& options,
