@@ -249,6 +249,22 @@ std::string GtpSession::command(const std::string& name, const std::vector<std::
         }
         return move;
     }
+    if (name == "konane-nodes" || name == "konane-depth") {
+        // A reproducible budget a move (nodes, or the search's depth) in place of the time.
+        want(1);
+        const double v = parse_amount(args[0], name == "konane-nodes" ? "nodes" : "depth");
+        if (v < 1 || v != std::floor(v) || (name == "konane-depth" && v > 128))
+            throw GtpError{"invalid " + name.substr(7) + " '" + excerpt(args[0]) +
+                           "' (a whole number from 1" +
+                           (name == "konane-depth" ? " to 128)" : ")")};
+        if (name == "konane-nodes") {
+            options_.limits.nodes = static_cast<std::uint64_t>(v);
+        } else {
+            options_.limits.depth = static_cast<int>(v);
+        }
+        options_.limits.seconds = 0;
+        return "";
+    }
     if (name == "konane-source") {
         if (!last_) throw GtpError{"no move generated yet"};
         return last_->describe();

@@ -318,6 +318,10 @@ TEST_CASE("gtp: a scripted session with every command", "[engine][gtp]") {
     const std::string board = s.handle("showboard");
     CHECK(board.find("white to move") != std::string::npos);
     CHECK(s.handle("time_left white 10 0") == "=\n\n");
+    CHECK(s.handle("konane-nodes 3000") == "=\n\n");
+    CHECK(s.handle("konane-depth 3") == "=\n\n");
+    CHECK(s.handle("konane-depth 0").rfind("? invalid depth", 0) == 0);
+    CHECK(s.handle("konane-nodes 1.5").rfind("? invalid nodes", 0) == 0);
     CHECK(s.handle("konane-position ..xo/oxox/xoxo/oxox") == "=\n\n");
     CHECK(s.position().to_move == Color::Black);
     CHECK(s.handle("konane-position ..x./..../..../.... w") == "=\n\n");
