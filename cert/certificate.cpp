@@ -1,6 +1,7 @@
 #include "cert/certificate.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -245,6 +246,11 @@ std::uint64_t parse_u64(const Reader& rd, std::string_view text, const char* wha
     return v;
 }
 
+std::string too_many(std::uint64_t max) {
+    return "header: more entries than a reader takes (at most " + std::to_string(max) +
+           ", about 5 bytes of memory each)";
+}
+
 }  // namespace
 
 namespace {
@@ -298,9 +304,10 @@ class FileSource final : public Source {
 /// the occupancy differences of each tag, then one move per entry.
 class EntryDecoder {
   public:
+    /// `max_pieces`: the most pieces of a root; no position of the proof has more.
     EntryDecoder(const Reader& rd, const Board& b, const std::uint64_t (&counts)[kTags],
-                 PackedKeys& out)
-        : rd_(rd), all_(b.all), out_(out) {
+                 int max_pieces, PackedKeys& out)
+        : rd_(rd), all_(b.all), max_pieces_(max_pieces), out_(out) {
         for (int t = 0; t < kTags; ++t) {
             counts_[t] = counts[t];
             total_ += counts[t];
@@ -321,6 +328,11 @@ class EntryDecoder {
                 if (i_ > 0 && v_ == 0) rd_.fail("two entries for one position");
                 const std::uint64_t occ = prev_ + v_;
                 if (occ < prev_ || (occ & ~all_)) rd_.fail("an entry's position is off the board");
+                if (std::popcount(occ) > max_pieces_) {
+                    rd_.fail("an entry has " + std::to_string(std::popcount(occ)) +
+                             " pieces, more than any root (" + std::to_string(max_pieces_) +
+                             "): no line of the proof reaches it");
+                }
                 prev_ = occ;
                 out_.push_back(ProofKey{occ, static_cast<std::uint8_t>(tag_)});
                 v_ = 0;
@@ -352,6 +364,7 @@ class EntryDecoder {
 
     const Reader& rd_;
     std::uint64_t all_;
+    int max_pieces_;
     PackedKeys& out_;
     std::uint64_t counts_[kTags] = {};
     std::uint64_t total_ = 0;
@@ -360,24 +373,25 @@ class EntryDecoder {
     int shift_ = 0;
 };
 
-Certificate parse(Source& src, const std::string& name);
+Certificate parse(Source& src, const std::string& name, const CertificateLimits& limits);
 
 }  // namespace
 
-Certificate read_certificate(const std::filesystem::path& path) {
+Certificate read_certificate(const std::filesystem::path& path, const CertificateLimits& limits) {
     Reader rd{path.string()};
     FileSource src(path, rd);
-    return parse(src, path.string());
+    return parse(src, path.string(), limits);
 }
 
-Certificate parse_certificate(std::string bytes, const std::string& name) {
+Certificate parse_certificate(std::string bytes, const std::string& name,
+                              const CertificateLimits& limits) {
     MemorySource src(bytes);
-    return parse(src, name);
+    return parse(src, name, limits);
 }
 
 namespace {
 
-Certificate parse(Source& src, const std::string& name) {
+Certificate parse(Source& src, const std::string& name, const CertificateLimits& limits) {
     Reader rd{name};
     const std::uint64_t size = src.size();
     if (size < kMagic.size() + 8) rd.fail("too short to be a certificate");
@@ -391,7 +405,11 @@ Certificate parse(Source& src, const std::string& name) {
         }
         rd.fail("not a konane proof certificate (no 'konane proof certificate 1' line)");
     }
-    {
+    // The header and the sizes it gives are checked first, so that a huge file is refused
+    // without reading it (a sparse file of terabytes behind a certificate's first line). A file
+    // small enough to lie whole in `bytes` is checksummed before any refusal, so that a damaged
+    // byte is reported as damage, not as the field it happens to hit.
+    const auto verify_checksum = [&] {
         XXH64_state_t* st = XXH64_createState();
         XXH64_reset(st, 0);
         std::string chunk;
@@ -418,121 +436,149 @@ Certificate parse(Source& src, const std::string& name) {
         if (sum != stored) {
             rd.fail("checksum mismatch: the file is damaged (a byte changed, or cut short)");
         }
-    }
-
-    // The header: "name value" lines up to "end".
+    };
+    const bool whole = bytes.size() == size;
     Certificate c;
     std::size_t pos = kMagic.size();
-    std::string board_text, opening_text, game_text, kind_text;
-    std::vector<std::pair<std::string, std::string>> root_text;
     std::uint64_t counts[kTags] = {};
-    std::uint64_t raw_size = 0, packed_size = 0;
-    bool have_counts = false, have_data = false, ended = false;
-    while (pos < size - 8 && pos < kMaxHeader) {
-        const std::size_t eol = bytes.find('\n', pos);
-        if (eol == std::string::npos || eol >= size - 8) break;
-        const std::string line = bytes.substr(pos, eol - pos);
-        pos = eol + 1;
-        if (line == "end") {
-            ended = true;
-            break;
-        }
-        const std::size_t sp = line.find(' ');
-        const std::string name = line.substr(0, sp);
-        const std::string value = sp == std::string::npos ? "" : line.substr(sp + 1);
-        if (name == "board") {
-            board_text = value;
-        } else if (name == "opening") {
-            opening_text = value;
-        } else if (name == "game") {
-            game_text = value;
-        } else if (name == "kind") {
-            kind_text = value;
-        } else if (name == "generator") {
-            c.generator = value;
-        } else if (name == "root") {
-            const std::size_t last = value.rfind(' ');
-            if (last == std::string::npos) rd.fail("header: a root line without a winner");
-            root_text.emplace_back(value.substr(0, last), value.substr(last + 1));
-        } else if (name == "entries") {
-            std::istringstream in(value);
-            std::string w;
-            int i = 0;
-            while (in >> w) {
-                if (i == kTags) rd.fail("header: 'entries' has more than 4 counts");
-                counts[i++] = parse_u64(rd, w, "an entry count");
-            }
-            if (i != kTags) rd.fail("header: 'entries' needs 4 counts");
-            have_counts = true;
-        } else if (name == "data") {
-            const std::size_t s2 = value.find(' ');
-            if (s2 == std::string::npos) rd.fail("header: 'data' needs two sizes");
-            raw_size = parse_u64(rd, std::string_view(value).substr(0, s2), "the data size");
-            packed_size = parse_u64(rd, std::string_view(value).substr(s2 + 1), "the data size");
-            have_data = true;
-        } else {
-            rd.fail("header: unknown line '" + line.substr(0, 60) + "'");
-        }
-    }
-    if (!ended) rd.fail("header: no 'end' line");
-    if (board_text.empty() || opening_text.empty() || game_text.empty() || kind_text.empty() ||
-        !have_counts || !have_data) {
-        rd.fail("header: a board, opening, game, kind, entries or data line is missing");
-    }
+    std::uint64_t raw_size = 0, packed_size = 0, total = 0;
+    int max_pieces = 0;
     try {
-        c.board = Board::parse(board_text);
-        c.opening = parse_opening_tag(c.board, opening_text);
-    } catch (const std::invalid_argument& e) {
-        rd.fail(std::string("header: ") + e.what());
-    }
-    if (c.board.squares() > kMaxSquares) rd.fail("header: board too large");
-    if (game_text == "jumps") {
-        c.jumps_only = false;
-    } else if (game_text == "jumps-only") {
-        c.jumps_only = true;
-    } else {
-        rd.fail("header: game must be 'jumps' or 'jumps-only', not '" + game_text + "'");
-    }
-    if (kind_text == "openings") {
-        c.kind = CertificateKind::Openings;
-    } else if (kind_text == "positions") {
-        c.kind = CertificateKind::Positions;
-    } else {
-        rd.fail("header: kind must be 'openings' or 'positions', not '" + kind_text + "'");
-    }
-    for (const auto& [text, winner] : root_text) {
-        ProofRoot r{};
+        // The header: "name value" lines up to "end".
+        std::string board_text, opening_text, game_text, kind_text;
+        std::vector<std::pair<std::string, std::string>> root_text;
+        bool have_counts = false, have_data = false, ended = false;
+        while (pos < size - 8 && pos < kMaxHeader) {
+            const std::size_t eol = bytes.find('\n', pos);
+            if (eol == std::string::npos || eol >= size - 8) break;
+            const std::string line = bytes.substr(pos, eol - pos);
+            pos = eol + 1;
+            if (line == "end") {
+                ended = true;
+                break;
+            }
+            const std::size_t sp = line.find(' ');
+            const std::string name = line.substr(0, sp);
+            const std::string value = sp == std::string::npos ? "" : line.substr(sp + 1);
+            if (name == "board") {
+                board_text = value;
+            } else if (name == "opening") {
+                opening_text = value;
+            } else if (name == "game") {
+                game_text = value;
+            } else if (name == "kind") {
+                kind_text = value;
+            } else if (name == "generator") {
+                c.generator = value;
+            } else if (name == "root") {
+                const std::size_t last = value.rfind(' ');
+                if (last == std::string::npos) rd.fail("header: a root line without a winner");
+                root_text.emplace_back(value.substr(0, last), value.substr(last + 1));
+            } else if (name == "entries") {
+                std::istringstream in(value);
+                std::string w;
+                int i = 0;
+                while (in >> w) {
+                    if (i == kTags) rd.fail("header: 'entries' has more than 4 counts");
+                    counts[i++] = parse_u64(rd, w, "an entry count");
+                }
+                if (i != kTags) rd.fail("header: 'entries' needs 4 counts");
+                have_counts = true;
+            } else if (name == "data") {
+                const std::size_t s2 = value.find(' ');
+                if (s2 == std::string::npos) rd.fail("header: 'data' needs two sizes");
+                raw_size = parse_u64(rd, std::string_view(value).substr(0, s2), "the data size");
+                packed_size =
+                    parse_u64(rd, std::string_view(value).substr(s2 + 1), "the data size");
+                have_data = true;
+            } else {
+                rd.fail("header: unknown line '" + line.substr(0, 60) + "'");
+            }
+        }
+        if (!ended) rd.fail("header: no 'end' line");
+        if (board_text.empty() || opening_text.empty() || game_text.empty() || kind_text.empty() ||
+            !have_counts || !have_data) {
+            rd.fail("header: a board, opening, game, kind, entries or data line is missing");
+        }
         try {
-            r.position = parse_position(text, &c.board).position;
+            c.board = Board::parse(board_text);
+            c.opening = parse_opening_tag(c.board, opening_text);
         } catch (const std::invalid_argument& e) {
-            rd.fail(std::string("header: root ") + text.substr(0, 80) + ": " + e.what());
+            rd.fail(std::string("header: ") + e.what());
         }
-        if (winner == "black") {
-            r.winner = Color::Black;
-        } else if (winner == "white") {
-            r.winner = Color::White;
+        if (c.board.squares() > kMaxSquares) rd.fail("header: board too large");
+        if (game_text == "jumps") {
+            c.jumps_only = false;
+        } else if (game_text == "jumps-only") {
+            c.jumps_only = true;
         } else {
-            rd.fail("header: root " + text.substr(0, 80) + ": the winner must be black or white");
+            rd.fail("header: game must be 'jumps' or 'jumps-only', not '" + game_text + "'");
         }
-        c.roots.push_back(r);
+        if (kind_text == "openings") {
+            c.kind = CertificateKind::Openings;
+        } else if (kind_text == "positions") {
+            c.kind = CertificateKind::Positions;
+        } else {
+            rd.fail("header: kind must be 'openings' or 'positions', not '" + kind_text + "'");
+        }
+        for (const auto& [text, winner] : root_text) {
+            ProofRoot r{};
+            try {
+                r.position = parse_position(text, &c.board).position;
+            } catch (const std::invalid_argument& e) {
+                rd.fail(std::string("header: root ") + text.substr(0, 80) + ": " + e.what());
+            }
+            if (winner == "black") {
+                r.winner = Color::Black;
+            } else if (winner == "white") {
+                r.winner = Color::White;
+            } else {
+                rd.fail("header: root " + text.substr(0, 80) +
+                        ": the winner must be black or white");
+            }
+            c.roots.push_back(r);
+        }
+        if (c.roots.empty()) rd.fail("header: no root (nothing is claimed)");
+        for (const ProofRoot& r : c.roots)
+            max_pieces = std::max(max_pieces, std::popcount(r.position.occ));
+        if (packed_size != size - 8 - pos) {
+            rd.fail("the file has " + std::to_string(size) + " bytes where its header gives " +
+                    std::to_string(pos) + " + " + std::to_string(packed_size) +
+                    " + 8 (header, compressed entries, checksum): cut short, or bytes added");
+        }
+        for (std::uint64_t k : counts) {
+            if (k > limits.max_entries - total) rd.fail(too_many(limits.max_entries));
+            total += k;
+        }
+        // Each entry takes two to eleven bytes (a varint of at most ten and a move).
+        if (total > raw_size / 2 || raw_size > total * 11) {
+            rd.fail("header: entry counts and data size disagree");
+        }
+        if (packed_size > ZSTD_compressBound(static_cast<std::size_t>(raw_size))) {
+            rd.fail("header: the compressed entries are larger than zstd makes of their size");
+        }
+        // A proof's entries take 2 to 3 compressed bytes each; a file claiming far more entries
+        // than its bytes is a decompression bomb (zstd expands up to 32,768 times), refused before
+        // the memory is taken.
+        if (total > limits.free_entries) {
+            const std::uint64_t per = std::max<std::uint64_t>(limits.entries_per_byte, 1);
+            if ((total - limits.free_entries + per - 1) / per > packed_size ||
+                limits.entries_per_byte == 0) {
+                rd.fail("header: " + std::to_string(total) + " entries in " +
+                        std::to_string(packed_size) + " compressed bytes, more than " +
+                        std::to_string(limits.entries_per_byte) +
+                        " a byte: a decompression bomb, not a proof (a proof's entries take 2 to 3 "
+                        "bytes each)");
+            }
+        }
+        if (raw_size > packed_size * 32768 + 4096) {
+            rd.fail("the compressed entries claim an impossible size");
+        }
+    } catch (const CertificateError&) {
+        if (whole) verify_checksum();
+        throw;
     }
-    if (c.roots.empty()) rd.fail("header: no root (nothing is claimed)");
-    if (packed_size != size - 8 - pos) {
-        rd.fail("the compressed entries take " + std::to_string(size - 8 - pos) +
-                " bytes, the header says " + std::to_string(packed_size));
-    }
-    std::uint64_t total = 0;
-    for (std::uint64_t k : counts)
-        total += k;
-    // Each entry takes at least two bytes (a varint and a move).
-    if (total > raw_size / 2 || raw_size > (std::uint64_t{1} << 40)) {
-        rd.fail("header: entry counts and data size disagree");
-    }
-    // zstd expands at most 32,768 times (a 128 KiB block of one repeated byte in 4 bytes): a
-    // larger claim is a forged size, refused before the memory is taken.
-    if (raw_size > packed_size * 32768 + 4096) {
-        rd.fail("the compressed entries claim an impossible size");
-    }
+    verify_checksum();
     bytes.clear();
     bytes.shrink_to_fit();
     char frame_head[18];  // ZSTD_FRAMEHEADERSIZE_MAX (zstd.h exposes it only to static linking)
@@ -544,7 +590,7 @@ Certificate parse(Source& src, const std::string& name) {
 
     // Decompressed piece by piece into the entries.
     c.entries.reserve(static_cast<std::size_t>(total), static_cast<std::size_t>(raw_size - total));
-    EntryDecoder decoder(rd, c.board, counts, c.entries);
+    EntryDecoder decoder(rd, c.board, counts, max_pieces, c.entries);
     ZSTD_DStream* ds = ZSTD_createDStream();
     if (!ds) rd.fail("out of memory");
     std::string in_buf(ZSTD_DStreamInSize(), '\0');

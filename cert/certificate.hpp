@@ -102,14 +102,35 @@ void write_certificate(const std::filesystem::path& path, const Certificate& c);
 void write_certificate(const std::filesystem::path& path, const Certificate& c,
                        std::uint64_t level19_bytes);
 
-/// Reads and validates a certificate file: magic, version, checksum, header fields, entry
-/// counts and order. The file is read in pieces and its entries decompressed as they are
-/// packed (PackedKeys), so that memory is about 5 bytes per entry. It does not check the proof
-/// (check_certificate does). Throws CertificateError naming the file and what is wrong.
-Certificate read_certificate(const std::filesystem::path& path);
+/// The most entries a certificate may hold by default: about 10 GiB once read (5 bytes an
+/// entry), several times the largest proof searched (7x7, hundreds of millions of entries).
+inline constexpr std::uint64_t kMaxCertificateEntries = std::uint64_t{1} << 31;
+
+/// What reading a certificate may take, checked against its header before the checksum is
+/// computed and before anything is decompressed (docs/certificate.md "Limits of a reader").
+struct CertificateLimits {
+    /// The most entries (memory is about 5 bytes an entry).
+    std::uint64_t max_entries = kMaxCertificateEntries;
+    /// The most entries per compressed byte beyond `free_entries`: a proof's entries take 2 to
+    /// 3 compressed bytes each (0.4 to 0.5 entries a byte in every published certificate), so a
+    /// file claiming more holds a decompression bomb, not a proof.
+    std::uint64_t entries_per_byte = 32;
+    /// Entries allowed whatever the compressed size (small proofs compress unevenly).
+    std::uint64_t free_entries = std::uint64_t{1} << 20;
+};
+
+/// Reads and validates a certificate file: magic, version, header fields and sizes (against
+/// `limits`, before the rest of the file is read), checksum, entry counts and order, each
+/// entry's piece count (never more than a root's). The file is read in pieces and its entries
+/// decompressed as they are packed (PackedKeys), so that memory is about 5 bytes per entry. It
+/// does not check the proof (check_certificate does). Throws CertificateError naming the file
+/// and what is wrong.
+Certificate read_certificate(const std::filesystem::path& path,
+                             const CertificateLimits& limits = {});
 
 /// The same over a certificate's bytes in memory; `name` stands for the file in the messages.
-Certificate parse_certificate(std::string bytes, const std::string& name);
+Certificate parse_certificate(std::string bytes, const std::string& name,
+                              const CertificateLimits& limits = {});
 
 /// "openings" or "positions".
 const char* certificate_kind_name(CertificateKind k);

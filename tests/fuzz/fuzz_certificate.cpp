@@ -3,7 +3,11 @@
 // is, and "sealed", with its trailing XXH64 recomputed so that mutations reach the header parser,
 // the zstd frame and the entry decoder behind the checksum. Whatever parses is checked.
 // Properties: parsing and checking either succeed or throw CertificateError; any other
-// exception, a crash, a hang or a sanitizer report is a finding.
+// exception, a crash, a hang or a sanitizer report is a finding. The reader's limits
+// (CertificateLimits) are small here, so that a decompression bomb the fuzzer forges is refused
+// at its header in microseconds, as the default limits refuse one of 2^29 entries, and the
+// decoder's checks past the header (counts, order, pieces) are reached within the fuzzer's
+// memory limit.
 #include <xxhash.h>
 
 #include <cstddef>
@@ -17,10 +21,19 @@ using namespace konane;
 
 namespace {
 
+/// The reader's limits under fuzzing: at most 2^16 entries, 32 a compressed byte past 2^10.
+CertificateLimits fuzz_limits() {
+    CertificateLimits l;
+    l.max_entries = std::uint64_t{1} << 16;
+    l.free_entries = std::uint64_t{1} << 10;
+    l.entries_per_byte = 32;
+    return l;
+}
+
 void parse_and_check(std::string bytes) {
     Certificate c;
     try {
-        c = parse_certificate(std::move(bytes), "fuzz");
+        c = parse_certificate(std::move(bytes), "fuzz", fuzz_limits());
     } catch (const CertificateError&) {
         return;
     }

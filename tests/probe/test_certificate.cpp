@@ -3,6 +3,8 @@
 // move, a removed reply's proof, a flipped winner, a wrong root and a damaged byte.
 #include <algorithm>
 #include <bit>
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,6 +14,8 @@
 #include <tuple>
 #include <vector>
 
+#include <xxhash.h>
+#include <zstd.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -71,6 +75,72 @@ Color reference_winner(const Board& b, Ruleset r, Position p, bool jumps_only) {
 /// The moves of the key of the entry, with their children: for tampering.
 std::vector<MoveChild> entry_moves(const Certificate& c, const ProofEntry& e) {
     return ProofGame(c.board, c.opening, c.jumps_only).moves(e.key);
+}
+
+/// The header lines of a certificate up to its "entries" line (magic, board, opening, game,
+/// kind, generator, roots): a forger's starting point.
+std::string header_before_entries(const std::string& bytes) {
+    const std::size_t at = bytes.find("\nentries ");
+    REQUIRE(at != std::string::npos);
+    return bytes.substr(0, at + 1);
+}
+
+/// One zstd frame (level 1, with its content size) of `ones` bytes 0x01 then `zeros` bytes
+/// 0x00: the entries of a decompression bomb (occupancies 1, 2, 3, ... of tag 0, each move 0),
+/// compressed as a stream so that the bytes are never held uncompressed.
+std::string bomb_frame(std::uint64_t ones, std::uint64_t zeros) {
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    REQUIRE(cctx != nullptr);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setPledgedSrcSize(cctx, ones + zeros);
+    std::string out;
+    std::string chunk;
+    const auto push = [&](const char* data, std::size_t n, ZSTD_EndDirective mode) {
+        ZSTD_inBuffer in{data, n, 0};
+        for (;;) {
+            const std::size_t at = out.size();
+            out.resize(at + ZSTD_CStreamOutSize());
+            ZSTD_outBuffer o{out.data() + at, out.size() - at, 0};
+            const std::size_t left = ZSTD_compressStream2(cctx, &o, &in, mode);
+            out.resize(at + o.pos);
+            REQUIRE(!ZSTD_isError(left));
+            if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) break;
+        }
+    };
+    for (const auto& [count, byte] : {std::pair{ones, '\1'}, std::pair{zeros, '\0'}}) {
+        chunk.assign(std::size_t{1} << 20, byte);
+        for (std::uint64_t left = count; left > 0;) {
+            const std::size_t n =
+                static_cast<std::size_t>(std::min<std::uint64_t>(left, chunk.size()));
+            push(chunk.data(), n, ZSTD_e_continue);
+            left -= n;
+        }
+    }
+    push(nullptr, 0, ZSTD_e_end);
+    ZSTD_freeCCtx(cctx);
+    return out;
+}
+
+/// A certificate file sealed with its checksum: `head` (up to the entries line), the entries and
+/// data lines given, "end", the compressed entries.
+std::string seal_certificate(const std::string& head, const std::string& entries, std::uint64_t raw,
+                             const std::string& packed) {
+    std::string bytes = head + "entries " + entries + "\ndata " + std::to_string(raw) + " " +
+                        std::to_string(packed.size()) + "\nend\n" + packed;
+    const std::uint64_t sum = XXH64(bytes.data(), bytes.size(), 0);
+    for (int i = 0; i < 8; ++i)
+        bytes.push_back(static_cast<char>(sum >> (8 * i)));
+    return bytes;
+}
+
+void write_bytes(const fs::path& file, const std::string& bytes) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 }  // namespace
@@ -506,4 +576,100 @@ TEST_CASE("certificate: check-proof escapes the generator line, with one exit co
     CHECK(j["valid"] == true);
     CHECK(j["generator"] == "evil \\x1b[2J\\x1b[H\\xff\\xfe tool");
     CHECK(js.out.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("certificate: a decompression bomb is refused from its header, before its memory",
+          "[certificate]") {
+    // As found (issue 51): 2^29 entries (occupancies 1, 2, 3, ... each with move 0) in a 33 KB
+    // file, behind the header of the published 6x6 certificate, with a right checksum. Reading
+    // it took 39 s and 1.33 GB, then was accepted with "536870912 entries unused".
+    TempDir dir("cert-bomb");
+    const std::string head =
+        header_before_entries(slurp(fs::path(KONANE_PROOFS_DIR) / "6x6-brainking.proof"));
+    const std::uint64_t n = std::uint64_t{1} << 29;
+    const std::string packed = bomb_frame(n, n);
+    INFO("compressed bomb: " << packed.size() << " bytes");
+    const fs::path bomb = dir.path / "bomb.proof";
+    write_bytes(bomb, seal_certificate(head, std::to_string(n) + " 0 0 0", 2 * n, packed));
+    const auto t = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(read_certificate(bomb), Catch::Contains("decompression bomb"));
+    CHECK(seconds_since(t) < 5.0);
+    // Past the ratio (a reader told to allow it), the budget of entries still refuses it.
+    CertificateLimits lenient;
+    lenient.free_entries = n;
+    lenient.max_entries = std::uint64_t{1} << 24;
+    CHECK_THROWS_WITH(read_certificate(bomb, lenient),
+                      Catch::Contains("more entries than a reader takes"));
+
+    // A smaller bomb under a lenient ratio is decoded, and refused at the first entry that no
+    // line of the proof can reach: one with more pieces than any root (every move removes one).
+    const std::uint64_t m = std::uint64_t{1} << 12;
+    const Board b4 = Board::make(4, 4);
+    const std::string small_head =
+        "konane proof certificate 1\nboard 4x4\nopening brainking\n"
+        "game jumps\nkind positions\ngenerator forged\nroot " +
+        format_position(b4, Position{0x0f, Color::Black}) + " black\n";
+    const fs::path pieces = dir.path / "pieces.proof";
+    write_bytes(pieces, seal_certificate(small_head, std::to_string(m) + " 0 0 0", 2 * m,
+                                         bomb_frame(m, m)));
+    lenient.max_entries = kMaxCertificateEntries;
+    CHECK_THROWS_WITH(read_certificate(pieces, lenient),
+                      Catch::Contains("5 pieces, more than any root (4)"));
+
+    // The published certificates are far from the ratio (0.4 to 0.5 entries a compressed byte):
+    // the 6x7 one reads under a limit of 1 entry a byte with no free entries, and the budget of
+    // entries is exact.
+    const fs::path published = fs::path(KONANE_PROOFS_DIR) / "6x7-brainking.proof";
+    CertificateLimits strict;
+    strict.free_entries = 0;
+    strict.entries_per_byte = 1;
+    const Certificate c = read_certificate(published, strict);
+    strict.max_entries = c.entries.size();
+    CHECK(read_certificate(published, strict).entries.size() == c.entries.size());
+    strict.max_entries = c.entries.size() - 1;
+    CHECK_THROWS_WITH(read_certificate(published, strict),
+                      Catch::Contains("more entries than a reader takes"));
+}
+
+TEST_CASE("certificate: a huge file is refused from its header, without reading the rest",
+          "[certificate]") {
+    // As found: a 20 GB sparse file that starts with the certificate's first line took 89 s to
+    // refuse (the whole file was checksummed before its header was read).
+    TempDir dir("cert-huge");
+    const fs::path file = dir.path / "huge.proof";
+    const std::uint64_t gb20 = std::uint64_t{20} << 30;
+    write_bytes(file, "konane proof certificate 1\n");
+    fs::resize_file(file, gb20);
+    auto t = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(read_certificate(file), Catch::Contains("no 'end' line"));
+    CHECK(seconds_since(t) < 5.0);
+
+    // A real certificate with 20 GB of zeros after it: the sizes of its header disagree.
+    const std::string real = slurp(fs::path(KONANE_PROOFS_DIR) / "5x5-brainking.proof");
+    write_bytes(file, real);
+    fs::resize_file(file, gb20);
+    t = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(read_certificate(file), Catch::Contains("cut short, or bytes added"));
+    CHECK(seconds_since(t) < 5.0);
+
+    // A forged header whose sizes agree with a file of 1 TiB (the most a reader opens): the
+    // entries it would take are refused before the checksum.
+    const std::string head = header_before_entries(real);
+    const std::uint64_t tib = std::uint64_t{1} << 40;
+    const std::uint64_t entries = std::uint64_t{1} << 31;
+    std::string text;
+    for (std::uint64_t packed = tib;;) {
+        text = head + "entries " + std::to_string(entries) + " 0 0 0\ndata " +
+               std::to_string(11 * entries) + " " + std::to_string(packed) + "\nend\n";
+        const std::uint64_t want = tib - text.size() - 8;
+        if (want == packed) break;
+        packed = want;
+    }
+    write_bytes(file, text);
+    fs::resize_file(file, tib);
+    t = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(read_certificate(file),
+                      Catch::Contains("larger than zstd makes of their size"));
+    CHECK(seconds_since(t) < 5.0);
+    fs::remove(file);
 }
