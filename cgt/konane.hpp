@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -73,6 +74,15 @@ struct ValueLimit : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// Thrown when valuing is stopped from outside (ValueOptions::should_stop: a deadline passed, a
+/// client gone, a server stopping). The message is the reason should_stop gave.
+struct ValueStopped : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// New positions and splits a Valuer computes between two calls of ValueOptions::should_stop.
+inline constexpr std::size_t kValueStopPoll = 16;
+
 /// Options of a Valuer.
 struct ValueOptions {
     /// Value a position as the sum of its regions (regions()); false: the whole board as one
@@ -87,6 +97,11 @@ struct ValueOptions {
     std::size_t exact_reach_budget = 4096;
     /// Called with positions() each time the memo has grown by 65,536 (progress of long work).
     std::function<void(std::size_t positions, std::size_t games)> progress;
+    /// Asked every kValueStopPoll new positions or splits (a split of a large board costs
+    /// milliseconds, so it is asked often enough to stop within a fraction of a second):
+    /// returns "" to go on, or why to stop, which value() then throws as ValueStopped. Empty:
+    /// never asked.
+    std::function<std::string()> should_stop;
 };
 
 /// About the bytes one memoised position takes with its share of the game store (measured on
@@ -126,6 +141,8 @@ class BasicValuer {
     using Group = std::conditional_t<std::is_same_v<BoardT, Board>, SymmetryGroup,
                                      WideSymmetryGroup<sizeof(Bits) / 8>>;
     GameId value_split(const Bits& occ, std::size_t exact_budget);
+    /// Counts one unit of new work; every kValueStopPoll, asks options_.should_stop.
+    void poll_stop();
     GameId value_region(const Bits& occ);
     /// The least image of occ under the board's symmetries, and whether the symmetry that gives
     /// it swaps the colours (the image's game is then the negative).
@@ -137,6 +154,7 @@ class BasicValuer {
     ValueOptions options_;
     std::unordered_map<Bits, GameId, Hash> memo_;        // region (least image) -> value
     std::unordered_map<Bits, GameId, Hash> split_memo_;  // position -> sum of its regions
+    std::size_t work_ = 0;                               // new positions and splits, for polls
 };
 
 /// The valuer of boards of up to 64 squares.

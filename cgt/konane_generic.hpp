@@ -182,12 +182,20 @@ GameId BasicValuer<BoardT>::value_split(const Bits& occ, std::size_t exact_budge
     if (!options_.decompose) return value_region(occ);
     // Positions met again (transpositions) skip the split; the memo is of the exact occupancy.
     if (auto it = split_memo_.find(occ); it != split_memo_.end()) return it->second;
+    poll_stop();
     const std::vector<Bits> parts = regions(board(), occ, exact_budget);
     GameId sum = store_.zero();
     for (const Bits& r : parts)
         sum = store_.add(sum, value_region(r));
     split_memo_.emplace(occ, sum);
     return sum;
+}
+
+template <class BoardT>
+void BasicValuer<BoardT>::poll_stop() {
+    if (!options_.should_stop || ++work_ % kValueStopPoll != 0) return;
+    std::string why = options_.should_stop();
+    if (!why.empty()) throw ValueStopped(why);
 }
 
 template <class BoardT>
@@ -232,6 +240,7 @@ GameId BasicValuer<BoardT>::value_region(const Bits& occ) {
                          " positions");
     if (options_.max_games && store_.size() >= options_.max_games)
         throw ValueLimit("not computed within " + std::to_string(options_.max_games) + " games");
+    poll_stop();
     // The options of the canonical image `key` (Left = Black's jumps, Right = White's).
     const BoardT& b = board();
     std::vector<GameId> left, right;

@@ -23,12 +23,14 @@ struct ServeArgs {
     std::vector<std::string> files;
     std::string host = "127.0.0.1";
     int port = 8080;
-    std::string load;  ///< --load (add_load_option()); empty: auto
+    std::string load;       ///< --load (add_load_option()); empty: auto
+    int time_limit_s = 10;  ///< --time-limit: ServeOptions::work_timeout in seconds
     ServeOptions options;
 };
 
 int run_serve(ServeArgs a) {
     a.options.load = open_options(a.load, format::Load::automatic).load;
+    a.options.work_timeout = std::chrono::seconds(a.time_limit_s);
     // One malloc arena per thread (glibc's default, up to 8 per core) let the memory of
     // searches on many connection threads grow to about 900 MiB, none of it leaked; two arenas
     // keep it bounded (docs/results.md, "konane serve under load").
@@ -116,6 +118,12 @@ void add_serve_command(CLI::App& app, Commands& out) {
                      "Most positions one search of a position no table holds may keep")
         ->capture_default_str()
         ->check(decimal(1, 100'000'000));
+    serve
+        ->add_option("--time-limit", s->time_limit_s,
+                     "Most seconds one search (/api/solve, /api/value) may take (past it 422); "
+                     "a search also stops when its client goes")
+        ->capture_default_str()
+        ->check(decimal(1, 86'400));
     serve
         ->add_option("--max-connections", s->options.max_connections,
                      "Most connections open at once (each has its own thread; more get 503)")

@@ -56,6 +56,21 @@ struct HttpError : std::runtime_error {
         : std::runtime_error(what), status(s), headers(std::move(h)) {}
 };
 
+/// The socket of the connection whose request this thread is answering (-1 outside a request):
+/// the work of a request polls it to stop when its client has gone.
+thread_local int t_request_socket = -1;
+
+/// Whether the client of the connection on `sock` has closed it (an orderly close or a reset):
+/// a peek that reads the end of the stream, or fails for another reason than no data yet.
+/// Pipelined requests waiting to be read are data, not a close.
+bool client_gone(int sock) {
+    if (sock < 0) return false;
+    char c;
+    const ssize_t n = ::recv(sock, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0) return true;
+    return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+}
+
 /// A table being served, with its opening table computed on first use. The table is replaced
 /// (under `mutex`) when it is opened again after damage was found.
 struct Served {
@@ -519,7 +534,9 @@ class FrontServer : public httplib::Server {
             RequestStream stream(sock, std::string_view(buf).substr(0, whole));
             bool closed = false;
             const bool last = served + 1 == kRequestsPerConnection;
+            t_request_socket = sock;
             const bool ok = process_request(stream, last, closed, nullptr);
+            t_request_socket = -1;
             buf.erase(0, whole);
             if (!ok || closed) break;
         }
@@ -545,6 +562,9 @@ struct ApiServer::Impl {
     ServeOptions options;
     std::deque<Served> tables;  // deque: Served holds a mutex and a once_flag and must not move
     std::counting_semaphore<1024> search_slots;
+    /// Set by stop() and on destruction: every request's work stops (before `server` drains
+    /// its connections, which waits for them).
+    std::atomic<bool> stopping{false};
     FrontServer server;
 
     explicit Impl(const ServeOptions& o)
@@ -555,6 +575,70 @@ struct ApiServer::Impl {
                   if (path == a.path) return true;
               return false;
           }) {}
+    ~Impl() { stopping = true; }
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+
+    /// The bounds of one request's work (a search, a value): its deadline (work_timeout from
+    /// its start), its client's connection, the server's stop. check() throws the HttpError
+    /// that ends it: 422 past the deadline (retrying will not help), 503 when the server is
+    /// stopping or the client has gone (nobody reads that answer).
+    class Work {
+      public:
+        explicit Work(const Impl& impl)
+            : impl_(impl),
+              deadline_(std::chrono::steady_clock::now() + impl.options.work_timeout),
+              sock_(t_request_socket) {}
+
+        /// Why the work must stop, with its status, or status 0 to go on.
+        std::pair<int, std::string> reason() {
+            if (impl_.stopping) return {503, "the server is stopping"};
+            const auto now = std::chrono::steady_clock::now();
+            if (now >= deadline_) {
+                return {422, fmt::format("not computed within {} ms (the server's time budget "
+                                         "of a request)",
+                                         impl_.options.work_timeout.count())};
+            }
+            // A peek costs a system call: at most every 20 ms.
+            if (now >= next_peek_) {
+                next_peek_ = now + std::chrono::milliseconds(20);
+                if (client_gone(sock_)) return {503, "the client has gone"};
+            }
+            return {0, {}};
+        }
+        /// Throws the HttpError of reason() when there is one.
+        void check() {
+            auto [status, why] = reason();
+            if (status) throw HttpError(status, why, retry_after(status));
+        }
+        static std::vector<std::pair<std::string, std::string>> retry_after(int status) {
+            if (status == 503) return {{"Retry-After", "1"}};
+            return {};
+        }
+
+      private:
+        const Impl& impl_;
+        std::chrono::steady_clock::time_point deadline_;
+        std::chrono::steady_clock::time_point next_peek_{};
+        int sock_;
+    };
+
+    /// A search slot taken for the life of the guard.
+    struct Slot {
+        std::counting_semaphore<1024>& s;
+        ~Slot() { s.release(); }
+    };
+    /// Takes a search slot at once, or answers 503 with Retry-After: a request waits for none
+    /// (a waiting request would hold its connection, and its client its place in line, for
+    /// nothing). The same for every endpoint that searches.
+    void take_slot() {
+        if (!search_slots.try_acquire()) {
+            throw HttpError(503,
+                            fmt::format("all {} search slots are busy; try again",
+                                        std::max(1, options.search_slots)),
+                            {{"Retry-After", "1"}});
+        }
+    }
 
     /// A query parameter, or "" when absent.
     static std::string param(const httplib::Request& req, const char* name) {
@@ -733,18 +817,12 @@ struct ApiServer::Impl {
             tb = t->current();
             opt.rules = t->rules;
         }
-        // No waiting for a slot: the client is told when to come back (a waiting request
-        // would hold its connection, and the client its place in line for nothing).
-        if (!search_slots.try_acquire()) {
-            throw HttpError(503,
-                            fmt::format("all {} search slots are busy; try again",
-                                        std::max(1, options.search_slots)),
-                            {{"Retry-After", "1"}});
-        }
-        struct Release {
-            std::counting_semaphore<1024>& s;
-            ~Release() { s.release(); }
-        } release{search_slots};
+        take_slot();
+        const Slot slot{search_slots};
+        // The search stops at its time budget, when its client goes, when the server stops:
+        // asked every 65,536 new positions (tens of milliseconds).
+        Work work(*this);
+        opt.progress = [&work](std::size_t) { work.check(); };
         Searcher s(parsed.board, opt, tb);
         try {
             return solve_json(parsed.board, search_answer(s, parsed.position), s);
@@ -851,17 +929,21 @@ struct ApiServer::Impl {
         } catch (const std::invalid_argument& e) {
             throw HttpError(400, fmt::format("position: {}", e.what()));
         }
-        if (!search_slots.try_acquire_for(std::chrono::seconds(10))) {
-            throw HttpError(503, "every search slot is busy; try again");
-        }
-        struct Release {
-            std::counting_semaphore<1024>& s;
-            ~Release() { s.release(); }
-        } release{search_slots};
+        take_slot();
+        const Slot slot{search_slots};
         cgt::GameStore store;
         cgt::ValueOptions opt;
         opt.max_positions = limit;
         opt.max_games = 4 * limit;
+        // Past 64 squares one position costs milliseconds: the valuer asks every few positions
+        // whether its time budget is spent, its client gone or the server stopping.
+        Work work(*this);
+        int stop_status = 0;
+        opt.should_stop = [&work, &stop_status] {
+            auto [status, why] = work.reason();
+            stop_status = status;
+            return why;
+        };
         try {
             if (wide) {
                 cgt::WideValuer v(wide->board, store, opt);
@@ -869,6 +951,9 @@ struct ApiServer::Impl {
             }
             cgt::Valuer v(narrow->board, store, opt);
             return value_json(narrow->board, narrow->position.occ, v);
+        } catch (const cgt::ValueStopped& e) {
+            throw HttpError(stop_status, fmt::format("value {}", e.what()),
+                            Work::retry_after(stop_status));
         } catch (const cgt::ValueLimit& e) {
             throw HttpError(
                 422, fmt::format("value {} ({})", e.what(),
@@ -1068,6 +1153,7 @@ bool ApiServer::listen() {
 }
 
 void ApiServer::stop() {
+    impl_->stopping = true;
     impl_->server.stop();
 }
 

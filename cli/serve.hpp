@@ -20,9 +20,13 @@ struct ServeOptions {
     /// Most positions one search (/api/solve) may keep in its memo; past it the request is
     /// answered 422 with the limit named.
     std::size_t search_limit = 2'000'000;
-    /// Searches running at once; a search asked for while all run is answered 503 with
-    /// Retry-After at once (it waits for nothing, so it holds no connection).
+    /// Searches (/api/solve, /api/value) running at once; a search asked for while all run is
+    /// answered 503 with Retry-After at once (it waits for nothing, so it holds no connection).
     int search_slots = 2;
+    /// Time one search (/api/solve, /api/value) may take: past it the request is answered 422
+    /// naming the budget. A search also stops when its client closes the connection and when
+    /// the server stops (503), so that no slot is held for nobody.
+    std::chrono::milliseconds work_timeout{10'000};
     /// Largest request body accepted (bytes); larger ones get 413.
     std::size_t max_body = 64 * 1024;
     /// Most connections open at once, in all and from one client address; a connection over
@@ -70,15 +74,17 @@ struct ServeOptions {
 ///   game with the table's values, as `konane analyse --json`.
 /// - `/api/value?position=TEXT[&limit=N]`: value_json() (cli/value_json.hpp), as `konane value
 ///   --json`, within search_limit positions, or N when smaller (the page asks with a small N).
+///   Both searches (/api/solve, /api/value) take a search slot and are bounded by work_timeout,
+///   their client's connection and the server's stop alike.
 /// - `/`, `/app.js`, `/style.css`: the page, compiled into the binary.
 ///
 /// Errors are JSON objects {"error": MESSAGE, "status": CODE}: 400 malformed position, record,
 /// board, ruleset or request; 404 a board or ruleset no table holds, a position the table does
 /// not hold, an unknown path; 405 another method (with Allow: GET, HEAD); 408 a request not
 /// sent in time; 411 a chunked body; 413 a body over max_body; 414 a request line over
-/// max_request_line; 422 a search over its limit; 431 headers over their bounds; 500 a damaged
-/// table (the message says so; the table is opened again, so a file made good again is served
-/// again); 503 no connection or search slot free (with Retry-After).
+/// max_request_line; 422 a search over its limit or its time budget; 431 headers over their bounds;
+/// 500 a damaged table (the message says so; the table is opened again, so a file made good again
+/// is served again); 503 no connection or search slot free, the server stopping (with Retry-After).
 /// Requests are answered on one thread per connection: a slow, idle or searching connection
 /// never delays another. Pipelined requests are answered in order. A Range header is honoured
 /// only for one range of a page file; elsewhere it is ignored (RFC 9110 allows it).
@@ -97,7 +103,7 @@ class ApiServer {
     int bind(const std::string& host, int port);
     /// Answers requests until stop(); returns false if the server failed. Call after bind().
     bool listen();
-    /// Stops listen() (from any thread; not from a signal handler).
+    /// Stops listen() and every search under way (from any thread; not from a signal handler).
     void stop();
     /// Blocks until listen() has started accepting connections.
     void wait_until_ready() const;

@@ -37,7 +37,9 @@ struct SearchOptions {
     /// Most positions the memo may hold (0: no limit); exceeding it throws SearchLimit.
     std::size_t max_positions = 50'000'000;
     /// Called with positions() each time the memo has grown by 65,536 positions (progress of a
-    /// long search); empty: not called.
+    /// long search); empty: not called. It may throw to stop the search (`konane serve` does,
+    /// past a request's time): the exception leaves value() and the memo holds only finished
+    /// positions.
     std::function<void(std::size_t positions)> progress;
 };
 

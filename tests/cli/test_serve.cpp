@@ -864,3 +864,117 @@ TEST_CASE("serve: --host takes IPv6 in brackets, prints a valid URL, warns when 
     CHECK(cli::serve_url("[::1]", 80) == "http://[::1]:80/");
     CHECK(cli::serve_url("localhost", 8080) == "http://localhost:8080/");
 }
+
+namespace {
+
+/// A 1x448 row whose value costs milliseconds a position (the region split past 64 squares):
+/// about 3,000 positions in 6 s of CPU, so that the server's default limit of 2 million
+/// positions would take hours (issue 51). Random pieces (seed 1) on 70% of the squares.
+std::string slow_row() {
+    std::mt19937 rng(1);
+    std::string s;
+    for (int i = 0; i < 448; ++i)
+        s += rng() % 10 < 7 ? (i % 2 == 0 ? 'x' : 'o') : '.';
+    return s + " b";
+}
+
+/// Waits (up to 10 s) until the one search slot of r is taken: a /api/solve gets 503.
+bool slot_taken(const Running& r) {
+    auto c = r.client();
+    for (int i = 0; i < 500; ++i) {
+        auto res = c.Get("/api/solve?position=" + encode(".oxox. b"));
+        if (res && res->status == 503) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+}
+
+/// Asks `target` of r until it is not refused for a busy slot (the polls of slot_taken() take
+/// the slot for a moment); returns the status of the answer, 0 when none came.
+int ask_until_admitted(const Running& r, const std::string& target) {
+    auto c = r.client();
+    for (;;) {
+        auto res = c.Get(target);
+        if (!res) return 0;
+        if (res->status != 503 || res->body.find("slots are busy") == std::string::npos)
+            return res->status;
+    }
+}
+
+/// Waits (up to `seconds`) until a /api/solve of r is answered 200: the slot is free again.
+bool slot_free(const Running& r, double seconds) {
+    auto c = r.client();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+        auto res = c.Get("/api/solve?position=" + encode(".oxox. b"));
+        if (res && res->status == 200) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+TEST_CASE("serve: a value is bounded in time and waits for no slot", "[serve]") {
+    // As found (issue 51): /api/value bounded positions, not time (hours on this row at the
+    // default limit), waited up to 10 s for a slot and answered 503 without Retry-After.
+    cli::ServeOptions o;
+    o.search_slots = 1;
+    o.work_timeout = std::chrono::milliseconds(1500);
+    Running r(o);
+    const std::string slow = "/api/value?position=" + encode(slow_row());
+    auto t = std::chrono::steady_clock::now();
+    auto res = r.client().Get(slow);
+    REQUIRE(res);
+    CHECK(res->status == 422);
+    CHECK_THAT(res->body,
+               Catch::Contains("not computed within 1500 ms") && Catch::Contains("time budget"));
+    CHECK(seconds_since(t) < 8.0);
+    // The slot is free again: a search is answered.
+    CHECK(slot_free(r, 2.0));
+
+    // While a value runs, another value and a search are refused at once, with Retry-After.
+    int busy = 0;
+    std::thread holder([&] { busy = ask_until_admitted(r, slow); });
+    REQUIRE(slot_taken(r));
+    t = std::chrono::steady_clock::now();
+    auto refused = r.client().Get(slow);
+    REQUIRE(refused);
+    CHECK(refused->status == 503);
+    CHECK(refused->get_header_value("Retry-After") == "1");
+    CHECK(seconds_since(t) < 1.0);
+    holder.join();
+    CHECK(busy == 422);
+}
+
+TEST_CASE("serve: a value stops when its client goes and when the server stops", "[serve]") {
+    cli::ServeOptions o;
+    o.search_slots = 1;
+    o.work_timeout = std::chrono::minutes(10);
+    const std::string slow = "/api/value?position=" + encode(slow_row());
+    {
+        // The client hangs up: its value stops and frees the slot (it held it for nobody).
+        Running r(o);
+        {
+            Raw gone(r.port);
+            REQUIRE(gone.send(get(slow)));
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            REQUIRE(slot_taken(r));
+        }
+        CHECK(slot_free(r, 5.0));
+    }
+    // The server stops (SIGTERM and Ctrl-C call stop()): the value under way stops, so that the
+    // server's connections end and it exits, where it ran on at full CPU after "stopped".
+    auto r = std::make_unique<Running>(o);
+    int busy = 0;
+    std::thread holder([&] { busy = ask_until_admitted(*r, slow); });
+    REQUIRE(slot_taken(*r));
+    const auto t = std::chrono::steady_clock::now();
+    r.reset();
+    CHECK(seconds_since(t) < 5.0);
+    holder.join();
+}
