@@ -1,12 +1,17 @@
 #include "solver/distributed.hpp"
 
+#include <fcntl.h>
 #include <omp.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <filesystem>
@@ -23,6 +28,7 @@
 #include "format/layer_encoder.hpp"
 #include "format/table.hpp"
 #include "process/huge_pages.hpp"
+#include "process/read_file.hpp"
 #include "process/resource_error.hpp"
 #include "process/self.hpp"
 #include "solver/entry_packing.hpp"
@@ -72,22 +78,44 @@ struct ExchangeClock {
 // raw positions of the whole layer) and the run's identity ("identity": board, opening, ranks).
 class RankDir {
   public:
+    /// Opens (creating it) the folder of `rank` of `ranks` under `work`, locked for this
+    /// process. Refuses (std::runtime_error, naming the directory and what to do) a `work` that
+    /// holds the rank folders of another number of ranks (a resume under another -np would
+    /// start over and leave them behind), a folder locked by another job, and one of another
+    /// run's identity.
     RankDir(const fs::path& work, int rank, int ranks, const std::string& identity)
         : dir_(work / ("rank-" + std::to_string(rank) + "-of-" + std::to_string(ranks))) {
+        for (const int other : mpi_rank_counts(work)) {
+            if (other == ranks) continue;
+            throw std::runtime_error("work directory " + work.string() +
+                                     " holds the work of an MPI generation of " +
+                                     std::to_string(other) + " ranks, not " +
+                                     std::to_string(ranks) + ": " + mpi_resume_advice(work, other));
+        }
         fs::create_directories(dir_);
-        const fs::path id = dir_ / "identity";
-        if (fs::exists(id)) {
-            std::ifstream in(id);
-            std::string held((std::istreambuf_iterator<char>(in)), {});
-            if (held != identity) {
-                throw std::runtime_error("work directory " + dir_.string() + " holds the work of " +
-                                         held + ", not of " + identity +
-                                         ": remove it or choose another --work");
-            }
-        } else {
-            write_text(id, identity);
+        const fs::path lock = dir_ / "lock";
+        lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (lock_fd_ < 0) {
+            throw std::runtime_error("work directory " + dir_.string() +
+                                     ": not writable: " + std::strerror(errno));
+        }
+        if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+            ::close(lock_fd_);
+            throw std::runtime_error("work directory " + dir_.string() +
+                                     ": in use by another konane process (another MPI job on "
+                                     "the same --work?)");
+        }
+        try {
+            check_identity(identity);
+        } catch (...) {
+            ::close(lock_fd_);
+            throw;
         }
     }
+    ~RankDir() { ::close(lock_fd_); }
+    RankDir(const RankDir&) = delete;
+    RankDir& operator=(const RankDir&) = delete;
+
     const fs::path& path() const { return dir_; }
     fs::path keys(int n) const { return dir_ / ("layer-" + std::to_string(n) + ".keys"); }
     fs::path solved(int n) const { return dir_ / ("solved-" + std::to_string(n) + ".depth"); }
@@ -110,7 +138,32 @@ class RankDir {
     }
 
   private:
+    // The run's identity on one line (it ends with a newline in the file).
+    static std::string one_line(std::string text) {
+        while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+            text.pop_back();
+        for (char& c : text)
+            if (c == '\n' || c == '\r') c = ' ';
+        return text;
+    }
+    void check_identity(const std::string& identity) const {
+        const fs::path id = dir_ / "identity";
+        std::error_code ec;
+        if (!fs::exists(fs::symlink_status(id, ec))) {
+            write_text(id, identity);
+            return;
+        }
+        const std::string held =
+            process::read_regular_file(id, 4096, "not konane's: remove the folder to start over");
+        if (held != identity) {
+            throw std::runtime_error("work directory " + dir_.string() + " holds the work of " +
+                                     one_line(held) + ", not of " + one_line(identity) +
+                                     ": remove it or choose another --work");
+        }
+    }
+
     fs::path dir_;
+    int lock_fd_ = -1;
 };
 
 // A solved part of a layer: the perfect hash of its keys and their depths by slot.

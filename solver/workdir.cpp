@@ -82,6 +82,27 @@ std::string hex64(std::uint64_t x) {
 
 }  // namespace
 
+std::vector<int> mpi_rank_counts(const std::filesystem::path& dir) {
+    static const std::regex rank_dir(R"(rank-\d+-of-(\d+))");
+    std::vector<int> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        std::smatch m;
+        const std::string name = e.path().filename().string();
+        if (!std::regex_match(name, m, rank_dir) || !e.is_directory(ec)) continue;
+        const int n = m[1].length() <= 6 ? std::stoi(m[1].str()) : INT_MAX;
+        if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string mpi_resume_advice(const std::filesystem::path& dir, int ranks) {
+    const std::string n = std::to_string(ranks);
+    return "resume it with mpirun -np " + n + " and the same --work, or remove its rank-*-of-" + n +
+           " folders (" + dir.string() + "/rank-*-of-" + n + ") to start over";
+}
+
 WorkDir::WorkDir(std::filesystem::path dir, const Board& b, const Opening& o)
     : dir_(std::move(dir)), board_(b.name()), rules_(opening_tag(b, o)) {
     std::error_code ec;
@@ -95,6 +116,12 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, const Opening& o)
     // Never adopt (and later empty) a directory of the user's: without a manifest it may hold
     // only files a generation writes (left by a run killed before its first step).
     if (!std::filesystem::exists(dir_ / "manifest")) {
+        // An MPI generation's directory (rank folders): named as such, with what to do.
+        if (const auto ranks = mpi_rank_counts(dir_); !ranks.empty()) {
+            fail(dir_, "holds the work of an MPI generation of " + std::to_string(ranks.front()) +
+                           " ranks, which one process does not resume: " +
+                           mpi_resume_advice(dir_, ranks.front()) + " (or choose another --work)");
+        }
         for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
             if (!is_own_file(e.path().filename().string())) {
                 fail(dir_, "exists and holds " + e.path().filename().string() +

@@ -43,6 +43,15 @@ struct LayerRecord {
 ///    expanding layer S;
 ///  - `solved-N.mphf`, `solved-N.depth`: the perfect hash and the depths by slot of layer N;
 ///    for a layer recorded `ranked`, only `solved-N.depth`, its depths by rank.
+/// The numbers of ranks of the MPI generations whose rank folders (`rank-R-of-N`,
+/// solver/distributed.hpp) `dir` holds, in increasing order; empty when none or no `dir`.
+std::vector<int> mpi_rank_counts(const std::filesystem::path& dir);
+
+/// What to do with a work directory that holds the rank folders of an MPI generation of
+/// `ranks` ranks: "resume it with mpirun -np N (and the same --work), or remove its rank-*-of-N
+/// folders".
+std::string mpi_resume_advice(const std::filesystem::path& dir, int ranks);
+
 /// A lock (flock on `lock`) keeps two processes from using one directory. Not thread-safe.
 class WorkDir {
   public:

@@ -2,6 +2,10 @@
 // (solver::generate), the independent reference here: the same table file, byte for byte, for
 // 1 to 4 ranks. Ranks are threads of this process over an in-memory Exchange, so that these
 // tests run in every build (the MPI runs are tests/mpi/*.sh, registered when KONANE_MPI is on).
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <barrier>
 #include <bit>
@@ -417,7 +421,45 @@ TEST_CASE("generate over layer parts resumes from the ranks' work directories", 
     CHECK(third.layers_resumed == layers / 2);
     CHECK(test::slurp(o.output) == want);
 
-    // A work directory of another number of ranks or board is refused, naming both.
+    // Another number of ranks is refused, saying how to resume, and leaves no folder of its
+    // own (it started over silently and left the old folders behind, issue 51).
+    std::filesystem::remove(o.output);
+    try {
+        run_parts(o, 2);
+        FAIL("the work of 3 ranks was taken by 2");
+    } catch (const std::runtime_error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("an MPI generation of 3 ranks, not 2") &&
+                                 Catch::Contains("mpirun -np 3") && Catch::Contains("rank-*-of-3"));
+    }
+    CHECK_FALSE(std::filesystem::exists(o.work_dir / "rank-0-of-2"));
+    // One process is told what the directory is, not "no konane work".
+    try {
+        solver::GenerateOptions single = o;
+        single.threads = 1;
+        solver::generate(single);
+        FAIL("one process took an MPI work directory");
+    } catch (const std::runtime_error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("an MPI generation of 3 ranks") &&
+                                 Catch::Contains("mpirun -np 3"));
+        CHECK_THAT(e.what(), !Catch::Contains("no konane work"));
+    }
+    // A second job on the same --work finds each rank's folder locked.
+    {
+        std::vector<int> held;
+        for (int r = 0; r < 3; ++r) {
+            const auto lock = o.work_dir / ("rank-" + std::to_string(r) + "-of-3") / "lock";
+            const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+            REQUIRE(fd >= 0);
+            REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+            held.push_back(fd);
+        }
+        CHECK_THROWS_WITH(run_parts(o, 3), Catch::Contains("in use by another konane process"));
+        for (const int fd : held)
+            ::close(fd);
+    }
+    CHECK_FALSE(std::filesystem::exists(o.output));
+
+    // A work directory of another board is refused, naming both, on one line.
     o.board = Board::make(5, 4);
     try {
         run_parts(o, 3);
@@ -426,6 +468,7 @@ TEST_CASE("generate over layer parts resumes from the ranks' work directories", 
         const std::string m = e.what();
         CHECK(m.find("4x5") != std::string::npos);
         CHECK(m.find("5x4") != std::string::npos);
+        CHECK(m.find('\n') == std::string::npos);
     }
 }
 
