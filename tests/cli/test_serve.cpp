@@ -978,3 +978,19 @@ TEST_CASE("serve: a value stops when its client goes and when the server stops",
     CHECK(seconds_since(t) < 5.0);
     holder.join();
 }
+
+TEST_CASE("serve: a search is bounded by the same time budget as a value", "[serve]") {
+    cli::ServeOptions o;
+    o.work_timeout = std::chrono::milliseconds(1);
+    Running r(o);
+    // About a second of search (past 65,536 positions, where the budget is asked): stopped.
+    auto res = r.client().Get("/api/solve?position=" + encode("xoxox/oxoxo/xo.ox/oxoxo/xoxox w"));
+    REQUIRE(res);
+    CHECK(res->status == 422);
+    CHECK_THAT(res->body,
+               Catch::Contains("not computed within 1 ms") && Catch::Contains("time budget"));
+    // A small search is answered, and the slot was freed.
+    auto small = r.client().Get("/api/solve?position=" + encode(".oxox. b"));
+    REQUIRE(small);
+    CHECK(small->status == 200);
+}
