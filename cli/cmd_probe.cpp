@@ -15,6 +15,7 @@
 
 #include "cli/answer_text.hpp"
 #include "cli/common.hpp"
+#include "cli/engine_args.hpp"
 #include "cli/gap_arg.hpp"
 #include "cli/help.hpp"
 #include "cli/json.hpp"
@@ -171,13 +172,25 @@ int run_probe(const ProbeArgs& a) {
 // --------------------------------------------------------------------------------------------
 // analyse
 
-struct AnalyseArgs {
+struct AnalyseArgs : EngineArgs {
     std::string file;
     std::string record;
+    std::string board;
     bool json = false;
 };
 
-int run_analyse(const AnalyseArgs& a) {
+int run_analyse(AnalyseArgs a) {
+    // Without a table (one argument: the record): the engine's review on --board.
+    if (a.record.empty() && !a.file.empty()) {
+        a.record = a.file;
+        a.file.clear();
+    }
+    if (a.file.empty()) {
+        const Board b = Board::parse(a.board.empty() ? "8x8" : a.board);
+        return run_engine_review(b, a.record, a, a.json);
+    }
+    if (!a.board.empty()) throw UsageError("--board goes with a review by the engine (no table)");
+    a.record = read_record(a.record);
     const Tablebase tb = Tablebase::open(a.file);
     const Board& b = tb.board();
     Game game = parse_game(b, tb.rules(), a.record);
@@ -396,15 +409,24 @@ void add_probe_commands(CLI::App& app, Commands& out) {
     auto an = std::make_shared<AnalyseArgs>();
     auto* analyse = app.add_subcommand(
         "analyse",
-        "Each move of a game with the value before and after it; mistakes and turning points");
-    analyse->add_option("FILE", an->file, "Table file")->required()->check(non_empty());
+        "Each move of a game with the value before and after it; mistakes and turning points "
+        "(from a table, or reviewed by the engine on any board)");
     analyse
-        ->add_option("RECORD", an->record,
-                     "Game record from the full board, e.g. 'a4 b4 a2-a4' on 4x4")
-        ->required();
+        ->add_option("FILE", an->file,
+                     "Table file (left out: the engine reviews the game on --board)")
+        ->required()
+        ->check(non_empty());
+    analyse->add_option("RECORD", an->record,
+                        "Game record from the full board, e.g. 'a4 b4 a2-a4' on 4x4 (BrainKing's "
+                        "'D5 E5 F5-D5' read too)");
+    analyse->add_option("--board", an->board, "Board of a review by the engine (default 8x8)")
+        ->check(non_empty());
+    add_engine_options(analyse, *an);
+    analyse->add_flag("-q,--quiet", an->quiet, "No progress line on stderr");
     analyse->add_flag("--json", an->json, "JSON output");
     help_footer(analyse, {"konane analyse konane-4x4-brainking.kbt 'a4 b4 a2-a4'",
-                          "konane analyse konane-5x5-brainking.kbt 'c3 c2 a3-c3' --json"});
+                          "konane analyse konane-5x5-brainking.kbt 'c3 c2 a3-c3' --json",
+                          "konane analyse --board 8x8 'D5 E5 F5-D5 C5-E5' --time 0.5"});
     out.push_back({analyse, [an] { return run_analyse(*an); }});
 
     auto so = std::make_shared<SolveArgs>();

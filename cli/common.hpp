@@ -124,6 +124,6 @@ void add_value_command(CLI::App& app, Commands& out);        // value
 void add_bestmove_command(CLI::App& app, Commands& out);     // bestmove
 void add_engine_command(CLI::App& app, Commands& out);       // engine (GTP)
 void add_play_command(CLI::App& app, Commands& out);         // play
-void add_match_command(CLI::App& app, Commands& out);         // match
+void add_match_command(CLI::App& app, Commands& out);        // match
 
 }  // namespace konane::cli

@@ -1,5 +1,7 @@
 #include "cli/engine_args.hpp"
 
+#include <cctype>
+
 #include "cli/common.hpp"
 #include "core/notation.hpp"
 #include "probe/probe.hpp"
@@ -80,6 +82,39 @@ std::string line_text(const Board& b, const std::vector<Move>& pv) {
     for (const Move& m : pv)
         s += (s.empty() ? "" : " ") + format_move(b, m);
     return s;
+}
+
+std::string read_record(const std::string& text, bool* brainking) {
+    std::string out;
+    bool bk = false;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+            ++i;
+        std::size_t j = i;
+        while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j])))
+            ++j;
+        std::string word = text.substr(i, j - i);
+        i = j;
+        if (word.empty()) continue;
+        // A move number: digits then one or more dots ("12." before Black's move, "12..."
+        // before White's).
+        const std::size_t digits = word.find_first_not_of("0123456789");
+        if (digits != 0 && digits != std::string::npos &&
+            word.find_first_not_of('.', digits) == std::string::npos) {
+            bk = true;
+            continue;
+        }
+        for (char& c : word) {
+            if (c >= 'A' && c <= 'Z') {
+                c = static_cast<char>(c - 'A' + 'a');
+                bk = true;
+            }
+        }
+        out += (out.empty() ? "" : " ") + word;
+    }
+    if (brainking) *brainking = bk;
+    return out;
 }
 
 }  // namespace konane::cli

@@ -45,6 +45,18 @@ engine::EngineOptions engine_options(const EngineArgs& a);
 /// of the others is (1 s by default).
 engine::MoveLimits move_limits(const EngineArgs& a);
 
+/// A game record in the project's notation ("d5 d4 f5-d5 ...") from a record in it or in
+/// BrainKing's (upper-case squares "D5", "F5-D5", move numbers "1." or "1..." between the
+/// moves): squares lower-cased, move numbers dropped. `brainking` (when given) is set when the
+/// text was in BrainKing's form (upper case or move numbers), so that the command can say what
+/// it read.
+std::string read_record(const std::string& text, bool* brainking = nullptr);
+
+/// `konane analyse` without a table: each move of `record` on board b set beside the engine's
+/// choice at the budget of `a`, proven mistakes marked apart from the engine's judgements;
+/// text, or JSON with `json`. Returns the exit code.
+int run_engine_review(const Board& b, const std::string& record, const EngineArgs& a, bool json);
+
 /// The moves of `pv` in the project's notation, separated by spaces.
 std::string line_text(const Board& b, const std::vector<Move>& pv);
 

@@ -89,6 +89,29 @@ void Engine::clear() {
     proven_won_after_.reset();
 }
 
+std::optional<bool> Engine::prove(Position p, const MoveLimits& limits) {
+    if (options_.table && !options_.baseline) {
+        if (const auto v = options_.table->value(p)) return v->win;
+    }
+    if (legal_moves(board_, options_.rules, p).empty()) return false;
+    if (!proof_) return std::nullopt;
+    proof_->set_max_nodes(limits.nodes         ? limits.nodes
+                          : limits.seconds > 0 ? 0
+                                               : options_.proof_nodes_at_depth);
+    proof_->set_max_seconds(limits.seconds);
+    proof_->set_stop(limits.stop);
+    return proof_->solve(p).win;
+}
+
+SearchResult Engine::judge(Position p, const MoveLimits& limits) {
+    SearchLimits sl;
+    sl.depth = limits.depth;
+    sl.nodes = limits.nodes;
+    sl.seconds = limits.seconds;
+    sl.stop = limits.stop;
+    return search_.search(p, sl);
+}
+
 std::optional<Decision> Engine::decide(Position p, const MoveLimits& limits,
                                        const std::function<void(const SearchInfo&)>& progress) {
     const auto t0 = std::chrono::steady_clock::now();

@@ -107,6 +107,15 @@ class Engine {
     std::optional<Decision> decide(Position p, const MoveLimits& limits,
                                    const std::function<void(const SearchInfo&)>& progress = {});
 
+    /// The proven value of p for its side to move (true: it wins) from the table or the proof
+    /// search within `limits` (its nodes or seconds; neither: proof_nodes_at_depth nodes);
+    /// nullopt when undecided, when p has no table value and the proof search is off.
+    std::optional<bool> prove(Position p, const MoveLimits& limits);
+
+    /// The heuristic search's judgement of p within `limits` (no table, no proof): its score
+    /// for the side to move, best move and line.
+    SearchResult judge(Position p, const MoveLimits& limits);
+
     /// Forgets what the searches learnt (a new game).
     void clear();
 

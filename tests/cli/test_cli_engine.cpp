@@ -92,3 +92,21 @@ TEST_CASE("cli play: a scripted human against the engine to the end", "[cli][eng
     const Run bad = run("play 4x4 --as green");
     CHECK(bad.code == 2);
 }
+
+TEST_CASE("cli analyse: a game reviewed by the engine without a table", "[cli][engine]") {
+    // BrainKing's notation (upper case, move numbers) read as the project's.
+    const Run r = run("analyse --board 6x6 '1. D3 C3 2. F3-D3 E5-E3' --nodes 20000 -q");
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("read in BrainKing's notation") != std::string::npos);
+    CHECK(r.out.find("   3 black  f3-d3") != std::string::npos);
+    CHECK(r.out.find("proven mistakes: ") != std::string::npos);
+    const Run j = run("analyse --board 6x6 'd3 c3' --nodes 20000 -q --json");
+    REQUIRE(j.code == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    CHECK(doc["plies"].size() == 2);
+    CHECK(doc["notation"] == "konane");
+    // An illegal move is refused naming it.
+    const Run bad = run("analyse --board 6x6 'd3 a1' --nodes 1000 -q");
+    CHECK(bad.code == 2);
+    CHECK(bad.out.find("a1") != std::string::npos);
+}

@@ -11,6 +11,7 @@
 #include "core/notation.hpp"
 #include "engine/engine.hpp"
 #include "engine/gtp.hpp"
+#include "engine/review.hpp"
 #include "engine/search.hpp"
 #include "probe/probe.hpp"
 #include "probe/proof.hpp"
@@ -353,4 +354,45 @@ TEST_CASE("gtp: bad input is an error answer and the session goes on", "[engine]
     // The game still goes on.
     CHECK(s.handle("play black a5") == "=\n\n");
     CHECK(s.handle("genmove white").rfind("= ", 0) == 0);
+}
+
+TEST_CASE("engine review: proven mistakes are the table's, without the table", "[engine]") {
+    // Random 5x5 games; each move judged by the review (no table) and by the table.
+    const Tablebase& t = table(5, 5, Ruleset::Brainking);
+    std::mt19937_64 rng(17);
+    EngineOptions o;
+    o.memory_bytes = std::size_t{16} << 20;
+    int mistakes = 0, plies = 0;
+    for (int g = 0; g < 6; ++g) {
+        Engine e(t.board(), o);
+        std::string record;
+        Position p = t.board().start();
+        for (;;) {
+            const auto moves = legal_moves(t.board(), t.rules(), p);
+            if (moves.empty()) break;
+            const MoveChild& m = moves[rng() % moves.size()];
+            record += (record.empty() ? "" : " ") + format_move(t.board(), m.move);
+            p = m.child;
+        }
+        const Game game = parse_game(t.board(), t.rules(), record);
+        const auto reviews = review_game(e, game, MoveLimits{0, 200000, 0, nullptr});
+        REQUIRE(reviews.size() == game.moves.size());
+        for (const PlyReview& r : reviews) {
+            ++plies;
+            const auto before = t.value(r.before);
+            REQUIRE(before);
+            const bool child_over = legal_moves(t.board(), t.rules(), r.played.child).empty();
+            const bool after_win = child_over ? false : t.value(r.played.child)->win;
+            const bool table_mistake = before->win && after_win;
+            INFO(format_position(t.board(), r.before)
+                 << " " << format_move(t.board(), r.played.move));
+            // 5x5 is proven at once: every mistake is found, and none is invented.
+            CHECK(r.proven_mistake == table_mistake);
+            if (r.before_won) CHECK(*r.before_won == before->win);
+            if (r.after_won) CHECK(*r.after_won == after_win);
+            mistakes += table_mistake;
+        }
+    }
+    CHECK(plies > 50);
+    CHECK(mistakes > 3);
 }
