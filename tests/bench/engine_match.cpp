@@ -6,6 +6,7 @@
 //
 //   konane_engine_match --board 6x6 --nodes 20000 --a-evaluation mobility=100,movable=30
 //   konane_engine_match --board 8x8 --nodes 50000 --a-features tt,pvs --b-features none
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -99,6 +100,9 @@ int main(int argc, char** argv) {
     int a_wins = 0, games = 0, a_black_wins = 0, a_black_games = 0, black_wins = 0;
     std::uint64_t a_nodes = 0, b_nodes = 0, a_moves = 0, b_moves = 0;
     int a_depth_sum = 0, a_depth_n = 0, b_depth_sum = 0, b_depth_n = 0;
+    // The proof horizon: per piece count, A's decisions and those a table or proof settled
+    // (the position proven won or lost for A within its budget).
+    std::vector<std::uint64_t> a_decisions(65, 0), a_proven(65, 0);
     const auto t0 = std::chrono::steady_clock::now();
     std::mt19937_64 rng(seed);
     for (int round = 0; round < rounds; ++round) {
@@ -121,6 +125,11 @@ int main(int argc, char** argv) {
                     const auto d = e.decide(p, lim);
                     if (!d) break;
                     (a_to_move ? a_nodes : b_nodes) += d->nodes;
+                    if (a_to_move && d->source != Source::Only) {
+                        const int pieces = std::popcount(p.occ);
+                        ++a_decisions[static_cast<std::size_t>(pieces)];
+                        a_proven[static_cast<std::size_t>(pieces)] += d->proven_win.has_value();
+                    }
                     (a_to_move ? a_moves : b_moves) += 1;
                     if (d->source == Source::Search) {
                         (a_to_move ? a_depth_sum : b_depth_sum) += d->depth;
@@ -175,6 +184,11 @@ int main(int argc, char** argv) {
     j["a_moves"] = a_moves;
     j["b_moves"] = b_moves;
     j["seconds"] = seconds;
+    json horizon = json::object();
+    for (std::size_t k = 0; k < a_decisions.size(); ++k) {
+        if (a_decisions[k]) horizon[std::to_string(k)] = {a_decisions[k], a_proven[k]};
+    }
+    j["a_proof_horizon"] = horizon;  // pieces: [decisions, proven]
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
 }
