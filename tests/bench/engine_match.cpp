@@ -103,10 +103,14 @@ int main(int argc, char** argv) {
     // The proof horizon: per piece count, A's decisions and those a table or proof settled
     // (the position proven won or lost for A within its budget).
     std::vector<std::uint64_t> a_decisions(65, 0), a_proven(65, 0);
+    // Per opening pair: games and wins of the side that moved first (Black after the removals,
+    // unless the random plies were odd in number).
+    std::vector<int> pair_games(openings.size(), 0), pair_first_wins(openings.size(), 0);
     const auto t0 = std::chrono::steady_clock::now();
     std::mt19937_64 rng(seed);
     for (int round = 0; round < rounds; ++round) {
-        for (const auto& [m1, m2] : openings) {
+        for (std::size_t pair = 0; pair < openings.size(); ++pair) {
+            const auto& [m1, m2] = openings[pair];
             Position start = m2.child;
             for (int k = 0; k < random_plies; ++k) {
                 const auto moves = legal_moves(board, rules, start);
@@ -143,6 +147,8 @@ int main(int argc, char** argv) {
                 const bool a_won = black_won == (a_black == 1);
                 a_wins += a_won;
                 black_wins += black_won;
+                ++pair_games[pair];
+                pair_first_wins[pair] += black_won;
                 ++games;
                 if (a_black) {
                     ++a_black_games;
@@ -189,6 +195,14 @@ int main(int argc, char** argv) {
         if (a_decisions[k]) horizon[std::to_string(k)] = {a_decisions[k], a_proven[k]};
     }
     j["a_proof_horizon"] = horizon;  // pieces: [decisions, proven]
+    json pairs = json::array();
+    for (std::size_t k = 0; k < openings.size(); ++k) {
+        pairs.push_back({{"black", format_move(board, openings[k].first.move)},
+                         {"white", format_move(board, openings[k].second.move)},
+                         {"games", pair_games[k]},
+                         {"first_mover_wins", pair_first_wins[k]}});
+    }
+    j["openings_played"] = pairs;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
 }
