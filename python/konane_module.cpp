@@ -55,6 +55,7 @@
 #include "probe/proof.hpp"
 #include "probe/search.hpp"
 #include "process/resource_error.hpp"
+#include "python/engine_bindings.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
 
@@ -1064,6 +1065,7 @@ depth to the end in plies (the winner hurries, the loser delays).
     Tablebase      a table file: value, moves, best_move, perfect_line, openings
     generate()     enumerate, solve and write the table of a board
     solve()        the value and perfect play of any position (boards up to 64 squares), by search
+    Engine         the engine: the move to play in any position (table, proof search, search)
     outcome()      the outcome class of a position ('black', 'white', 'first', 'second')
 
 Errors: NotStored (the table does not hold the position), FormatError (a missing, damaged or
@@ -1761,6 +1763,15 @@ Runs without the GIL. Raises SearchLimit when over max_positions, ValueError for
             "max_positions"_a = 2'000'000,
             "konane.value(self): the combinatorial game value of this position's pieces.");
     }
+
+    // konane.Engine (python/engine_bindings.cpp): a konane.Tablebase is passed by its handle.
+    konane::python::def_engine(
+        m,
+        [](py::handle object) -> std::optional<konane::Tablebase> {
+            if (!py::isinstance<PyTablebase>(object)) return std::nullopt;
+            return object.cast<const PyTablebase&>().handle();
+        },
+        m.attr("Position"));
 
     m.attr("__version__") = konane::kVersion;  // project(VERSION), konane_version.hpp
 }
