@@ -6,10 +6,9 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/common.hpp"
 #include "cli/engine_args.hpp"
+#include "cli/engine_json.hpp"
 #include "cli/help.hpp"
 #include "core/notation.hpp"
 #include "engine/engine.hpp"
@@ -17,8 +16,6 @@
 namespace konane::cli {
 
 namespace {
-
-using json = nlohmann::json;
 
 struct BestmoveArgs : EngineArgs {
     std::string position, board;
@@ -47,28 +44,7 @@ int run_bestmove(BestmoveArgs a) {
                   };
     const auto d = eng.decide(parsed.position, move_limits(a), progress);
     if (a.json) {
-        json j;
-        j["position"] = format_position(b, parsed.position);
-        if (d) {
-            j["move"] = format_move(b, d->move.move);
-            j["child"] = format_position(b, d->move.child);
-            j["source"] = engine::source_name(d->source);
-            j["describe"] = d->describe();
-            j["proven"] = d->proven_win ? json(*d->proven_win ? "win" : "loss") : json(nullptr);
-            j["depth"] = d->depth;
-            j["score"] = d->score;
-            json pv = json::array();
-            for (const Move& m : d->pv)
-                pv.push_back(format_move(b, m));
-            j["pv"] = pv;
-            j["nodes"] = d->nodes;
-            j["proof_nodes"] = d->proof_nodes;
-            j["seconds"] = d->seconds;
-        } else {
-            j["move"] = nullptr;
-            j["describe"] = "no legal move: the side to move has lost";
-        }
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", decision_json(b, parsed.position, d).dump(2).c_str());
         return kOk;
     }
     if (!d) {

@@ -58,8 +58,15 @@ int run_serve(ServeArgs a) {
         std::fprintf(stderr, "konane serve: error: %s\n", e.what());
         return kFailed;
     }
-    std::printf("konane serve: %s (%zu table%s); Ctrl-C stops\n", serve_url(a.host, port).c_str(),
-                files.size(), files.size() == 1 ? "" : "s");
+    if (files.empty()) {
+        std::printf(
+            "konane serve: %s (no table: the engine and the searches on any board); "
+            "Ctrl-C stops\n",
+            serve_url(a.host, port).c_str());
+    } else {
+        std::printf("konane serve: %s (%zu table%s); Ctrl-C stops\n",
+                    serve_url(a.host, port).c_str(), files.size(), files.size() == 1 ? "" : "s");
+    }
     std::fflush(stdout);
     if (!is_loopback_host(a.host)) {
         std::fprintf(stderr,
@@ -102,9 +109,12 @@ void add_serve_command(CLI::App& app, Commands& out) {
     auto* serve = app.add_subcommand(
         "serve",
         "Serve tables over HTTP: a page to explore them in a browser and a JSON API "
-        "(/api/probe, /api/solve, /api/openings, /api/game, /api/analyse, /api/tables)");
-    serve->add_option("TABLE", s->files, "Table files (one per board and ruleset)")
-        ->required()
+        "(/api/probe, /api/solve, /api/bestmove, /api/openings, /api/game, /api/analyse, "
+        "/api/tables); without a table, the engine and the searches on any board");
+    serve
+        ->add_option("TABLE", s->files,
+                     "Table files (one per board and ruleset; none: every board is played by "
+                     "the engine and answered by the searches)")
         ->check(non_empty())
         ->check(CLI::ExistingFile);
     serve->add_option("--port", s->port, "TCP port (0: any free port)")
@@ -120,8 +130,8 @@ void add_serve_command(CLI::App& app, Commands& out) {
         ->check(decimal(1, 100'000'000));
     serve
         ->add_option("--time-limit", s->time_limit_s,
-                     "Most seconds one search (/api/solve, /api/value) may take (past it 422); "
-                     "a search also stops when its client goes")
+                     "Most seconds one search (/api/solve, /api/value) may take (past it 422), "
+                     "and /api/bestmove's cap; a search also stops when its client goes")
         ->capture_default_str()
         ->check(decimal(1, 86'400));
     serve
@@ -137,7 +147,8 @@ void add_serve_command(CLI::App& app, Commands& out) {
     add_load_option(serve, s->load, "auto (/api/tables reports each table's and its memory)");
     help_footer(serve,
                 {"konane serve konane-5x5-brainking.kbt           http://127.0.0.1:8080/",
-                 "konane serve *.kbt --port 9000 --check"},
+                 "konane serve *.kbt --port 9000 --check",
+                 "konane serve                                     the engine, any board"},
                 false);
     out.push_back({serve, [s] { return run_serve(*s); }});
 }

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -32,12 +33,14 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include "cli/engine_json.hpp"
 #include "cli/json.hpp"
 #include "cli/value_json.hpp"
 #include "cli/web_assets.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "core/wide.hpp"
+#include "engine/engine.hpp"
 #include "format/table.hpp"
 #include "probe/analysis.hpp"
 #include "probe/openings.hpp"
@@ -739,6 +742,7 @@ struct ApiServer::Impl {
                                    {"huge_page_bytes", t.memory.huge}});
         }
         j["search_limit"] = options.search_limit;
+        j["time_limit_ms"] = options.work_timeout.count();
         return j;
     }
 
@@ -962,6 +966,117 @@ struct ApiServer::Impl {
         }
     }
 
+    /// A decimal parameter of /api/bestmove: `name` from `least` to `most`. @throws HttpError
+    /// 400 naming it otherwise.
+    template <class T>
+    static T number_param(const httplib::Request& req, const char* name, T least, T most,
+                          const char* what) {
+        const std::string text = param(req, name);
+        T n{};
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+        if (ec != std::errc{} || end != text.data() + text.size() || text.empty() ||
+            !(n >= least && n <= most)) {
+            throw HttpError(400, fmt::format("{} '{}' is not {}", name, excerpt(text), what));
+        }
+        return n;
+    }
+
+    /// GET /api/bestmove?position=TEXT[&rules=R][&time=S][&nodes=N][&depth=D]: the engine's
+    /// decision (decision_json(), as `konane bestmove --json`) with "budget": the limits it ran
+    /// under. The engine plays with the table of the board when one is loaded (its ruleset),
+    /// else on any board of up to 64 squares. Its time is S seconds, 1 s when none of S, N, D
+    /// is given, and never more than work_timeout (the engine then answers the best move it
+    /// has: a budget reached is no error). It takes a search slot, and stops when its client
+    /// goes or the server stops (503).
+    json bestmove(const httplib::Request& req) {
+        if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
+        std::string text = param(req, "position");
+        if (text.find(' ') == std::string::npos) text += " b";  // the side, when not given
+        const ParsedPosition parsed = [&] {
+            try {
+                return parse_position(text);
+            } catch (const std::invalid_argument& e) {
+                throw HttpError(400, fmt::format("position: {}", e.what()));
+            }
+        }();
+        const auto rules = rules_param(req);
+        const double budget = std::chrono::duration<double>(options.work_timeout).count();
+        engine::MoveLimits limits;
+        if (req.has_param("nodes"))
+            limits.nodes = number_param<std::uint64_t>(req, "nodes", 1, UINT64_MAX,
+                                                       "a number of nodes from 1");
+        if (req.has_param("depth"))
+            limits.depth = number_param<int>(req, "depth", 1, 128, "a depth from 1 to 128");
+        if (req.has_param("time")) {
+            limits.seconds =
+                number_param<double>(req, "time", 0.001, 1e9, "a number of seconds from 0.001");
+        } else {
+            limits.seconds = limits.nodes || limits.depth ? budget : 1.0;
+        }
+        limits.seconds = std::min(limits.seconds, budget);
+        engine::EngineOptions eo;
+        eo.memory_bytes = options.engine_memory;
+        eo.rules = rules.value_or(Ruleset::Brainking);
+        Served* t = find(parsed.board, rules);
+        if (t) {
+            eo.table = t->current();
+            eo.rules = t->rules;
+        }
+        take_slot();
+        const Slot slot{search_slots};
+        // A watcher asks every 20 ms whether the client has gone, the server stops or the time
+        // budget is spent, and then stops the engine (MoveLimits::stop).
+        Work work(*this);
+        std::atomic<bool> stop{false};
+        limits.stop = &stop;
+        struct Watcher {
+            std::mutex m;
+            std::condition_variable cv;
+            bool done = false;
+            std::pair<int, std::string> reason{0, {}};
+            std::thread thread;
+            /// Ends the watch (at once) and waits for the thread.
+            void finish() {
+                {
+                    const std::lock_guard lock(m);
+                    done = true;
+                }
+                cv.notify_all();
+                if (thread.joinable()) thread.join();
+            }
+            ~Watcher() { finish(); }
+        } watcher;
+        watcher.thread = std::thread([&] {
+            std::unique_lock lock(watcher.m);
+            while (!watcher.cv.wait_for(lock, std::chrono::milliseconds(20),
+                                        [&] { return watcher.done; })) {
+                auto why = work.reason();
+                if (why.first) {
+                    watcher.reason = std::move(why);
+                    stop = true;
+                    return;
+                }
+            }
+        });
+        std::optional<engine::Decision> d;
+        try {
+            engine::Engine eng(parsed.board, std::move(eo));
+            d = eng.decide(parsed.position, limits);
+        } catch (const format::FormatError& e) {
+            if (t) throw damaged(*t, e.what());
+            throw;
+        }
+        watcher.finish();
+        // Stopped for the client or the server: nobody reads the move (a budget spent is not
+        // an error: the engine answers the best move it has).
+        if (watcher.reason.first == 503)
+            throw HttpError(503, watcher.reason.second, Work::retry_after(503));
+        json j = decision_json(parsed.board, parsed.position, d);
+        j["budget"] = {
+            {"seconds", limits.seconds}, {"nodes", limits.nodes}, {"depth", limits.depth}};
+        return j;
+    }
+
     std::string openings(const httplib::Request& req) {
         const Board b = board_param(req);
         Served& t = require(b, rules_param(req));
@@ -1015,6 +1130,7 @@ struct ApiServer::Impl {
         server.Get("/api/probe", api([this](const httplib::Request& r) { return probe(r); }));
         server.Get("/api/solve", api([this](const httplib::Request& r) { return solve(r); }));
         server.Get("/api/value", api([this](const httplib::Request& r) { return value(r); }));
+        server.Get("/api/bestmove", api([this](const httplib::Request& r) { return bestmove(r); }));
         server.Get("/api/openings", api([this](const httplib::Request& r) { return openings(r); }));
         server.Get("/api/game", api([this](const httplib::Request& r) { return game(r); }));
         server.Get("/api/analyse", api([this](const httplib::Request& r) { return analyse(r); }));
@@ -1076,7 +1192,6 @@ struct ApiServer::Impl {
 
 ApiServer::ApiServer(const std::vector<std::filesystem::path>& files, const ServeOptions& options)
     : impl_(std::make_unique<Impl>(options)) {
-    if (files.empty()) throw std::invalid_argument("give at least one table");
     for (const auto& f : files) {
         Tablebase tb = Tablebase::open(f, {}, format::OpenOptions{options.load});
         if (tb.opening().gap) {

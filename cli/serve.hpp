@@ -20,13 +20,18 @@ struct ServeOptions {
     /// Most positions one search (/api/solve) may keep in its memo; past it the request is
     /// answered 422 with the limit named.
     std::size_t search_limit = 2'000'000;
-    /// Searches (/api/solve, /api/value) running at once; a search asked for while all run is
-    /// answered 503 with Retry-After at once (it waits for nothing, so it holds no connection).
+    /// Searches (/api/solve, /api/value, /api/bestmove) running at once; a search asked for while
+    /// all run is answered 503 with Retry-After at once (it waits for nothing, so it holds no
+    /// connection).
     int search_slots = 2;
     /// Time one search (/api/solve, /api/value) may take: past it the request is answered 422
-    /// naming the budget. A search also stops when its client closes the connection and when
+    /// naming the budget. /api/bestmove's time is capped by it (the engine then answers the best
+    /// move it has). A search also stops when its client closes the connection and when
     /// the server stops (503), so that no slot is held for nobody.
     std::chrono::milliseconds work_timeout{10'000};
+    /// Memory of the searches' tables of one /api/bestmove (an engine is made per request;
+    /// search_slots of them may run at once).
+    std::size_t engine_memory = std::size_t{32} << 20;
     /// Largest request body accepted (bytes); larger ones get 413.
     std::size_t max_body = 64 * 1024;
     /// Most connections open at once, in all and from one client address; a connection over
@@ -54,10 +59,11 @@ struct ServeOptions {
     format::Load load = format::Load::automatic;
 };
 
-/// An HTTP server answering the JSON API and the page for a set of tables.
+/// An HTTP server answering the JSON API and the page for a set of tables (possibly none).
 ///
 /// Endpoints (GET; every answer JSON except the page's files):
-/// - `/api/tables`: the loaded tables and the search limit.
+/// - `/api/tables`: the loaded tables, the search limit and the time limit of a search
+///   ("time_limit_ms").
 /// - `/api/probe?position=TEXT[&rules=R]` or `?game=RECORD&board=RxC[&rules=R]`: the table's
 ///   answer (answer_json(), as `konane probe --json`); the table is the one of the position's
 ///   board (and ruleset R when given; otherwise the first given for that board).
@@ -76,6 +82,12 @@ struct ServeOptions {
 ///   --json`, within search_limit positions, or N when smaller (the page asks with a small N).
 ///   Both searches (/api/solve, /api/value) take a search slot and are bounded by work_timeout,
 ///   their client's connection and the server's stop alike.
+/// - `/api/bestmove?position=TEXT[&rules=R][&time=S][&nodes=N][&depth=D]`: the engine's
+///   decision (engine/engine.hpp; decision_json(), as `konane bestmove --json`) and "budget"
+///   ({"seconds", "nodes", "depth"}: the limits it ran under), on any board of up to 64
+///   squares, perfect with the table of the board when one is loaded. Time S seconds (1 s when
+///   none of S, N, D is given), never more than work_timeout; it takes a search slot and stops
+///   when its client goes or the server stops, as the searches do.
 /// - `/`, `/app.js`, `/style.css`: the page, compiled into the binary.
 ///
 /// Errors are JSON objects {"error": MESSAGE, "status": CODE}: 400 malformed position, record,
@@ -91,7 +103,8 @@ struct ServeOptions {
 class ApiServer {
   public:
     /// Opens every table (format::FormatError for a missing, damaged or foreign file;
-    /// std::invalid_argument for an empty list or the same board and ruleset twice).
+    /// std::invalid_argument for the same board and ruleset twice). With no table the server
+    /// answers every board by the engine and the searches.
     ApiServer(const std::vector<std::filesystem::path>& tables, const ServeOptions& options = {});
     ~ApiServer();
     ApiServer(const ApiServer&) = delete;

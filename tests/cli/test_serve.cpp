@@ -27,9 +27,11 @@
 
 #include "cli/json.hpp"
 #include "cli/serve.hpp"
+#include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "format/table.hpp"
 #include "probe/analysis.hpp"
+#include "probe/answer.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "solver/solve.hpp"
@@ -76,8 +78,9 @@ struct Running {
     cli::ApiServer server;
     int port;
     std::thread thread;
-    explicit Running(const cli::ServeOptions& o = {})
-        : server(tables().files, o), port(server.bind("127.0.0.1", 0)) {
+    explicit Running(const cli::ServeOptions& o = {},
+                     const std::vector<fs::path>& files = tables().files)
+        : server(files, o), port(server.bind("127.0.0.1", 0)) {
         thread = std::thread([this] { server.listen(); });
         server.wait_until_ready();
     }
@@ -342,8 +345,7 @@ TEST_CASE("serve: many clients at once get the right answers", "[serve]") {
     CHECK(wrong == 0);
 }
 
-TEST_CASE("serve: refuses an empty table list and two tables of one board and ruleset", "[serve]") {
-    CHECK_THROWS_AS(cli::ApiServer({}), std::invalid_argument);
+TEST_CASE("serve: refuses two tables of one board and ruleset", "[serve]") {
     CHECK_THROWS_WITH(cli::ApiServer({tables().files[0], tables().files[0]}),
                       Catch::Contains("are both tables of 4x4 brainking"));
     cli::ApiServer s({tables().files[0]});
@@ -398,10 +400,7 @@ TEST_CASE("serve: --check refuses a table with a damaged block that a lazy open 
 
 TEST_CASE("serve: the command refuses bad arguments and an address in use", "[serve]") {
     const std::string t = test::quote(tables().files[0].string());
-    test::Run r = test::run("serve");
-    CHECK(r.code == 2);
-    CHECK_THAT(r.out, Catch::Contains("TABLE"));
-    r = test::run("serve /nonexistent/table.kbt");
+    test::Run r = test::run("serve /nonexistent/table.kbt");
     CHECK(r.code == 2);
     CHECK_THAT(r.out, Catch::Contains("/nonexistent/table.kbt"));
     r = test::run("serve " + t + " " + t);
@@ -993,4 +992,177 @@ TEST_CASE("serve: a search is bounded by the same time budget as a value", "[ser
     auto small = r.client().Get("/api/solve?position=" + encode(".oxox. b"));
     REQUIRE(small);
     CHECK(small->status == 200);
+}
+
+// ---- Issue 49: the engine at /api/bestmove, and a server without a table -------------------
+
+namespace {
+
+/// The legal moves of `text` (brainking) as {move: child}.
+std::map<std::string, std::string> legal_of(const std::string& text) {
+    const ParsedPosition p = parse_position(text);
+    std::map<std::string, std::string> out;
+    for (const MoveChild& mc : legal_moves(p.board, Ruleset::Brainking, p.position))
+        out[format_move(p.board, mc.move)] = format_position(p.board, mc.child);
+    return out;
+}
+
+/// GET target of r: the status and the JSON body.
+std::pair<int, json> get_json(const Running& r, const std::string& target) {
+    auto res = r.client().Get(target);
+    REQUIRE(res);
+    INFO(res->body);
+    return {res->status, json::parse(res->body)};
+}
+
+}  // namespace
+
+TEST_CASE("serve: /api/bestmove answers the engine's move, the table's where one is loaded",
+          "[serve]") {
+    Running r;
+    SECTION("a board no table holds: a legal move of the searches, with every field") {
+        const std::string six = "xoxoxo/oxoxox/xo.oxo/ox.xox/xoxoxo/oxoxox b";  // c4 c3 played
+        const auto [status, j] = get_json(r, "/api/bestmove?nodes=20000&position=" + encode(six));
+        REQUIRE(status == 200);
+        std::vector<std::string> keys;
+        for (const auto& [k, v] : j.items())
+            keys.push_back(k);
+        CHECK(keys == std::vector<std::string>{"position", "move", "child", "source", "describe",
+                                               "proven", "depth", "score", "pv", "nodes",
+                                               "proof_nodes", "seconds", "budget"});
+        const auto legal = legal_of(six);
+        REQUIRE(legal.count(j["move"].get<std::string>()) == 1);
+        CHECK(j["child"] == legal.at(j["move"].get<std::string>()));
+        CHECK((j["source"] == "search" || j["source"] == "proof"));
+        CHECK(j["pv"][0] == j["move"]);
+        CHECK(j["budget"]["nodes"] == 20000);
+        CHECK(j["nodes"].get<std::uint64_t>() <= 22000);
+        // The side to move may be left out (Black), as for /api/value.
+        const auto [s2, j2] = get_json(
+            r, "/api/bestmove?nodes=20000&position=" + encode(six.substr(0, six.size() - 2)));
+        CHECK(s2 == 200);
+        CHECK(j2["move"] == j["move"]);
+    }
+    SECTION("a board with a table: the table's perfect move") {
+        const Tablebase tb = Tablebase::open(tables().files[0]);
+        for (const std::string pos :
+             {".oxo/oxox/xoxo/oxox w", "xoxo/oxox/xoxo/oxox b", "x.xo/.xox/.oxo/oxox w"}) {
+            INFO(pos);
+            const auto [status, j] = get_json(r, "/api/bestmove?position=" + encode(pos));
+            REQUIRE(status == 200);
+            CHECK(j["source"] == "table");
+            const auto a = table_answer(tb, parse_position(pos).position);
+            REQUIRE(a);
+            CHECK(j["proven"] == (a->value.win ? "win" : "loss"));
+            CHECK(j["depth"] == a->value.depth);
+            bool perfect = false;
+            for (const auto& mv : a->moves)
+                perfect |= format_move(tb.board(), mv.move) == j["move"] && mv.value == a->value;
+            CHECK(perfect);
+        }
+        // No legal move: move null.
+        const auto [status, lost] =
+            get_json(r, "/api/bestmove?position=" + encode("x.x./..../..../.... b"));
+        CHECK(status == 200);
+        CHECK(lost["move"].is_null());
+    }
+    SECTION("bad requests: 400 naming what is wrong") {
+        const std::string six =
+            "&position=" + encode("xoxoxo/oxoxox/xo.oxo/ox.xox/xoxoxo/oxoxox b");
+        for (const auto& [target, says] : std::vector<std::pair<std::string, std::string>>{
+                 {"/api/bestmove", "give position"},
+                 {"/api/bestmove?position=" + encode("xo/x b"), "position:"},
+                 {"/api/bestmove?position=" + encode("xoxoxoxoxo/oxoxoxoxox/xoxoxoxoxo/oxoxoxoxox/"
+                                                     "xoxoxoxoxo/oxoxoxoxox/xoxoxoxoxo b"),
+                  "position:"},
+                 {"/api/bestmove?time=abc" + six, "time 'abc'"},
+                 {"/api/bestmove?time=0" + six, "time '0'"},
+                 {"/api/bestmove?time=-1" + six, "time '-1'"},
+                 {"/api/bestmove?nodes=0" + six, "nodes '0'"},
+                 {"/api/bestmove?depth=500" + six, "depth '500'"},
+                 {"/api/bestmove?rules=chess" + six, "chess"}}) {
+            INFO(target);
+            const auto [status, j] = get_json(r, target);
+            CHECK(status == 400);
+            CHECK_THAT(j["error"].get<std::string>(), Catch::Contains(says));
+        }
+    }
+}
+
+TEST_CASE(
+    "serve: /api/bestmove's time is capped by the time budget, and it stops with its "
+    "client and the server",
+    "[serve]") {
+    const std::string eight =
+        "/api/bestmove?position=" +
+        encode("xoxoxoxo/oxoxoxox/xoxoxoxo/oxo..xox/xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox b");
+    {
+        cli::ServeOptions o;
+        o.work_timeout = std::chrono::milliseconds(1500);
+        Running r(o);
+        const auto t = std::chrono::steady_clock::now();
+        const auto [status, j] = get_json(r, eight + "&time=600");
+        CHECK(status == 200);  // a budget reached is no error: the best move the engine has
+        CHECK(j["budget"]["seconds"] == 1.5);
+        CHECK(j["source"] == "search");
+        CHECK(seconds_since(t) < 8.0);
+        // A depth alone is capped by the budget too.
+        const auto [s2, j2] = get_json(r, eight + "&depth=100");
+        CHECK(s2 == 200);
+        CHECK(j2["budget"]["seconds"] == 1.5);
+        CHECK(j2["budget"]["depth"] == 100);
+        CHECK(j2["depth"].get<int>() < 100);
+    }
+    cli::ServeOptions o;
+    o.search_slots = 1;
+    o.work_timeout = std::chrono::minutes(10);
+    {
+        // The client hangs up: the engine stops and frees the slot.
+        Running r(o);
+        {
+            Raw gone(r.port);
+            REQUIRE(gone.send(get(eight + "&time=600")));
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            REQUIRE(slot_taken(r));
+        }
+        CHECK(slot_free(r, 5.0));
+    }
+    // The server stops: the engine under way stops.
+    auto r = std::make_unique<Running>(o);
+    int busy = 0;
+    std::thread holder([&] { busy = ask_until_admitted(*r, eight + "&time=600"); });
+    REQUIRE(slot_taken(*r));
+    const auto t = std::chrono::steady_clock::now();
+    r.reset();
+    CHECK(seconds_since(t) < 5.0);
+    holder.join();
+}
+
+TEST_CASE("serve: starts without a table: the engine and the searches on any board", "[serve]") {
+    Running r({}, {});
+    const auto [s1, tables_j] = get_json(r, "/api/tables");
+    CHECK(s1 == 200);
+    CHECK(tables_j["tables"].empty());
+    const auto [s2, probe] = get_json(r, "/api/probe?position=" + encode("xoxo/oxox/xoxo/oxox b"));
+    CHECK(s2 == 404);
+    const auto [s3, solved] = get_json(r, "/api/solve?position=" + encode(".oxox. b"));
+    CHECK(s3 == 200);
+    const std::string full =
+        "xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox b";
+    const auto [s4, move] = get_json(r, "/api/bestmove?depth=2&position=" + encode(full));
+    CHECK(s4 == 200);
+    CHECK(legal_of(full).count(move["move"].get<std::string>()) == 1);
+    auto page = r.client().Get("/");
+    REQUIRE(page);
+    CHECK(page->status == 200);
+
+    // The command starts without a table and says so.
+    const fs::path out = tables().dir / "serve-no-table.out";
+    fs::remove(out);
+    const std::string cmd =
+        "(" + test::quote(KONANE_BINARY) + " serve --port 0 > " + test::quote(out.string()) +
+        " 2>&1 & pid=$!; for i in $(seq 100); do grep -q Ctrl-C " + test::quote(out.string()) +
+        " 2>/dev/null && break; sleep 0.1; done; kill $pid; wait $pid)";
+    REQUIRE(std::system(cmd.c_str()) != -1);
+    CHECK_THAT(test::slurp(out), Catch::Contains("no table: the engine and the searches"));
 }
