@@ -807,6 +807,27 @@ struct ApiServer::Impl {
         return probe_answer(*t, p);
     }
 
+    /// The positions a search may keep: the server's search limit, or the request's `limit=N`
+    /// (a decimal from 1) when smaller. @throws HttpError 400 for a malformed N.
+    std::size_t limit_param(const httplib::Request& req) const {
+        std::size_t limit = options.search_limit;
+        if (req.has_param("limit")) {
+            const std::string l = param(req, "limit");
+            std::size_t n = 0;
+            const auto [end, ec] = std::from_chars(l.data(), l.data() + l.size(), n);
+            if (ec != std::errc{} || end != l.data() + l.size() || l.empty() || n == 0 ||
+                l[0] == '0') {
+                throw HttpError(
+                    400, fmt::format("limit '{}' is not a number of positions from 1", excerpt(l)));
+            }
+            limit = std::min(limit, n);
+        }
+        return limit;
+    }
+
+    /// GET /api/solve?position=TEXT[&rules=R][&jumps_only=1][&limit=N]: the search's answer
+    /// within the search limit, or N positions when smaller (the page asks large boards with a
+    /// small N, so that a search out of reach is refused soon).
     json solve(const httplib::Request& req) {
         if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
         const ParsedPosition parsed = position_param(req);
@@ -814,7 +835,7 @@ struct ApiServer::Impl {
         SearchOptions opt;
         opt.rules = rules.value_or(Ruleset::Brainking);
         opt.jumps_only = param(req, "jumps_only") == "1";
-        opt.max_positions = options.search_limit;
+        opt.max_positions = limit_param(req);
         std::optional<Tablebase> tb;
         Served* t = find(parsed.board, rules);
         if (t) {
@@ -831,8 +852,10 @@ struct ApiServer::Impl {
         try {
             return solve_json(parsed.board, search_answer(s, parsed.position), s);
         } catch (const SearchLimit& e) {
-            throw HttpError(422, fmt::format("search limit of {} positions reached: {}",
-                                             options.search_limit, e.what()));
+            throw HttpError(
+                422, fmt::format("search limit of {} positions{} reached: {}", opt.max_positions,
+                                 opt.max_positions < options.search_limit ? " (the request's)" : "",
+                                 e.what()));
         } catch (const format::FormatError& e) {
             if (t) throw damaged(*t, e.what());
             throw;
@@ -907,18 +930,7 @@ struct ApiServer::Impl {
     /// left out.
     json value(const httplib::Request& req) {
         if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
-        std::size_t limit = options.search_limit;
-        if (req.has_param("limit")) {
-            const std::string l = param(req, "limit");
-            std::size_t n = 0;
-            const auto [end, ec] = std::from_chars(l.data(), l.data() + l.size(), n);
-            if (ec != std::errc{} || end != l.data() + l.size() || l.empty() || n == 0 ||
-                l[0] == '0') {
-                throw HttpError(
-                    400, fmt::format("limit '{}' is not a number of positions from 1", excerpt(l)));
-            }
-            limit = std::min(limit, n);
-        }
+        const std::size_t limit = limit_param(req);
         std::string text = param(req, "position");
         if (text.find(' ') == std::string::npos) text += " b";
         // Past 64 squares the wide board (core/wide.hpp): the same valuer on WideBits.

@@ -67,9 +67,9 @@ struct ServeOptions {
 /// - `/api/probe?position=TEXT[&rules=R]` or `?game=RECORD&board=RxC[&rules=R]`: the table's
 ///   answer (answer_json(), as `konane probe --json`); the table is the one of the position's
 ///   board (and ruleset R when given; otherwise the first given for that board).
-/// - `/api/solve?position=TEXT[&rules=R][&jumps_only=1]`: the answer of a search limited to
-///   ServeOptions::search_limit positions, using the table of the board when one is loaded
-///   (solve_json(), as `konane solve --json`).
+/// - `/api/solve?position=TEXT[&rules=R][&jumps_only=1][&limit=N]`: the answer of a search
+///   limited to ServeOptions::search_limit positions, or N when smaller, using the table of the
+///   board when one is loaded (solve_json(), as `konane solve --json`).
 /// - `/api/openings?board=RxC[&rules=R]`: openings_json(), as `konane openings --json`.
 /// - `/api/game?board=RxC&game=RECORD[&rules=R][&start=POSITION]`: the positions of a game
 ///   record from the full board (or from START), by the rules alone (any board, no table

@@ -1,10 +1,12 @@
 // The page of `konane serve`: a board with every legal move coloured by its value, the perfect
 // line, a game with undo and redo held in the URL, the openings, a paste box, search for
-// positions no table holds, practice with hidden answers and hints, play against the table and
-// a review of the game. It talks only to the JSON API of the same server and applies no rule
-// itself: the positions after each move, the legal moves, the values and the review all come
-// from the server (/api/probe, /api/solve, /api/game, /api/analyse, /api/openings, and
-// /api/value for the combinatorial game value of the position played by jumps alone).
+// positions no table holds, practice with hidden answers and hints, play against the computer
+// (the table's or the search's perfect move, else the engine's on any board) and a review of the
+// game. It talks only to the JSON API of the same server and applies no rule itself: the
+// positions after each move, the legal moves, the values and the review all come from the server
+// (/api/probe, /api/solve, /api/game, /api/analyse, /api/openings, /api/bestmove for the
+// engine's move, and /api/value for the combinatorial game value of the position played by jumps
+// alone).
 'use strict';
 
 const S = {
@@ -14,7 +16,8 @@ const S = {
   rules: 'brainking', // ruleset of the current game
   start: '',          // the position the game starts from
   full: '',           // the full board (the start of a game from the beginning)
-  history: [],        // [{pos: text, move: text or null (the move that led here)}]
+  history: [],        // [{pos: text, move: text or null (the move that led here), engine: how
+                      //   the computer chose that move, when it did}]
   index: 0,           // current entry of history
   answer: null,       // /api/probe or /api/solve answer for the current position
   legal: [],          // [{move, child}] of the current position
@@ -38,6 +41,10 @@ const RULESETS = ['brainking', 'center', 'any'];
 // The most positions the page lets the server value for the game value of one position (a small
 // budget: a position whose value needs more is shown as "not computed within ..." at once).
 const VALUE_LIMIT = 20000;
+// The boards offered when the server has no table (then the page opens on 8x8).
+const DEFAULT_BOARDS = ['8x8', '6x6', '5x5', '4x4', '10x6'];
+// The most positions a search may keep on a board over 36 squares (searchLimit()).
+const BIG_BOARD_LIMIT = 200000;
 
 // ---------------------------------------------------------------------------------------------
 // Reading positions and square names (the notation of the command line), to draw them.
@@ -102,9 +109,17 @@ async function answerFor(text) {
     if (r.status === 200) return { answer: r.body, source: 'table' };
     if (r.status !== 404) return { error: r.body.error };
   }
-  const s = await getJson('/api/solve?' + query({ position: text, rules: S.rules }));
+  const s = await getJson('/api/solve?' + query({ position: text, rules: S.rules, limit: searchLimit() }));
   if (s.status === 200) return { answer: s.body, source: 'search' };
   return { error: 'search: ' + s.body.error };
+}
+
+// The positions the page lets a search keep: the server's limit, or BIG_BOARD_LIMIT past 36
+// squares, where a search of the early game is out of reach (refused in a fraction of a second
+// instead of seconds: the engine plays those positions).
+function searchLimit() {
+  const big = S.board && S.board.rows * S.board.cols > 36;
+  return big ? String(Math.min(S.searchLimit, BIG_BOARD_LIMIT)) : undefined;
 }
 
 // The combinatorial game value of a position played by jumps alone (/api/value), within
@@ -194,7 +209,7 @@ async function show() {
     S.source = r.source;
     setMessage(withNote(r.source === 'search'
       ? 'No table of ' + S.board.name + ' ' + S.rules + ' holds this position: answered by search (limit ' +
-        S.searchLimit.toLocaleString('en') + ' positions).' : ''), !note);
+        Number(searchLimit() || S.searchLimit).toLocaleString('en') + ' positions).' : ''), !note);
   }
   S.busy = false;
   render();
@@ -202,12 +217,13 @@ async function show() {
   if (!maybeReply() && S.legal.length === 0 && S.index > 0) showReview();
 }
 
-// Plays a legal move of the current position (its child comes from the server's answer).
-function play(move) {
+// Plays a legal move of the current position (its child comes from the server's answer); `note`
+// says how the computer chose it, when it did.
+function play(move, note) {
   const m = S.legal.find((l) => l.move === move);
   if (!m) return false;
   S.history = S.history.slice(0, S.index + 1);
-  S.history.push({ pos: m.child, move });
+  S.history.push({ pos: m.child, move, engine: note });
   S.index++;
   S.anim = { index: S.index, t0: performance.now() };
   show();
@@ -248,18 +264,41 @@ async function loadFullBoard(name, rules) {
   return g.start;
 }
 
-// In play mode, the table answers the player's moves with the perfect move, when the position
-// shown is the end of the game and the table is to move (never after an undo: the player's
-// turn is then shown). Returns whether a reply is coming.
+// In play mode, the computer answers the player's moves when the position shown is the end of
+// the game and the computer is to move (never after an undo: the player's turn is then shown):
+// with the perfect move of the table or the search, else (no table, the search over its limit)
+// with the engine's move (/api/bestmove) in the time of the level chosen. Returns whether a
+// reply is coming.
 function maybeReply() {
   const side = $('play').value;
   const a = S.answer;
-  if (!side || !a || !a.best || a.to_move === side || S.index !== S.history.length - 1) return false;
+  if (!side || S.busy || S.index !== S.history.length - 1) return false;
   const id = S.request;
+  if (a) {
+    if (!a.best || a.to_move === side) return false;
+    const note = (a.search ? 'search' : 'table') + ' (' + describe(a.value, a.depth) + ')';
+    document.body.dataset.state = 'replying';
+    setTimeout(() => {
+      if (id === S.request && S.answer === a) play(a.best, note);
+    }, REPLY_MS);
+    return true;
+  }
+  if (!S.legal.length || sideAt(S.index) === side) return false;
+  const text = current(), t0 = performance.now();
   document.body.dataset.state = 'replying';
-  setTimeout(() => {
-    if (id === S.request && S.answer === a) play(a.best);
-  }, REPLY_MS);
+  getJson('/api/bestmove?' + query({ position: text, rules: S.rules, time: $('level').value }))
+    .then((r) => {
+      if (id !== S.request) return;
+      if (r.status !== 200 || !r.body.move) {
+        setMessage('The engine: ' + (r.body.error || 'no move'));
+        document.body.dataset.state = 'ready';
+        return;
+      }
+      const note = `${r.body.describe}, ${r.body.seconds.toFixed(1)} s`;
+      setTimeout(() => {
+        if (id === S.request) play(r.body.move, note);
+      }, Math.max(0, REPLY_MS - (performance.now() - t0)));
+    });
   return true;
 }
 
@@ -448,7 +487,12 @@ function render() {
   $('position').textContent = text;
   const side = $('play').value;
   $('tomove').textContent = sideName(p.side) +
-    (side ? (side === (p.side === 'b' ? 'black' : 'white') ? ' (you)' : ' (the table)') : '');
+    (side ? (side === (p.side === 'b' ? 'black' : 'white') ? ' (you)' : ' (the computer)') : '');
+  let note = '—';
+  for (let i = S.index; i > 0; i--) {
+    if (S.history[i].engine) { note = `${S.history[i].move}: ${S.history[i].engine}`; break; }
+  }
+  $('engine').textContent = note;
   const hidden = 'hidden (practice)';
   $('value').textContent = !a ? (S.busy ? '…' : '—')
     : all ? describe(a.value, a.depth) + ' for ' + a.to_move
@@ -539,6 +583,13 @@ function renderGame() {
     s.addEventListener('click', () => goTo(i));
     g.appendChild(document.createTextNode(' '));
     g.appendChild(s);
+    if (S.history[i].engine) {  // how the computer chose the move, beside it
+      s.title = S.history[i].engine;
+      const n = document.createElement('small');
+      n.className = 'note';
+      n.textContent = ' (' + S.history[i].engine + ')';
+      g.appendChild(n);
+    }
   }
 }
 
@@ -562,7 +613,7 @@ function myTurn() {
 
 function userMove(move) {
   if (S.busy) return;
-  if (!myTurn()) { setMessage("It is the table's turn."); return; }
+  if (!myTurn()) { setMessage("It is the computer's turn."); return; }
   play(move);
 }
 
@@ -582,7 +633,7 @@ function typedMove(text) {
   if (!m) { setMessage(`"${text}": write a move as c5-c3, or a square to remove (c3)`); return; }
   const move = m[2] ? m[1] + '-' + m[2] : m[1];
   if (S.busy) return;
-  if (!myTurn()) { setMessage("It is the table's turn."); return; }
+  if (!myTurn()) { setMessage("It is the computer's turn."); return; }
   if (!S.legal.some((l) => l.move === move)) {
     setMessage(`${move} is not a legal move here; the legal moves: ` +
       (S.legal.map((l) => l.move).join(' ') || 'none'));
@@ -724,12 +775,14 @@ function renderOpenings() {
 function renderPickers() {
   const bs = $('boardsel'), rs = $('rulessel');
   const boards = [...new Set(S.tables.map((t) => t.board))];
+  // Without a table, the usual boards (the engine and the searches answer them).
+  if (!S.tables.length) boards.push(...DEFAULT_BOARDS);
   if (S.board && !boards.includes(S.board.name)) boards.push(S.board.name);
   bs.innerHTML = '';
   for (const b of boards) {
     const o = document.createElement('option');
     o.value = b;
-    o.textContent = tablesOf(b).length ? b : b + ' (no table: search)';
+    o.textContent = tablesOf(b).length ? b : b + (S.tables.length ? ' (no table: search)' : '');
     bs.appendChild(o);
   }
   bs.value = S.board.name;
@@ -852,7 +905,7 @@ async function init() {
     name = null;
   }
   name = name || (given ? boardName(given.rows, given.cols) : null) ||
-    (S.tables.length ? S.tables[0].board : '5x5');
+    (S.tables.length ? S.tables[0].board : '8x8');
   if (given && boardName(given.rows, given.cols) !== name) {
     problems.push(`the start position is not a ${name} position`);
     name = boardName(given.rows, given.cols);

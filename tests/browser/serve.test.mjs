@@ -7,10 +7,10 @@
 // library's answers). Also: undo and redo, the URL round trip of a whole game with its undo, the
 // paste box, typed moves, the board and ruleset pickers, search for a board no table holds,
 // practice mode (no answer before a hint, the three hints, the reveal), play against the table
-// (the table's reply, takebacks, the board turned for White), the review against `konane
-// analyse --json`, the openings table, a 360-px phone layout without horizontal scroll, error
-// answers of the API, the game value (jumps alone) of the position shown within its small budget,
-// and that Ctrl-C stops the server.
+// (the table's reply, takebacks, the board turned for White), play against the engine on 8x8
+// with a server given no table, the review against `konane analyse --json`, the openings table,
+// a 360-px phone layout without horizontal scroll, error answers of the API, the game value
+// (jumps alone) of the position shown within its small budget, and that Ctrl-C stops the server.
 //
 // Environment: KONANE (the konane binary, required), WORK (a scratch folder, required),
 // CHROMIUM (default /usr/bin/chromium), SCREENSHOTS (a folder, e.g. docs: where to save the
@@ -757,6 +757,55 @@ await test('a shared link with a bad field names it and opens the rest', async (
   assert.ok((await shown(page)).message.includes('board=4x4<b>: not a board size RxC'));
   assert.equal(pageErrors.length, errors, pageErrors.join('\n'));
   await page.close();
+});
+
+await test('without a table: 8x8 by default, played against the engine, its moves explained', async () => {
+  // A second server, given no table: the engine and the searches on any board.
+  const bare = spawn(KONANE, ['serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const bareExit = new Promise((resolve) => bare.on('exit', resolve));
+  try {
+    const base = await new Promise((resolve, reject) => {
+      let out = '';
+      bare.stdout.on('data', (d) => {
+        out += d;
+        const m = /http:\/\/[0-9.]+:[0-9]+/.exec(out);
+        if (m) resolve(m[0]);
+      });
+      bare.on('exit', (code) => reject(new Error(`konane serve without a table exited (${code})`)));
+    });
+    assert.match(await (await fetch(base + '/api/tables')).text(), /"tables":\[\]/);
+    const page = await newPage();
+    await page.goto(`${base}/?play=black`);
+    const full = 'xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox b';
+    await ready(page, full);
+    assert.equal(await page.$eval('#boardsel', (s) => s.value), '8x8');
+    await page.selectOption('#level', '0.2');
+    // Black removes d5; the engine (White) removes a piece next to the hole.
+    await clickMove(page, 'd5');
+    await waitPlies(page, 2);
+    let rec = await playedMoves(page);
+    assert.equal(rec[0], 'd5');
+    assert.ok(['c5', 'e5', 'd4', 'd6'].includes(rec[1]), rec[1]);
+    const explained = /^(search depth [0-9]+, score -?[0-9]+|proof \(win\)|only move), [0-9.]+ s$/;
+    assert.match(await page.textContent('#engine'), new RegExp(`^${rec[1]}: `));
+    let notes = await page.$$eval('#game .note', (ns) => ns.map((n) => n.textContent.slice(2, -1)));
+    assert.equal(notes.length, 1);
+    assert.match(notes[0], explained);
+    // A jump of Black's, answered by the engine again.
+    const jump = await page.$eval('#moves li', (li) => li.dataset.move);
+    await clickMove(page, jump);
+    await waitPlies(page, 4);
+    rec = await playedMoves(page);
+    assert.equal(rec[2], jump);
+    notes = await page.$$eval('#game .note', (ns) => ns.map((n) => n.textContent.slice(2, -1)));
+    assert.equal(notes.length, 2);
+    assert.match(notes[1], explained);
+    assert.match(await page.textContent('#tomove'), /Black \(you\)/);
+    await page.close();
+  } finally {
+    bare.kill('SIGINT');
+    await bareExit;
+  }
 });
 
 await test('no script error on any page', async () => {

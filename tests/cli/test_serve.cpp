@@ -1152,6 +1152,16 @@ TEST_CASE("serve: starts without a table: the engine and the searches on any boa
     const auto [s4, move] = get_json(r, "/api/bestmove?depth=2&position=" + encode(full));
     CHECK(s4 == 200);
     CHECK(legal_of(full).count(move["move"].get<std::string>()) == 1);
+    // A search may be asked with a smaller limit than the server's (the page does so past 36
+    // squares).
+    const std::string six = encode("xoxoxo/oxoxox/xo..xo/oxoxox/xoxoxo/oxoxox b");
+    const auto [s5, over] = get_json(r, "/api/solve?limit=1000&position=" + six);
+    CHECK(s5 == 422);
+    CHECK_THAT(over["error"].get<std::string>(),
+               Catch::Contains("search limit of 1000 positions (the request's) reached"));
+    const auto [s6, bad] = get_json(r, "/api/solve?limit=0&position=" + six);
+    CHECK(s6 == 400);
+    CHECK_THAT(bad["error"].get<std::string>(), Catch::Contains("limit '0'"));
     auto page = r.client().Get("/");
     REQUIRE(page);
     CHECK(page->status == 200);
