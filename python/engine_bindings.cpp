@@ -106,8 +106,21 @@ engine::MoveLimits move_limits(std::optional<double> time, std::optional<std::in
 }
 
 /// The Python object behind konane.Engine.
+///
+/// As for konane.Position and konane.Tablebase (konane_module.cpp), operator new leaves a valid
+/// object in the storage (never initialised: no engine): an object made by
+/// Engine.__new__(Engine) without __init__ then raises ValueError from every method instead of
+/// reading uninitialised memory. Constructing over it is allowed: nothing depends on the skipped
+/// destructor (a null object and a null pointer own nothing, nor does an unlocked mutex).
 class PyEngine {
   public:
+    static void* operator new(std::size_t size) {
+        void* p = ::operator new(size);
+        ::new (p) PyEngine();
+        return p;
+    }
+    static void operator delete(void* p) { ::operator delete(p); }
+
     PyEngine(const std::variant<std::string, std::pair<int, int>>& board,
              std::optional<double> time, std::optional<std::int64_t> nodes,
              std::optional<std::int64_t> depth, const py::object& table,
@@ -148,13 +161,23 @@ class PyEngine {
         engine_ = std::make_unique<engine::Engine>(board_, std::move(o));
     }
 
-    const Board& board() const { return board_; }
-    Ruleset rules() const { return rules_; }
-    const engine::MoveLimits& limits() const { return limits_; }
+    const Board& board() const {
+        require();
+        return board_;
+    }
+    Ruleset rules() const {
+        require();
+        return rules_;
+    }
+    const engine::MoveLimits& limits() const {
+        require();
+        return limits_;
+    }
 
     /// A position argument (konane.Position or text; the side to move may be left out: Black)
     /// on the engine's board. @throws ValueError for a malformed one or one of another board.
     Position position(const py::handle& p) const {
+        require();
         std::string text;
         if (py::isinstance(p, position_type_) || py::isinstance<py::str>(p)) {
             text = py::str(p);
@@ -170,13 +193,14 @@ class PyEngine {
     /// all three).
     engine::MoveLimits call_limits(std::optional<double> time, std::optional<std::int64_t> nodes,
                                    std::optional<std::int64_t> depth) const {
-        if (!time && !nodes && !depth) return limits_;
+        if (!time && !nodes && !depth) return limits();
         return move_limits(time, nodes, depth);
     }
 
     /// The engine's decision in p, searched without the GIL on a worker thread; Ctrl-C stops
     /// it and raises KeyboardInterrupt.
     std::optional<engine::Decision> decide(Position p, engine::MoveLimits l) {
+        require();
         std::atomic<bool> stop{false};
         l.stop = &stop;
         std::optional<engine::Decision> result;
@@ -230,12 +254,22 @@ class PyEngine {
     }
 
     void clear() {
+        require();
         py::gil_scoped_release release;
         const std::lock_guard lock(mutex_);
         engine_->clear();
     }
 
   private:
+    PyEngine() : board_(Board::make(1, 1)) {}
+    /// @throws ValueError for an object made by __new__ alone.
+    void require() const {
+        if (!engine_)
+            throw py::value_error(
+                "this konane.Engine was never initialised (made by Engine.__new__ without "
+                "__init__): make one with konane.Engine(board)");
+    }
+
     Board board_;
     Ruleset rules_ = Ruleset::Brainking;
     engine::MoveLimits limits_;

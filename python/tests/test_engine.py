@@ -2,6 +2,8 @@
 and the errors of bad arguments."""
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -153,3 +155,23 @@ def test_ctrl_c_stops_the_search():
         signal.signal(signal.SIGINT, previous)
     # The engine is usable after the interruption.
     assert eng.bestmove(p, depth=2)["move"] in p.moves()
+
+
+def test_engine_new_without_init_raises_value_error_in_a_child_process():
+    code = """
+import konane
+e = konane.Engine.__new__(konane.Engine)
+for call in (lambda: e.bestmove("6x6"), lambda: e.play("6x6", "a1"), lambda: e.analyse(""),
+             e.clear, lambda: e.board, lambda: e.rules, lambda: repr(e)):
+    try:
+        call()
+    except ValueError as error:
+        assert "never initialised" in str(error), error
+    else:
+        raise SystemExit("no error")
+print("ok")
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.strip() == "ok"
