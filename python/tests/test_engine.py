@@ -119,18 +119,27 @@ def test_bad_arguments_raise_value_error_naming_them(tb4):
 
 
 def test_the_search_runs_without_the_gil():
-    eng = konane.Engine("8x8", time=0.5)
+    eng = konane.Engine("8x8", time=1.0)
     p = konane.Position.start("8x8").play("d5 e5")
     done = []
-    t = threading.Thread(target=lambda: done.append(eng.bestmove(p)))
+
+    def search():
+        d = eng.bestmove(p)
+        done.append((d, time.monotonic()))
+
+    t = threading.Thread(target=search)
     t.start()
-    spins = 0
-    end = time.monotonic() + 0.3
-    while time.monotonic() < end:
+    time.sleep(0.1)  # the worker is in the search by now
+    spins, began = 0, time.monotonic()
+    while time.monotonic() - began < 0.3:
         spins += 1
+    loop_end = time.monotonic()
     t.join()
-    assert done[0]["move"] in p.moves()
-    assert spins > 1000  # the main thread ran while the engine searched
+    d, searched_until = done[0]
+    assert d["move"] in p.moves()
+    # This thread ran its loop while the search went on (with the GIL held it would have waited
+    # for the search to end).
+    assert spins > 0 and loop_end < searched_until
 
 
 def test_repr_and_properties():
