@@ -23,9 +23,11 @@ namespace konane::engine {
 struct SearchFeatures {
     bool transposition_table = true;  ///< store bounds and best moves by position
     bool principal_variation = true;  ///< null-window search of every move after the first
-    bool killers = true;              ///< two moves per ply that cut off before (Akl 1977)
-    bool history = true;              ///< moves ordered by their past cut-offs (Schaeffer 1989)
-    bool aspiration = false;          ///< windows around the previous iteration's score
+    /// Two moves per ply that cut off before (Akl 1977); off by default: it won no games
+    /// (docs/engine.md).
+    bool killers = false;
+    bool history = true;      ///< moves ordered by their past cut-offs (Schaeffer 1989)
+    bool aspiration = false;  ///< windows around the previous iteration's score
 };
 
 /// The baseline's features: plain alpha-beta in generation order.
