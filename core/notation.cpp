@@ -24,6 +24,11 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
 
 std::string board_diagram(const Board& b, Position p) {
     const int width = static_cast<int>(std::to_string(b.rows).size());
+    // Each cell as wide as the longest file name ("bl" on 1x64), right-aligned after a space.
+    const std::size_t cell = file_name(b.cols - 1).size();
+    const auto pad = [&](const std::string& t) {
+        return std::string(1 + cell - t.size(), ' ') + t;
+    };
     std::string s;
     for (int rank = b.rows; rank >= 1; --rank) {
         const std::string num = std::to_string(rank);
@@ -32,13 +37,13 @@ std::string board_diagram(const Board& b, Position p) {
             const int sq = (rank - 1) * b.cols + f;
             const bool on = (p.occ >> sq) & 1;
             const bool black = (b.color[0] >> sq) & 1;
-            s += on ? (black ? " x" : " o") : " .";
+            s += pad(on ? (black ? "x" : "o") : ".");
         }
         s += "\n";
     }
     s += std::string(static_cast<std::size_t>(width) + 1, ' ');
     for (int f = 0; f < b.cols; ++f)
-        s += " " + file_name(f);
+        s += pad(file_name(f));
     s += "\n" + std::string(color_name(p.to_move)) + " to move";
     return s;
 }

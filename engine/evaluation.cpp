@@ -1,5 +1,6 @@
 #include "engine/evaluation.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <stdexcept>
@@ -68,7 +69,8 @@ int evaluate(const Board& b, std::uint64_t occ, Color to_move, const Evaluation&
                                count_jumps_from(b, occ, other(to_move), ~me.targets));
         }
     }
-    return score;
+    // Within the heuristic range, whatever the weights: never read as a win or loss.
+    return std::clamp(score, -(kWinBound - 1), kWinBound - 1);
 }
 
 Evaluation parse_evaluation(std::string_view text) {
