@@ -22,7 +22,8 @@ using namespace konane::cli;
 int main(int argc, char** argv) {
     CLI::App app{
         "konane: Konane (Hawaiian checkers) tablebases: generate them by retrograde analysis, "
-        "probe them for perfect play, analyse games."};
+        "probe them for perfect play, analyse games; past the tables, proof search and an "
+        "engine that plays any board."};
     app.require_subcommand(1);
     app.set_version_flag("--version", konane::kGenerator);
     app.footer(
