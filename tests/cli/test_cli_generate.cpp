@@ -156,7 +156,7 @@ TEST_CASE("an interrupted generate leaves no table, and its rerun resumes to the
         CHECK((e.path() == work || e.path() == ref));  // no temporary table is left
     }
     CHECK(fs::exists(work / "manifest"));  // the finished steps are kept for the rerun
-    const Run again = run("generate 4x6 -q -j 2 --memory " + small_budget("24M") + " --work " +
+    const Run again = run("generate 4x6 -q -j 2 --memory " + small_budget("32M") + " --work " +
                           work.string() + " -o " + table.string());
     CHECK(again.code == 0);
     CHECK(slurp(table) == slurp(ref));
@@ -170,14 +170,14 @@ TEST_CASE("a generate killed at any step resumes to the same file", "[cli][gener
     const std::string want = slurp(ref);
     const fs::path table = d.path / "t.kbt";
     const fs::path work = d.path / "t.kbt.work";
-    // KONANE_KILL_AT=N: SIGKILL at the N-th file or manifest written (a power cut); the 24 MiB
+    // KONANE_KILL_AT=N: SIGKILL at the N-th file or manifest written (a power cut); the 32 MiB
     // budget makes the enumeration write several sorted runs per layer, so some kills land
     // between runs of one step.
     int killed = 0;
     for (int at : {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144}) {
         INFO("KONANE_KILL_AT=" << at);
         const Run k =
-            run("generate 5x5 -q -j 2 --memory " + small_budget("24M") + " -o " + table.string(),
+            run("generate 5x5 -q -j 2 --memory " + small_budget("32M") + " -o " + table.string(),
                 "env KONANE_KILL_AT=" + std::to_string(at));
         if (k.code != 0) {
             ++killed;
