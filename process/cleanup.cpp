@@ -122,30 +122,52 @@ std::filesystem::path temporary_path(const std::filesystem::path& final_path,
     return final_path.parent_path() / (temporary_stem(final_path) + suffix);
 }
 
-std::vector<std::filesystem::path> remove_stale_temporaries(
-    const std::filesystem::path& final_path) {
+namespace {
+// Removes the files of `dir` whose name `ours` accepts and that no process holds locked.
+template <class Ours>
+std::vector<std::filesystem::path> remove_unlocked(const std::filesystem::path& dir,
+                                                   const Ours& ours) {
     namespace fs = std::filesystem;
     std::vector<fs::path> removed;
-    const std::string stem = temporary_stem(final_path);
-    const fs::path dir = final_path.has_parent_path() ? final_path.parent_path() : fs::path(".");
+    const fs::path at = dir.empty() ? fs::path(".") : dir;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
+    for (const auto& e : fs::directory_iterator(at, ec)) {
         const std::string name = e.path().filename().string();
-        if (name.size() != stem.size() + kSuffixHex || name.compare(0, stem.size(), stem) != 0 ||
-            name.find_first_not_of("0123456789abcdef", stem.size()) != std::string::npos) {
-            continue;
-        }
+        if (!ours(name)) continue;
         const int fd = ::open(e.path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0) continue;
         struct stat st {};
         // A live writer holds its lock: only a file nobody holds is stale.
         if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
             ::unlink(e.path().c_str()) == 0) {
-            removed.push_back(final_path.parent_path() / name);
+            removed.push_back(dir / name);
         }
         ::close(fd);
     }
     return removed;
+}
+
+// Whether `name` ends in ".tmp." and 16 hex digits after at least `stem` bytes.
+bool hex_suffix_at(const std::string& name, std::size_t at) {
+    return name.size() == at + kSuffixHex &&
+           name.find_first_not_of("0123456789abcdef", at) == std::string::npos;
+}
+}  // namespace
+
+std::vector<std::filesystem::path> remove_stale_temporaries(
+    const std::filesystem::path& final_path) {
+    const std::string stem = temporary_stem(final_path);
+    return remove_unlocked(final_path.parent_path(), [&](const std::string& name) {
+        return name.compare(0, stem.size(), stem) == 0 && hex_suffix_at(name, stem.size());
+    });
+}
+
+std::vector<std::filesystem::path> remove_stale_temporaries_in(const std::filesystem::path& dir) {
+    return remove_unlocked(dir, [](const std::string& name) {
+        const std::size_t at = name.size() >= kSuffixHex + 5 ? name.size() - kSuffixHex - 5 : 0;
+        return name.size() > kSuffixHex + 5 && name.compare(at, 5, ".tmp.") == 0 &&
+               hex_suffix_at(name, at + 5);
+    });
 }
 
 }  // namespace konane::process

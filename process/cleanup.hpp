@@ -40,11 +40,15 @@ void set_interrupt_message(std::string_view message);
 std::filesystem::path temporary_path(const std::filesystem::path& final_path,
                                      const std::string& suffix);
 
-/// Removes the temporary files of `final_path` ("<name>.tmp.<16 hex digits>", as TableWriter
-/// names them) that no live process holds: a writer holds an exclusive flock on its temporary
-/// file, so those left are from a process that was killed (SIGKILL) or a power cut. Returns
-/// the paths removed; never throws for a file it cannot remove (that one is left).
+/// Removes the temporary files of `final_path` ("<name>.tmp.<16 hex digits>", as AtomicFile
+/// names them, atomic_file.hpp) that no live process holds: a writer holds an exclusive flock on
+/// its temporary file, so those left are from a process that was killed (SIGKILL) or a power cut.
+/// Returns the paths removed; never throws for a file it cannot remove (that one is left).
 std::vector<std::filesystem::path> remove_stale_temporaries(
     const std::filesystem::path& final_path);
+
+/// remove_stale_temporaries() for every file of directory `dir` ("*.tmp.<16 hex digits>"), for a
+/// directory that holds only the process's own files (a work directory).
+std::vector<std::filesystem::path> remove_stale_temporaries_in(const std::filesystem::path& dir);
 
 }  // namespace konane::process

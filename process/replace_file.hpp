@@ -1,5 +1,5 @@
-// Writing a whole file so that readers see the old one or the complete new one, never a part:
-// the bytes go to a temporary name beside it, which is renamed over it once complete.
+// Writing a whole file held in memory so that readers see the old one or the complete new one,
+// never a part: through an AtomicFile (atomic_file.hpp, the one way a file is written).
 #pragma once
 
 #include <filesystem>
@@ -13,11 +13,6 @@ struct ReplaceOptions {
     /// Append the 8 bytes of XXH64 (seed 0) of everything written before them, least
     /// significant byte first (the trailer of proof certificates and proof checkpoints).
     bool xxh64_trailer = false;
-    /// fsync the temporary file before the rename (the caller syncs the directory if the
-    /// rename itself must be durable).
-    bool durable = false;
-    /// The temporary name; empty: "<path>.tmp.<pid>" beside `path`.
-    std::filesystem::path temporary;
 
     /// The options with the XXH64 trailer (and nothing else).
     static ReplaceOptions with_trailer() {
@@ -27,13 +22,15 @@ struct ReplaceOptions {
     }
 };
 
-/// Writes `parts` one after another (then the trailer ReplaceOptions asks for) to a temporary
-/// name beside `path` and renames it over `path`, which must be nothing or a regular file (a
-/// link, a device, a pipe or a directory there is left alone). On any failure the temporary file
-/// is removed and `path` is left as it was.
+/// Writes `parts` one after another (then the trailer ReplaceOptions asks for) through an
+/// AtomicFile: a temporary name beside `path`, fsync, a rename over `path` (which must be nothing
+/// or a regular file: a link, a device, a pipe or a directory there is left alone) and fsync of
+/// the directory. On any failure before the rename the temporary file is removed and `path` is
+/// left as it was.
 /// @throws std::runtime_error "<path>: cannot create <tmp>: <reason>", "<path>: writing <tmp>
 ///         failed: <reason>", "<path>: exists and is not a regular file (<kind>): not replaced"
-///         or "<path>: cannot rename <tmp> into place: <reason>"; the write's
+///         "<path>: cannot rename <tmp> into place: <reason>" or "<path>: fsync directory <dir>:
+///         <reason>" (the file is then in place); the write's
 ///         failure is a konane::ResourceError (resource_error.hpp) when the disk is full (ENOSPC,
 ///         EDQUOT)
 void replace_file(const std::filesystem::path& path, std::initializer_list<std::string_view> parts,

@@ -19,7 +19,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "process/cleanup.hpp"
 #include "process/read_file.hpp"
 #include "process/replace_file.hpp"
 #include "process/self.hpp"
@@ -37,7 +36,7 @@ struct WorkFile {
 
 std::optional<WorkFile> parse_work_file(const std::string& name) {
     static const std::regex own(
-        R"((?:manifest|lock|layer-(\d+)\.keys|run-(\d+)-from-(\d+)-(\d+)\.keys|solved-(\d+)\.(?:mphf|depth))(\.tmp)?)");
+        R"((?:manifest|lock|layer-(\d+)\.keys|run-(\d+)-from-(\d+)-(\d+)\.keys|solved-(\d+)\.(?:mphf|depth))(\.tmp(?:\.[0-9a-f]{16})?)?)");
     std::smatch m;
     if (!std::regex_match(name, m, own)) return std::nullopt;
     auto num = [&](int g) { return std::stoi(m[g].str()); };
@@ -144,14 +143,12 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, const Opening& o)
     } catch (...) {
         ::close(lock_fd_);
         lock_fd_ = -1;
-        process::unregister_temporary(handle_);
         throw;
     }
 }
 
 void WorkDir::load() {
     const auto manifest = dir_ / "manifest";
-    handle_ = process::register_temporary(manifest.string() + ".tmp");
     std::error_code ec;
     if (std::filesystem::exists(std::filesystem::symlink_status(manifest, ec))) {
         resumed_ = true;
@@ -235,7 +232,6 @@ void WorkDir::load() {
 }
 
 WorkDir::~WorkDir() {
-    process::unregister_temporary(handle_);
     if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
@@ -348,14 +344,8 @@ void WorkDir::save() {
     }
     std::string text = o.str();
     text += "xxh3 " + hex64(XXH3_64bits(text.data(), text.size())) + "\n";
-    const auto path = dir_ / "manifest";
-    const auto tmp = dir_ / "manifest.tmp";
-    // Durable before the directory is synced: the manifest records the step only once both are.
-    process::ReplaceOptions durable;
-    durable.durable = true;
-    durable.temporary = tmp;
-    process::replace_file(path, {text}, durable);
-    sync_directory();
+    // Durable (fsync of the file and of the directory): the step is recorded once it returns.
+    process::replace_file(dir_ / "manifest", {text});
     process::kill_point();
 }
 

@@ -37,12 +37,14 @@ struct LayerRecord {
 ///    rss B disk B" and "solved N D H S rss B disk B [ranked]" line per finished step (classes,
 ///    raw, max depth, seconds, bytes; `ranked`: the depths stored by rank), and "xxh3 HEX" of
 ///    everything before it;
-///    replaced atomically (temporary name, fsync, rename) at every step;
+///    replaced atomically (process/atomic_file.hpp) at every step;
 ///  - `layer-N.keys`: the sorted canonical keys of layer N (KeyFileWriter layout);
 ///  - `run-T-from-S-I.keys`: the I-th sorted run of packed entries of layer T found while
 ///    expanding layer S;
 ///  - `solved-N.mphf`, `solved-N.depth`: the perfect hash and the depths by slot of layer N;
 ///    for a layer recorded `ranked`, only `solved-N.depth`, its depths by rank.
+///  A file being written is `NAME.tmp.<16 hex digits>` (process/atomic_file.hpp), removed when the
+///  work resumes.
 /// The numbers of ranks of the MPI generations whose rank folders (`rank-R-of-N`,
 /// solver/distributed.hpp) `dir` holds, in increasing order; empty when none or no `dir`.
 std::vector<int> mpi_rank_counts(const std::filesystem::path& dir);
@@ -124,7 +126,6 @@ class WorkDir {
     bool complete_ = false;
     bool resumed_ = false;
     int lock_fd_ = -1;
-    int handle_ = -1;
 };
 
 /// Bytes of the regular files directly in `dir` (0 when it cannot be read).
