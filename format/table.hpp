@@ -82,10 +82,10 @@ struct LayerInfo {
     bool operator==(const LayerInfo&) const = default;
 };
 
-/// Streams a table to "<final>.tmp.<random>" beside the final path and renames it over the
-/// final path only in commit(), after everything is written and synced. A crash, a kill, a
-/// full disk or an exception never leaves a file under the final name; on any error the
-/// temporary file is removed (except after SIGKILL or power loss, where a stale
+/// Streams a table to "<final>.tmp.<random>" beside the final path (process/atomic_file.hpp) and
+/// renames it over the final path only in commit(), after everything is written and synced. A
+/// crash, a kill, a full disk or an exception never leaves a file under the final name; on any
+/// error the temporary file is removed (except after SIGKILL or power loss, where a stale
 /// "*.tmp.*" may remain - never a file under the final name). Not thread-safe; non-copyable.
 class TableWriter {
   public:

@@ -1,7 +1,6 @@
-// TableWriter: streams a table to a temporary file beside the target, then fsync + rename.
+// TableWriter: streams a table through a process::AtomicFile (a temporary file beside the target,
+// then fsync, rename and fsync of the directory).
 // Layout: format/FORMAT.md.
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +9,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <system_error>
 
@@ -17,7 +17,7 @@
 #include "format/layer_encoder.hpp"
 #include "format/table.hpp"
 #include "format/xxh.hpp"
-#include "process/cleanup.hpp"
+#include "process/atomic_file.hpp"
 
 namespace konane::format {
 
@@ -43,10 +43,10 @@ struct TableWriter::Impl {
     enum class State { open, failed, committed };
 
     fs::path final_path;
+    std::unique_ptr<process::AtomicFile> file;  // the temporary file, removed unless committed
     fs::path tmp_path;
     TableMeta meta;
     unsigned threads = 1;
-    int fd = -1;
     State state = State::open;
     std::uint64_t pos = 0;         // logical bytes written (buffered or not)
     std::uint64_t header_xxh = 0;  // the header's checksum, repeated in the trailer
@@ -55,7 +55,6 @@ struct TableWriter::Impl {
     std::vector<std::uint8_t> layer_table;
     std::optional<std::uint32_t> last_pieces;
     std::size_t layer_count = 0;
-    int cleanup_handle = -1;  // registration for removal on SIGINT/SIGTERM (process/cleanup.hpp)
 
     ~Impl();
 
@@ -96,14 +95,8 @@ struct TableWriter::Impl {
 
     /// Closes and removes the temporary file (no-op if there is none). Never throws.
     void discard() noexcept {
-        if (fd >= 0) {
-            ::close(fd);
-            fd = -1;
-        }
-        if (state == State::open && !tmp_path.empty()) ::unlink(tmp_path.c_str());
+        file.reset();  // closes and removes it, unless committed
         if (state == State::open) state = State::failed;
-        process::unregister_temporary(cleanup_handle);
-        cleanup_handle = -1;
     }
 
     [[noreturn]] void fail(const std::string& what, int err) {
@@ -114,7 +107,8 @@ struct TableWriter::Impl {
 
     void raw_write(const std::uint8_t* p, std::size_t n) {
         while (n > 0) {
-            const ssize_t w = ::write(fd, p, std::min<std::size_t>(n, std::size_t{1} << 30));
+            const ssize_t w =
+                ::write(file->fd(), p, std::min<std::size_t>(n, std::size_t{1} << 30));
             if (w < 0) {
                 if (errno == EINTR) continue;
                 fail("write", errno);
@@ -170,25 +164,14 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
                           ": create: the target exists and is not a regular file (a device, "
                           "a link, a pipe); it would be replaced");
 
-    for (int attempt = 0;; ++attempt) {
-        const fs::path tmp = process::temporary_path(final_path, random_suffix());
-        // Registered before it exists, so that a signal right after the open removes it too.
-        const int handle = process::register_temporary(tmp);
-        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd >= 0) {
-            // Held while it is written: remove_stale_temporaries() leaves a locked file.
-            ::flock(fd, LOCK_EX | LOCK_NB);
-            w.fd = fd;
-            w.tmp_path = tmp;
-            w.cleanup_handle = handle;
-            break;
-        }
-        const int err = errno;
-        process::unregister_temporary(handle);
-        if (err == EEXIST && attempt < 8) continue;
-        throw IoError(final_path.string() + ": create temporary file " + tmp.string() + ": " +
-                      std::strerror(err));
+    try {
+        // Registered for removal on a signal, locked against remove_stale_temporaries().
+        w.file = std::make_unique<process::AtomicFile>(final_path, 0644);
+    } catch (const process::AtomicFileError& e) {
+        throw IoError(final_path.string() + ": create temporary file " + e.temporary.string() +
+                      ": " + std::strerror(e.error));
     }
+    w.tmp_path = w.file->temporary();
 
     std::array<std::uint8_t, kHeaderSize> h{};
     std::memcpy(h.data() + hdr::magic, kMagic, 8);
@@ -207,7 +190,7 @@ TableWriter::TableWriter(const fs::path& final_path, const TableMeta& meta, int 
     // header is buffered too, so that the buffer's writes start at offset 0 and stay 2 MiB-
     // aligned (the first rewrites these same bytes).
     w.raw_write(h.data(), h.size());
-    if (::lseek(w.fd, 0, SEEK_SET) != 0) w.fail("seek", errno);
+    if (::lseek(w.file->fd(), 0, SEEK_SET) != 0) w.fail("seek", errno);
     w.write(h.data(), h.size());
 }
 
@@ -508,28 +491,23 @@ void TableWriter::commit() {
     w.write(t.data(), t.size(), false);
     w.flush();
 
-    if (::fsync(w.fd) != 0) w.fail("fsync", errno);
-    const int fd = w.fd;
-    w.fd = -1;
-    if (::close(fd) != 0) w.fail("close", errno);
-    if (::rename(w.tmp_path.c_str(), w.final_path.c_str()) != 0) w.fail("rename", errno);
-    w.state = Impl::State::committed;
-    process::unregister_temporary(w.cleanup_handle);
-    w.cleanup_handle = -1;
-
-    // Make the rename durable. The complete table is already under its final name here.
-    fs::path dir = w.final_path.parent_path();
-    if (dir.empty()) dir = ".";
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        const int r = ::fsync(dfd);
-        const int err = errno;
-        ::close(dfd);
-        if (r != 0 && err != EINVAL && err != EROFS)
-            throw IoError(w.final_path.string() + ": fsync directory " + dir.string() + ": " +
-                          std::strerror(err) +
+    try {
+        w.file->commit();
+    } catch (const process::AtomicFileError& e) {
+        if (e.step == "fsync directory") {
+            // The complete table is already under its final name here.
+            w.state = Impl::State::committed;
+            throw IoError(std::string(e.what()) +
                           " (the table is complete but the rename may not be durable)");
+        }
+        if (e.step == "replace") {
+            w.discard();
+            throw IoError(std::string(e.what()) + " (temporary file " + w.tmp_path.string() +
+                          " removed)");
+        }
+        w.fail(e.step, e.error);
     }
+    w.state = Impl::State::committed;
 }
 
 }  // namespace konane::format
