@@ -27,8 +27,10 @@
 #include "core/movegen.hpp"
 #include "format/layer_encoder.hpp"
 #include "format/table.hpp"
+#include "process/cleanup.hpp"
 #include "process/huge_pages.hpp"
 #include "process/read_file.hpp"
+#include "process/replace_file.hpp"
 #include "process/resource_error.hpp"
 #include "process/self.hpp"
 #include "solver/entry_packing.hpp"
@@ -106,6 +108,8 @@ class RankDir {
                                      "the same --work?)");
         }
         try {
+            // The files a killed rank was writing (SIGKILL, a power cut): nobody holds them now.
+            process::remove_stale_temporaries_in(dir_);
             check_identity(identity);
         } catch (...) {
             ::close(lock_fd_);
@@ -125,16 +129,9 @@ class RankDir {
         return dir_ / ("run-" + std::to_string(m) + "-" + std::to_string(index) + ".keys");
     }
 
-    // Writes `text` to `p` through a temporary name and a rename.
+    // Writes `text` to `p` through a temporary name (process/replace_file.hpp).
     static void write_text(const fs::path& p, const std::string& text) {
-        const fs::path tmp = p.string() + ".tmp";
-        {
-            std::ofstream out(tmp, std::ios::trunc);
-            out << text;
-            out.flush();
-            if (!out) throw std::runtime_error(tmp.string() + ": cannot write");
-        }
-        fs::rename(tmp, p);
+        process::replace_file(p, {text});
     }
 
   private:
@@ -1058,9 +1055,7 @@ struct RankParts final : LayerStore {
                 }
                 if (too_deep) throw std::runtime_error("depth to end over 255 plies");
             }
-            const fs::path tmp = dir.solved(n).string() + ".tmp";
-            write_byte_file(tmp, depth, threads);
-            fs::rename(tmp, dir.solved(n));
+            write_byte_file(dir.solved(n), depth, threads);
             process::kill_point();
         }
         for (Depth d : depth)

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <string>
 
+#include "process/atomic_file.hpp"
+
 namespace konane::solver {
 
 namespace {
@@ -34,22 +36,25 @@ std::uint64_t chunk_hash(const char* data, std::size_t n, std::uint32_t words) {
 
 KeyFileWriter::KeyFileWriter(std::filesystem::path path, int threads, bool delta)
     : path_(std::move(path)), threads_(std::max(1, threads)), delta_(delta) {
-    tmp_ = path_;
-    tmp_ += ".tmp";
-    f_ = std::fopen(tmp_.c_str(), "wb");
-    if (!f_) fail_errno(tmp_, "create");
+    try {
+        file_ = std::make_unique<process::AtomicFile>(path_);
+    } catch (const process::AtomicFileError& e) {
+        fail(e.temporary, "create: " + std::string(std::strerror(e.error)));
+    }
     const std::uint64_t zero = 0;
-    if (std::fwrite(delta_ ? kMagic : kWordMagic, 1, 8, f_) != 8 ||
-        std::fwrite(&zero, 8, 1, f_) != 1)
-        fail_errno(tmp_, "write");
+    write(delta_ ? kMagic : kWordMagic, 8);
+    write(&zero, 8);
     bytes_ = 16;
 }
 
-KeyFileWriter::~KeyFileWriter() {
-    if (f_) std::fclose(f_);
-    if (!done_) {
-        std::error_code ec;
-        std::filesystem::remove(tmp_, ec);
+KeyFileWriter::~KeyFileWriter() = default;  // the AtomicFile removes the temporary unless finished
+
+// Writes through the AtomicFile: a failure is a KeyFileError naming the temporary file.
+void KeyFileWriter::write(const void* data, std::size_t n) {
+    try {
+        file_->write(data, n);
+    } catch (const process::AtomicFileError& e) {
+        fail(e.temporary, e.step + ": " + std::strerror(e.error));
     }
 }
 
@@ -100,9 +105,9 @@ void KeyFileWriter::flush(bool all) {
         std::memcpy(o.data() + 8, &h, 8);
         o.resize(16 + z);
     }
-    if (bad) fail(tmp_, "zstd compression failed");
+    if (bad) fail(file_->temporary(), "zstd compression failed");
     for (const auto& o : out) {
-        if (std::fwrite(o.data(), 1, o.size(), f_) != o.size()) fail_errno(tmp_, "write");
+        write(o.data(), o.size());
         bytes_ += o.size();
     }
     words_ += used;
@@ -111,18 +116,16 @@ void KeyFileWriter::flush(bool all) {
 
 std::uint64_t KeyFileWriter::finish() {
     flush(true);
-    if (std::fflush(f_) != 0) fail_errno(tmp_, "write");
-    if (::pwrite(::fileno(f_), &words_, 8, 8) != 8) fail_errno(tmp_, "write");
-    if (::fsync(::fileno(f_)) != 0) fail_errno(tmp_, "fsync");
-    if (std::fclose(f_) != 0) {
-        f_ = nullptr;
-        fail_errno(tmp_, "close");
+    if (::pwrite(file_->fd(), &words_, 8, 8) != 8) fail_errno(file_->temporary(), "write");
+    try {
+        file_->commit();
+    } catch (const process::AtomicFileError& e) {
+        if (e.step == "fsync directory") fail(path_, e.step + ": " + std::strerror(e.error));
+        if (e.step == "rename" || e.step == "replace")
+            fail(path_, e.step == "rename" ? "rename: " + std::string(std::strerror(e.error))
+                                           : std::string(e.what()));
+        fail(e.temporary, e.step + ": " + std::strerror(e.error));
     }
-    f_ = nullptr;
-    std::error_code ec;
-    std::filesystem::rename(tmp_, path_, ec);
-    if (ec) fail(path_, "rename: " + ec.message());
-    done_ = true;
     return bytes_;
 }
 

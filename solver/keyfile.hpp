@@ -10,6 +10,10 @@
 #include <span>
 #include <vector>
 
+namespace konane::process {
+class AtomicFile;
+}
+
 namespace konane::solver {
 
 /// Words per chunk of a key file: 2^16 words, 512 KiB raw. Small enough that a merge of many
@@ -27,34 +31,37 @@ struct KeyFileError : std::runtime_error {
 /// Layout (little-endian): a 16-byte header "KNKEYS01" + u64 word count (written at finish()),
 /// then chunks of at most kKeyChunkWords words, each [u32 words][u32 compressed bytes]
 /// [u64 XXH3-64 of the compressed bytes][zstd frame (level 1) of the word deltas]. The file is
-/// written as PATH.tmp and renamed to PATH by finish() after fsync, so PATH exists only
-/// complete. Chunks are compressed in parallel (OpenMP) when many are appended at once.
+/// written through a process::AtomicFile (a temporary name "PATH.tmp.<16 hex>" beside it,
+/// removed on a signal, renamed to PATH by finish() after fsync, then fsync of the directory),
+/// so PATH exists only complete. Chunks are compressed in parallel (OpenMP) when many are appended
+/// at once.
 class KeyFileWriter {
   public:
-    /// Creates PATH.tmp. With `delta` false the words are stored as they are (any order; header
-    /// "KNWORD01"), for data that is not sorted. Throws KeyFileError naming the path and the
+    /// Creates the temporary file. With `delta` false the words are stored as they are (any order;
+    /// header "KNWORD01"), for data that is not sorted. Throws KeyFileError naming the path and the
     /// system error.
     explicit KeyFileWriter(std::filesystem::path path, int threads = 1, bool delta = true);
-    ~KeyFileWriter();  ///< removes PATH.tmp unless finish() succeeded
+    ~KeyFileWriter();  ///< removes the temporary file unless finish() succeeded
     KeyFileWriter(const KeyFileWriter&) = delete;
     KeyFileWriter& operator=(const KeyFileWriter&) = delete;
 
     /// Appends words, which must continue the ascending order (not checked in release builds).
     /// Throws KeyFileError on a write failure (e.g. "No space left on device").
     void append(std::span<const std::uint64_t> words);
-    /// Writes the buffered words and the count, fsyncs, renames to PATH. Returns bytes written.
+    /// Writes the buffered words and the count, fsyncs, renames to PATH, fsyncs the directory.
+    /// Returns bytes written.
     std::uint64_t finish();
     std::uint64_t words() const { return words_; }
 
   private:
     void flush(bool all);
-    std::filesystem::path path_, tmp_;
-    std::FILE* f_ = nullptr;
+    void write(const void* data, std::size_t n);
+    std::filesystem::path path_;
+    std::unique_ptr<process::AtomicFile> file_;
     int threads_;
     bool delta_;
     std::vector<std::uint64_t> buf_;
     std::uint64_t prev_ = 0, words_ = 0, bytes_ = 0;
-    bool done_ = false;
 };
 
 /// Reads a key file chunk by chunk, checking every checksum.
