@@ -25,9 +25,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <new>
@@ -56,6 +59,7 @@
 #include "probe/search.hpp"
 #include "process/resource_error.hpp"
 #include "python/engine_bindings.hpp"
+#include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
 
@@ -405,6 +409,46 @@ struct Interrupted : std::exception {
     const char* what() const noexcept override { return "interrupted"; }
 };
 
+/// Runs work(stop) without the GIL on a worker thread while the calling thread checks for
+/// pending signals every 100 ms (as konane.Engine, engine_bindings.cpp): on one (Ctrl-C) it sets
+/// stop, waits for the worker, which is to return soon after, and raises the signal's Python
+/// error (KeyboardInterrupt) whatever the worker ended with. Otherwise the worker's exception,
+/// if any, is rethrown here (with the GIL held, for the exception translators).
+template <class Work>
+void run_stoppable(Work&& work) {
+    std::atomic<bool> stop{false};
+    std::exception_ptr failure;
+    std::optional<py::error_already_set> signal;
+    {
+        py::gil_scoped_release release;
+        std::promise<void> done;
+        std::future<void> finished = done.get_future();
+        std::thread worker([&] {
+            try {
+                work(static_cast<const std::atomic<bool>&>(stop));
+            } catch (...) {
+                failure = std::current_exception();
+            }
+            done.set_value();
+        });
+        while (finished.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+            if (signal) continue;
+            py::gil_scoped_acquire gil;
+            if (PyErr_CheckSignals() != 0) {
+                signal.emplace();
+                stop = true;
+            }
+        }
+        worker.join();
+    }
+    if (signal) {
+        signal->restore();
+        signal.reset();
+        throw py::error_already_set();
+    }
+    if (failure) std::rethrow_exception(failure);
+}
+
 /// Checks for a pending signal (Ctrl-C) from a proof search's progress report: takes the GIL,
 /// keeps the Python error and stops the search by throwing Interrupted.
 struct ProofSignals {
@@ -605,11 +649,14 @@ void def_search(py::module_& m, const char* name, Work work, Finish finish, Proo
             SearchSetup s = search_setup(position, rules, table, jumps_only, max_positions);
             if (wdl) return proof(s, memory_arg(memory), max_nodes);
             std::optional<std::invoke_result_t<Work, konane::Searcher&, Position>> r;
-            {
-                py::gil_scoped_release release;
+            // Ctrl-C stops the search at its next progress report (every 65,536 positions).
+            run_stoppable([&](const std::atomic<bool>& stop) {
+                s.options.progress = [&stop](std::size_t) {
+                    if (stop) throw Interrupted();
+                };
                 konane::Searcher searcher(s.at.board, s.options, s.table);
                 r = work(searcher, s.at.pos);
-            }
+            });
             return finish(s.at, *r);
         },
         "position"_a, py::kw_only(), "rules"_a = py::none(), "table"_a = py::none(),
@@ -1643,7 +1690,7 @@ combinatorial game theory (the default False follows the opening: see outcome())
 max_positions: most positions the negamax may remember (0: no limit). wdl: proof search.
 memory: with wdl, bytes of its transposition table (an int, or a size such as '512M').
 max_nodes: with wdl, most nodes it may visit (0: no limit). Same values and tie-breaks as
-Tablebase. Runs without the GIL; Ctrl-C stops a proof search. Raises SearchLimit when over
+Tablebase. Runs without the GIL; Ctrl-C stops either search. Raises SearchLimit when over
 max_positions or, with wdl, not decided within max_nodes; ValueError for bad input.)");
 
     def_search(
@@ -1702,22 +1749,53 @@ move is ignored. Returns a dict: 'value' (the canonical form in CGSuite's notati
 ('L', 'R', 'N' or 'P'), 'outcome_name' ('black', 'white', 'first', 'second', as outcome()),
 'number' (bool), 'mean' and 'temperature' (fractions.Fraction, from the thermograph; a number's
 temperature is negative), 'regions' (list of (rows, value): the independent regions whose
-values sum to the value). max_positions: most positions (regions up to symmetry) to value.
-Runs without the GIL. Raises SearchLimit when over max_positions, ValueError for bad input.)";
-    auto value_of = [](const Board& b, Position p, bool ascii, std::size_t max_positions) {
+values sum to the value). The limits are `konane value`'s: max_positions (0 to 2**40) is the
+most positions (regions up to symmetry) to value, 0 meaning no limit but the memory budget
+(--max-nodes); memory (bytes or a size such as '2G'; None: the CLI's default, 60% of the
+machine's memory, at most 16G) allows memory // 512 positions and four times as many games
+(--memory). Runs without the GIL on a worker thread; Ctrl-C stops it (KeyboardInterrupt).
+Raises SearchLimit when over either limit, ValueError for bad input.)";
+    auto value_of = [](const Board& b, Position p, bool ascii, std::int64_t max_positions,
+                       const std::optional<MemoryArg>& memory) {
+        // The limits of `konane value` (cli/cmd_value.cpp): memory // kValueBytesPerPosition
+        // positions, max_positions if fewer (0: the memory's), 4 games a position.
+        if (max_positions < 0 || max_positions > (std::int64_t{1} << 40)) {
+            throw py::value_error("max_positions: expected 0 (no limit but memory) to 2**40, got " +
+                                  std::to_string(max_positions));
+        }
+        const std::uint64_t budget =
+            memory ? memory_arg(*memory) : konane::solver::default_memory_budget();
+        const std::uint64_t by_memory = budget / konane::cgt::kValueBytesPerPosition;
+        if (by_memory == 0) {
+            throw py::value_error("memory: " + std::to_string(budget) + " bytes is too small (" +
+                                  std::to_string(konane::cgt::kValueBytesPerPosition) +
+                                  " bytes a position)");
+        }
+        const auto asked = static_cast<std::uint64_t>(max_positions);
+        const bool memory_binds = asked == 0 || by_memory < asked;
         konane::cgt::GameStore store;
         konane::cgt::ValueOptions opt;
-        opt.max_positions = max_positions;
-        konane::cgt::Valuer v(b, store, opt);
+        opt.max_positions = static_cast<std::size_t>(memory_binds ? by_memory : asked);
+        opt.max_games = static_cast<std::size_t>(std::max<std::uint64_t>(by_memory * 4, 1024));
         konane::cgt::GameId g;
         std::vector<std::pair<std::uint64_t, konane::cgt::GameId>> parts;
         konane::cgt::Thermal th;
-        {
-            py::gil_scoped_release release;
-            g = v.value(p.occ);
-            for (std::uint64_t r : v.regions_of(p.occ))
-                parts.emplace_back(r, v.value(r));
-            th = store.thermal(g);
+        try {
+            run_stoppable([&](const std::atomic<bool>& stop) {
+                opt.should_stop = [&stop] { return stop ? std::string("interrupted") : ""; };
+                konane::cgt::Valuer v(b, store, opt);
+                g = v.value(p.occ);
+                for (std::uint64_t r : v.regions_of(p.occ))
+                    parts.emplace_back(r, v.value(r));
+                th = store.thermal(g);
+            });
+        } catch (const konane::cgt::ValueLimit& e) {
+            throw konane::cgt::ValueLimit(std::string("value ") + e.what() + " (" +
+                                          (memory_binds ? "the memory budget " +
+                                                              std::to_string(budget >> 20) +
+                                                              " MiB allows that many; memory="
+                                                        : std::string("max_positions=")) +
+                                          ")");
         }
         const py::object fraction = py::module_::import("fractions").attr("Fraction");
         auto rows = [&](std::uint64_t occ) {
@@ -1741,26 +1819,28 @@ Runs without the GIL. Raises SearchLimit when over max_positions, ValueError for
     m.def(
         "value",
         [value_of](const std::variant<PyPosition, std::string>& position, bool ascii,
-                   std::size_t max_positions) {
+                   std::int64_t max_positions, const std::optional<MemoryArg>& memory) {
             if (const auto* text = std::get_if<std::string>(&position)) {
                 std::string t = *text;
                 if (t.find(' ') == std::string::npos) t += " b";  // the side does not matter
                 const auto parsed = konane::parse_position(t);
-                return value_of(parsed.board, parsed.position, ascii, max_positions);
+                return value_of(parsed.board, parsed.position, ascii, max_positions, memory);
             }
             const auto& p = std::get<PyPosition>(position);
-            return value_of(p.board, p.pos, ascii, max_positions);
+            return value_of(p.board, p.pos, ascii, max_positions, memory);
         },
-        "position"_a, py::kw_only(), "ascii"_a = false, "max_positions"_a = 2'000'000, value_doc);
+        "position"_a, py::kw_only(), "ascii"_a = false, "max_positions"_a = 2'000'000,
+        "memory"_a = py::none(), value_doc);
     {
         py::object cls = m.attr("Position");
         cls.attr("value") = py::cpp_function(
-            [value_of](const PyPosition& p, bool ascii, std::size_t max_positions) {
-                return value_of(p.board, p.pos, ascii, max_positions);
+            [value_of](const PyPosition& p, bool ascii, std::int64_t max_positions,
+                       const std::optional<MemoryArg>& memory) {
+                return value_of(p.board, p.pos, ascii, max_positions, memory);
             },
             py::name("value"), py::is_method(cls),
             py::sibling(py::getattr(cls, "value", py::none())), py::kw_only(), "ascii"_a = false,
-            "max_positions"_a = 2'000'000,
+            "max_positions"_a = 2'000'000, "memory"_a = py::none(),
             "konane.value(self): the combinatorial game value of this position's pieces.");
     }
 

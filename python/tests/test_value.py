@@ -1,4 +1,8 @@
 """konane.value() and Position.value(): combinatorial game values (cgt/, docs/cgt.md)."""
+import os
+import signal
+import threading
+import time
 from fractions import Fraction
 
 import pytest
@@ -38,3 +42,60 @@ def test_regions_sum_and_limit():
         konane.value(".oxoxoxoxoxo.", max_positions=2)
     with pytest.raises(ValueError):
         konane.value("xx..")
+
+
+# 8x8 after the opening d5 e5: about 30 s to reach the default 2,000,000 positions on a CPU of
+# 2026, and no limit with max_positions=0 (the memory budget's then: the CLI's default).
+BIG = konane.Position.start("8x8").play("d5 e5")
+
+
+def interrupted_after(call, delay=0.5):
+    """Runs call() with a SIGINT sent from a timer thread after delay seconds; returns the
+    seconds between the signal and the KeyboardInterrupt that call() must raise."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    sent = []
+    timer = threading.Timer(delay, lambda: (sent.append(time.monotonic()),
+                                            os.kill(os.getpid(), signal.SIGINT)))
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            call()
+        return time.monotonic() - sent[0]
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_stops_a_value():
+    # Before, the signal took effect when the call ended (28.5 s later).
+    assert interrupted_after(lambda: konane.value(BIG)) < 1.5
+    assert interrupted_after(lambda: BIG.value(max_positions=0)) < 1.5
+    # The module is usable after the interruption.
+    assert konane.value("xo..")["value"] == "1"
+
+
+def test_ctrl_c_stops_a_negamax_solve():
+    assert interrupted_after(lambda: konane.solve(BIG, max_positions=0)) < 1.5
+    assert konane.solve(".oxox. b").value.depth == 2
+
+
+def test_value_limits_are_the_clis():
+    # max_positions as --max-nodes: 0 to 2**40, 0 meaning no limit but the memory budget.
+    for bad in (-1, 2**40 + 1):
+        with pytest.raises(ValueError, match="max_positions: expected 0"):
+            konane.value("xo..", max_positions=bad)
+    assert konane.value("xo..", max_positions=0)["value"] == "1"
+    assert konane.value("xo..", max_positions=2**40)["value"] == "1"
+    with pytest.raises(konane.SearchLimit, match=r"within 2 positions \(max_positions=\)"):
+        konane.value(".oxoxoxoxoxo.", max_positions=2)
+    # memory as --memory: about 512 bytes a position; too small for one is a ValueError.
+    with pytest.raises(ValueError, match="too small"):
+        konane.value("xo..", memory=511)
+    with pytest.raises(ValueError, match="memory: expected"):
+        konane.value("xo..", memory="lots")
+    assert konane.value("xo..", memory=512)["value"] == "1"
+    # The memory budget binds when it allows fewer positions than max_positions (or 0).
+    for limit in (0, 1_000_000):
+        with pytest.raises(konane.SearchLimit,
+                           match=r"within 2048 positions \(the memory budget 1 MiB"):
+            BIG.value(max_positions=limit, memory="1M")
