@@ -4,6 +4,7 @@
 #include <bit>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <sstream>
 
@@ -32,8 +33,9 @@ Color parse_color(const std::string& text) {
     throw GtpError{"invalid color '" + excerpt(text) + "' (black or white)"};
 }
 
-/// A number of seconds or stones: a finite, non-negative decimal up to 10^7.
-double parse_amount(const std::string& text, const char* what) {
+/// A number of seconds or stones: a finite, non-negative decimal up to `most` (10^7 by
+/// default).
+double parse_amount(const std::string& text, const char* what, double most = 1e7) {
     std::size_t used = 0;
     double v = 0;
     try {
@@ -41,9 +43,12 @@ double parse_amount(const std::string& text, const char* what) {
     } catch (const std::exception&) {
         used = 0;
     }
-    if (used != text.size() || !std::isfinite(v) || v < 0 || v > 1e7)
+    if (used != text.size() || !std::isfinite(v) || v < 0 || v > most) {
+        char range[64];
+        std::snprintf(range, sizeof range, "%.0f", most);
         throw GtpError{std::string("invalid ") + what + " '" + excerpt(text) +
-                       "' (a number from 0 to 10000000)"};
+                       "' (a number from 0 to " + range + ")"};
+    }
     return v;
 }
 
@@ -252,7 +257,7 @@ std::string GtpSession::command(const std::string& name, const std::vector<std::
     if (name == "konane-nodes" || name == "konane-depth") {
         // A reproducible budget a move (nodes, or the search's depth) in place of the time.
         want(1);
-        const double v = parse_amount(args[0], name == "konane-nodes" ? "nodes" : "depth");
+        const double v = parse_amount(args[0], name == "konane-nodes" ? "nodes" : "depth", 1e15);
         if (v < 1 || v != std::floor(v) || (name == "konane-depth" && v > 128))
             throw GtpError{"invalid " + name.substr(7) + " '" + excerpt(args[0]) +
                            "' (a whole number from 1" +

@@ -319,6 +319,7 @@ TEST_CASE("gtp: a scripted session with every command", "[engine][gtp]") {
     const std::string board = s.handle("showboard");
     CHECK(board.find("white to move") != std::string::npos);
     CHECK(s.handle("time_left white 10 0") == "=\n\n");
+    CHECK(s.handle("konane-nodes 30000000000") == "=\n\n");  // past the clock's 10^7
     CHECK(s.handle("konane-nodes 3000") == "=\n\n");
     CHECK(s.handle("konane-depth 3") == "=\n\n");
     CHECK(s.handle("konane-depth 0").rfind("? invalid depth", 0) == 0);
