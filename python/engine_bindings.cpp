@@ -30,6 +30,7 @@
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "engine/engine.hpp"
+#include "python/stoppable.hpp"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
@@ -201,40 +202,12 @@ class PyEngine {
     /// it and raises KeyboardInterrupt.
     std::optional<engine::Decision> decide(Position p, engine::MoveLimits l) {
         require();
-        std::atomic<bool> stop{false};
-        l.stop = &stop;
         std::optional<engine::Decision> result;
-        std::exception_ptr failure;
-        std::optional<py::error_already_set> signal;
-        {
-            py::gil_scoped_release release;
+        run_stoppable([&](const std::atomic<bool>& stop) {
             const std::lock_guard lock(mutex_);  // one search at a time per engine
-            std::promise<void> done;
-            std::future<void> finished = done.get_future();
-            std::thread worker([&] {
-                try {
-                    result = engine_->decide(p, l);
-                } catch (...) {
-                    failure = std::current_exception();
-                }
-                done.set_value();
-            });
-            while (finished.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
-                if (signal) continue;
-                py::gil_scoped_acquire gil;
-                if (PyErr_CheckSignals() != 0) {
-                    signal.emplace();
-                    stop = true;
-                }
-            }
-            worker.join();
-        }
-        if (signal) {
-            signal->restore();
-            signal.reset();
-            throw py::error_already_set();
-        }
-        if (failure) std::rethrow_exception(failure);
+            l.stop = &stop;
+            result = engine_->decide(p, l);
+        });
         return result;
     }
 

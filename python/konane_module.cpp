@@ -59,6 +59,7 @@
 #include "probe/search.hpp"
 #include "process/resource_error.hpp"
 #include "python/engine_bindings.hpp"
+#include "python/stoppable.hpp"
 #include "solver/estimate.hpp"
 #include "solver/keyfile.hpp"
 #include "solver/solve.hpp"
@@ -72,6 +73,7 @@ using konane::Board;
 using konane::Color;
 using konane::Position;
 using konane::Ruleset;
+using konane::python::run_stoppable;
 
 /// The named-tuple types defined in Python at import (kTypes), looked up once: each holds a
 /// reference it never releases, so that the types outlive every call even if the module's
@@ -408,46 +410,6 @@ std::size_t memory_arg(const MemoryArg& m) {
 struct Interrupted : std::exception {
     const char* what() const noexcept override { return "interrupted"; }
 };
-
-/// Runs work(stop) without the GIL on a worker thread while the calling thread checks for
-/// pending signals every 100 ms (as konane.Engine, engine_bindings.cpp): on one (Ctrl-C) it sets
-/// stop, waits for the worker, which is to return soon after, and raises the signal's Python
-/// error (KeyboardInterrupt) whatever the worker ended with. Otherwise the worker's exception,
-/// if any, is rethrown here (with the GIL held, for the exception translators).
-template <class Work>
-void run_stoppable(Work&& work) {
-    std::atomic<bool> stop{false};
-    std::exception_ptr failure;
-    std::optional<py::error_already_set> signal;
-    {
-        py::gil_scoped_release release;
-        std::promise<void> done;
-        std::future<void> finished = done.get_future();
-        std::thread worker([&] {
-            try {
-                work(static_cast<const std::atomic<bool>&>(stop));
-            } catch (...) {
-                failure = std::current_exception();
-            }
-            done.set_value();
-        });
-        while (finished.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
-            if (signal) continue;
-            py::gil_scoped_acquire gil;
-            if (PyErr_CheckSignals() != 0) {
-                signal.emplace();
-                stop = true;
-            }
-        }
-        worker.join();
-    }
-    if (signal) {
-        signal->restore();
-        signal.reset();
-        throw py::error_already_set();
-    }
-    if (failure) std::rethrow_exception(failure);
-}
 
 /// Checks for a pending signal (Ctrl-C) from a proof search's progress report: takes the GIL,
 /// keeps the Python error and stops the search by throwing Interrupted.
