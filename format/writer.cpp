@@ -106,16 +106,11 @@ struct TableWriter::Impl {
     }
 
     void raw_write(const std::uint8_t* p, std::size_t n) {
-        while (n > 0) {
-            const ssize_t w =
-                ::write(file->fd(), p, std::min<std::size_t>(n, std::size_t{1} << 30));
-            if (w < 0) {
-                if (errno == EINTR) continue;
-                fail("write", errno);
-            }
-            if (w == 0) fail("write", ENOSPC);
-            p += w;
-            n -= static_cast<std::size_t>(w);
+        // AtomicFile::write loops over short writes and EINTR; its error keeps this message.
+        try {
+            file->write(p, n);
+        } catch (const process::AtomicFileError& e) {
+            fail("write", e.error);
         }
     }
 
