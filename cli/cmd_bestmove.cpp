@@ -23,16 +23,7 @@ struct BestmoveArgs : EngineArgs {
 };
 
 int run_bestmove(BestmoveArgs a) {
-    if (is_board_text(a.position)) merge_board(a.position, a.board);  // `bestmove 8x8`
-    std::optional<Board> want;
-    if (!a.board.empty()) want = Board::parse(a.board);
-    std::string text = a.position;
-    if (text.empty()) {
-        if (!want) throw UsageError("give a POSITION or a board RxC (its full board)");
-        text = format_position(*want, want->start());
-    }
-    if (text.find(' ') == std::string::npos) text += " b";  // the side, when not given
-    const ParsedPosition parsed = parse_position(text, want ? &*want : nullptr);
+    const ParsedPosition parsed = engine_position(a.position, a.board, nullptr);
     const Board& b = parsed.board;
     engine::Engine eng(b, engine_options(a));
     const std::function<void(const engine::SearchInfo&)> progress =

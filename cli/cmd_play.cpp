@@ -33,13 +33,7 @@ std::string trimmed_lower(std::string s) {
 }
 
 int run_play(PlayArgs a) {
-    if (is_board_text(a.position)) merge_board(a.position, a.board);  // `play 8x8`
-    if (a.board.empty() && a.position.empty()) a.board = "8x8";
-    std::optional<Board> want;
-    if (!a.board.empty()) want = Board::parse(a.board);
-    std::string text = a.position.empty() ? format_position(*want, want->start()) : a.position;
-    if (text.find(' ') == std::string::npos) text += " b";
-    const ParsedPosition parsed = parse_position(text, want ? &*want : nullptr);
+    const ParsedPosition parsed = engine_position(a.position, a.board, "8x8");
     const Board& b = parsed.board;
     const Color human = a.side == "white" ? Color::White : Color::Black;
     const engine::EngineOptions options = engine_options(a);

@@ -1,8 +1,10 @@
 #include "cli/engine_args.hpp"
 
 #include <cctype>
+#include <optional>
 
 #include "cli/common.hpp"
+#include "cli/help.hpp"
 #include "core/notation.hpp"
 #include "probe/probe.hpp"
 
@@ -82,6 +84,20 @@ std::string line_text(const Board& b, const std::vector<Move>& pv) {
     for (const Move& m : pv)
         s += (s.empty() ? "" : " ") + format_move(b, m);
     return s;
+}
+
+ParsedPosition engine_position(std::string position, std::string board, const char* default_board) {
+    if (is_board_text(position)) merge_board(position, board);  // `bestmove 8x8`
+    if (board.empty() && position.empty() && default_board) board = default_board;
+    std::optional<Board> want;
+    if (!board.empty()) want = Board::parse(board);
+    std::string text = position;
+    if (text.empty()) {
+        if (!want) throw UsageError("give a POSITION or a board RxC (its full board)");
+        text = format_position(*want, want->start());
+    }
+    if (text.find(' ') == std::string::npos) text += " b";  // the side, when not given
+    return parse_position(text, want ? &*want : nullptr);
 }
 
 std::string read_record(const std::string& text, bool* brainking) {

@@ -11,6 +11,7 @@
 
 #include "core/board.hpp"
 #include "core/movegen.hpp"
+#include "core/notation.hpp"
 #include "engine/engine.hpp"
 
 namespace konane::cli {
@@ -56,6 +57,13 @@ std::string read_record(const std::string& text, bool* brainking = nullptr);
 /// choice at the budget of `a`, proven mistakes marked apart from the engine's judgements;
 /// text, or JSON with `json`. Returns the exit code.
 int run_engine_review(const Board& b, const std::string& record, const EngineArgs& a, bool json);
+
+/// The position a command of the engine starts from: POSITION (the side to move may be left
+/// out: Black), or a board RxC given as POSITION or --board for its full board, or, when
+/// neither is given, `default_board`'s full board (nullptr: none). A position and --board must
+/// agree. @throws UsageError when there is nothing to start from or the board is given twice,
+/// NotationError or std::invalid_argument for a malformed position or board.
+ParsedPosition engine_position(std::string position, std::string board, const char* default_board);
 
 /// The moves of `pv` in the project's notation, separated by spaces.
 std::string line_text(const Board& b, const std::vector<Move>& pv);
