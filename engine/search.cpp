@@ -77,7 +77,8 @@ AlphaBeta::AlphaBeta(const Board& b, Ruleset r, Evaluation eval, SearchFeatures 
     }
     history_.assign(2 * 64 * 64, 0);
     killers_.assign(kMaxPly + 1, {});
-    move_stack_.resize(kMaxPly + 1);
+    // Every ply's move list at its largest once, not grown in the search.
+    move_stack_.assign(kMaxPly + 1, std::vector<Gen>(kMaxMoves));
     full_pieces_ = std::popcount(b.all);
 }
 
@@ -148,7 +149,6 @@ int AlphaBeta::negamax(std::uint64_t occ, Color side, int depth, int alpha, int 
     }
 
     std::vector<Gen>& moves = move_stack_[static_cast<std::size_t>(ply)];
-    moves.resize(kMaxMoves);
     const int n = generate(occ, side, moves.data());
     if (n == 0) return -(kWinScore - ply);
 
