@@ -1,11 +1,10 @@
 #include "solver/retrograde_join.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -152,6 +151,7 @@ void solve_layer_by_join(const Board& b, std::span<const std::uint64_t> keys, in
     std::atomic<bool> failed{false};
     std::exception_ptr error;
     std::uint64_t done = 0;
+    std::mutex progress_mutex;
 #pragma omp parallel num_threads(std::max(1, threads)) if (n > chunk)
     {
         std::vector<std::vector<std::uint64_t>> records;  // per child layer
@@ -169,12 +169,14 @@ void solve_layer_by_join(const Board& b, std::span<const std::uint64_t> keys, in
                 join_chunk(b, group, keys, lo, hi, pieces, cb, layer_of, records, scratch,
                            least_loss, greatest, by_rank);
                 if (progress) {
-                    // progress() runs outside the critical section, which an exception
-                    // must not leave.
-                    std::uint64_t now;
-#pragma omp critical(konane_join_progress)
-                    now = done += hi - lo;
-                    if (omp_get_thread_num() == 0) progress(phase, pieces, now, n);
+                    // Whichever thread finished the chunk reports it, one at a time. A
+                    // std::mutex, not an omp critical section: an exception thrown by
+                    // progress() may leave a lock_guard, never a critical section. (Thread
+                    // 0 alone reporting missed every report when the other threads took all
+                    // the chunks.)
+                    const std::lock_guard<std::mutex> lock(progress_mutex);
+                    done += hi - lo;
+                    progress(phase, pieces, done, n);
                 }
             } catch (...) {
 #pragma omp critical(konane_join_error)

@@ -48,8 +48,8 @@ inline int join_chunk_bits(const Board& b, int chunk_bits) {
 /// of the largest child layer of a chunk) and 3 bytes a parent of a chunk. Where the layers outgrow
 /// the cache this reads memory in order instead of at random: see docs/results.md ("A solve by
 /// sort-merge joins"). Chunks are shared between `threads` OpenMP threads (one thread when the
-/// layer is a single chunk); progress(phase, pieces, done, total) is reported from thread 0 now and
-/// then.
+/// layer is a single chunk); progress(phase, pieces, done, total) is reported after every chunk by
+/// the thread that finished it, one call at a time.
 ///
 /// Throws std::invalid_argument for a board of more than 48 squares (fewer than 15 bits left
 /// for the chunk), a layer of `below` whose depths and keys differ in number, or a layer given
