@@ -96,7 +96,7 @@ ParsedPosition engine_position(std::string position, std::string board, const ch
         if (!want) throw UsageError("give a POSITION or a board RxC (its full board)");
         text = format_position(*want, want->start());
     }
-    if (text.find(' ') == std::string::npos) text += " b";  // the side, when not given
+    text = with_side(std::move(text));
     return parse_position(text, want ? &*want : nullptr);
 }
 

@@ -22,6 +22,11 @@ ParsedPosition parse_position(std::string_view text, const Board* expected) {
     return {b, p};
 }
 
+std::string with_side(std::string text) {
+    if (text.find(' ') == std::string::npos) text += " b";
+    return text;
+}
+
 std::string board_diagram(const Board& b, Position p) {
     const int width = static_cast<int>(std::to_string(b.rows).size());
     // Each cell as wide as the longest file name ("bl" on 1x64), right-aligned after a space.

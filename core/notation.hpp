@@ -42,6 +42,12 @@ struct ParsedPosition {
 /// unknown side to move.
 ParsedPosition parse_position(std::string_view text, const Board* expected = nullptr);
 
+/// The position text with Black to move appended when the side to move is left out (no space in
+/// it: the rows alone, as "..xo/oxox/xoxo/oxox"); otherwise the text unchanged. The one rule of
+/// every reader that takes a position whose side may be left out (the engine, the value, the
+/// server, GTP's konane-position, Python); parse_position itself requires the side.
+std::string with_side(std::string text);
+
 /// The name of the 0-based file f: `a`..`z` for the first 26 files, then two letters as in a
 /// spreadsheet's columns: `aa`..`az`, `ba`..`bl` (file 63, the last of a 1x64 board), ...
 /// (bijective base 26: f + 1 written with the digits a = 1 .. z = 26). f >= 0.

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "core/notation.hpp"
 #include "core/notation_generic.hpp"
 #include "core/text.hpp"
 
@@ -68,8 +69,7 @@ bool is_wide_text(std::string_view text) {
         }
         return r >= 1 && c >= 1 && r * c > kMaxSquares;
     }
-    std::string t(text);
-    if (t.find(' ') == std::string::npos) t += " b";
+    const std::string t = with_side(std::string(text));
     const auto [r, c] = notation::position_size(t);
     return r * c > kMaxSquares;
 }

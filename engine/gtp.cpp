@@ -201,7 +201,7 @@ std::string GtpSession::command(const std::string& name, const std::vector<std::
         std::string text = args[0];
         for (std::size_t i = 1; i < args.size(); ++i)
             text += " " + args[i];
-        if (text.find(' ') == std::string::npos) text += " b";  // the side, when not given
+        text = with_side(std::move(text));
         ParsedPosition parsed;
         try {
             parsed = parse_position(text);
