@@ -21,6 +21,7 @@
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
+#include "cli/query_args.hpp"
 #include "cli/wide_cmd.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
@@ -313,27 +314,14 @@ int run_solve(SolveArgs a) {
     opt.jumps_only = a.jumps_only;
     opt.max_positions = a.max_positions;
     // The memory budget bounds the memo too: the smaller of the two limits holds.
-    const std::uint64_t budget =
-        a.memory.empty() ? solver::default_memory_budget() : parse_size(a.memory, "--memory");
-    const std::uint64_t by_memory = budget / kSearchBytesPerPosition;
-    if (by_memory == 0) throw UsageError("--memory " + excerpt(a.memory) + ": too small");
-    const bool memory_binds = opt.max_positions == 0 || by_memory < opt.max_positions;
-    if (memory_binds) opt.max_positions = static_cast<std::size_t>(by_memory);
+    const query::PositionBudget budget =
+        memory_budget(a.memory, opt.max_positions, kSearchBytesPerPosition);
+    opt.max_positions = budget.positions;
     ProgressLine progress(!a.quiet);
     opt.progress = [&](std::size_t n) { progress.count("search", n, opt.max_positions); };
     std::optional<Tablebase> tb;
     if (!a.table.empty()) {
-        tb = Tablebase::open(a.table, {}, open_options(a.load, format::Load::automatic));
-        if (!(tb->board() == b)) {
-            throw UsageError(
-                fmt::format("the position is for a {} board, the table {} for a {} board", b.name(),
-                            a.table, tb->board().name()));
-        }
-        if (a.rules_given && tb->rules() != opt.rules) {
-            throw UsageError(fmt::format("--rules {} differs from the table's ruleset {}", a.rules,
-                                         ruleset_name(tb->rules())));
-        }
-        opt.rules = tb->rules();
+        tb = open_table(a.table, a.load, b, a.rules_given, opt.rules);
     }
     Searcher s(b, opt, tb);
     const Position p = parsed.position;
@@ -347,9 +335,8 @@ int run_solve(SolveArgs a) {
         }
     } catch (const SearchLimit& e) {
         progress.finish();
-        if (!memory_binds) throw;
-        throw SearchLimit(fmt::format("{}; the memory budget {} MiB allows that many (--memory)",
-                                      e.what(), budget >> 20));
+        if (!budget.memory_binds) throw;
+        throw SearchLimit(fmt::format("{}; {}", e.what(), budget.limit_reason("--memory", "")));
     }
     progress.finish();
     std::string source = fmt::format("search, ruleset {}{}", ruleset_name(opt.rules),

@@ -21,6 +21,7 @@
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
 #include "cli/proof_cmd.hpp"
+#include "cli/query_args.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "probe/proof.hpp"
@@ -28,6 +29,7 @@
 #include "probe/search.hpp"
 #include "process/read_file.hpp"
 #include "process/replace_file.hpp"
+#include "query/proof.hpp"
 #include "solver/preflight.hpp"
 
 namespace konane::cli {
@@ -100,22 +102,6 @@ ProofOptions proof_options(Ruleset rules, bool jumps_only, const std::string& me
                   : dfpn ? ProofAlgorithm::DfPn
                          : ProofAlgorithm::Enhanced;
     return o;
-}
-
-std::optional<Tablebase> open_table(const std::string& file, const std::string& load,
-                                    const Board& b, bool rules_given, Ruleset& rules) {
-    if (file.empty()) return std::nullopt;
-    Tablebase tb = Tablebase::open(file, {}, open_options(load, format::Load::automatic));
-    if (!(tb.board() == b)) {
-        throw UsageError(fmt::format("the board is {}, the table {} is for a {} board", b.name(),
-                                     file, tb.board().name()));
-    }
-    if (rules_given && tb.rules() != rules) {
-        throw UsageError(fmt::format("--rules {} differs from the table's ruleset {}",
-                                     ruleset_name(rules), ruleset_name(tb.rules())));
-    }
-    rules = tb.rules();
-    return tb;
 }
 
 std::string rate_text(std::uint64_t nodes, double seconds, double cpu) {
@@ -439,30 +425,10 @@ int run_solve_wdl(const SolveArgs& a) {
         s.on_checkpoint([&] { work.save_proven(s); }, static_cast<double>(a.checkpoint));
     }
     const Position p = parsed.position;
-    const ProofResult res = s.solve(p);
-    std::optional<ProofResult> black_starts, white_starts;
-    const Position pb{p.occ, Color::Black}, pw{p.occ, Color::White};
-    if (a.both) {
-        progress.label(" black starts");
-        black_starts = p.to_move == Color::Black ? res : s.solve(pb);
-        progress.label(" white starts");
-        white_starts = p.to_move == Color::White ? res : s.solve(pw);
-    }
+    const query::ProofAnswer ans = query::prove(
+        s, p, a.both, [&](std::string_view side) { progress.label(std::string(side)); });
     progress.finish();
-    std::uint64_t nodes = res.nodes;
-    double seconds = res.seconds, cpu = res.cpu_seconds;
-    for (const auto* r : {&black_starts, &white_starts}) {
-        if (!*r || (*r)->nodes == 0 || (r == &black_starts) == (p.to_move == Color::Black))
-            continue;
-        nodes += (*r)->nodes;
-        seconds += (*r)->seconds;
-        cpu += (*r)->cpu_seconds;
-    }
-    const bool decided = res.win && (!a.both || (black_starts->win && white_starts->win));
-    std::optional<Outcome> outcome;
-    if (a.both && decided) {
-        outcome = outcome_of(Value{*black_starts->win, 0}, Value{*white_starts->win, 0});
-    }
+    const bool decided = ans.decided();
     s.on_checkpoint({}, 0);
     if (!decided) work.save_proven(s);
     std::optional<WrittenCertificate> cert;
@@ -473,12 +439,12 @@ int run_solve_wdl(const SolveArgs& a) {
                 "no certificate: the position was not decided (raise --max-nodes or "
                 "--memory)");
         }
-        std::vector<ProofRoot> roots{{p, *res.win ? p.to_move : other(p.to_move)}};
+        std::vector<ProofRoot> roots{{p, *ans.win ? p.to_move : other(p.to_move)}};
         if (a.both) {
-            for (const auto* r : {&black_starts, &white_starts}) {
-                const Position q = r == &black_starts ? pb : pw;
-                if (q == p) continue;
-                roots.push_back({q, *(*r)->win ? q.to_move : other(q.to_move)});
+            for (const Color side : {Color::Black, Color::White}) {
+                if (side == p.to_move) continue;
+                const bool wins = *(side == Color::Black ? ans.black_starts : ans.white_starts);
+                roots.push_back({Position{p.occ, side}, wins ? side : other(side)});
             }
         }
         cert = cert_failure.attempt([&] {
@@ -490,31 +456,13 @@ int run_solve_wdl(const SolveArgs& a) {
     if (decided && !cert_failure.error) work.finish();
     const std::string undecided_text =
         a.max_nodes ? fmt::format("not decided within {} nodes", a.max_nodes) : "not decided";
-    auto value_text = [&](const ProofResult& r) -> std::string {
-        return r.win ? (*r.win ? "win" : "loss") : "undecided";
-    };
     if (a.json) {
-        json j;
-        j["position"] = format_position(b, p);
-        j["to_move"] = color_name(p.to_move);
-        j["value"] = value_text(res);
-        j["winning_move"] =
-            res.winning_move ? json(format_move(b, res.winning_move->move)) : json(nullptr);
-        j["game"] = game_kind(b, rules, a.jumps_only, p);
-        if (a.both) {
-            j["outcome"] = outcome ? json(outcome_name(*outcome)) : json(nullptr);
-            j["black_starts"] = {{"value", value_text(*black_starts)},
-                                 {"game", game_kind(b, rules, a.jumps_only, pb)}};
-            j["white_starts"] = {{"value", value_text(*white_starts)},
-                                 {"game", game_kind(b, rules, a.jumps_only, pw)}};
-        }
-        j["board"] = b.name();
-        j["rules"] = ruleset_name(rules);
+        json j = proof_json(b, rules, a.jumps_only, ans);
         j["search"] = {{"algorithm", algorithm_name(a.plain, a.dfpn)},
-                       {"nodes", nodes},
-                       {"seconds", seconds},
-                       {"cpu_seconds", cpu},
-                       {"table_hits", res.table_hits},
+                       {"nodes", ans.nodes},
+                       {"seconds", ans.seconds},
+                       {"cpu_seconds", ans.cpu_seconds},
+                       {"table_hits", ans.table_hits},
                        {"max_nodes", a.max_nodes},
                        {"threads", a.threads},
                        {"memory_bytes", s.table_bytes()},
@@ -531,6 +479,7 @@ int run_solve_wdl(const SolveArgs& a) {
                                               : "",
                                      ruleset_name(rules));
     if (tb) source += ", table " + printable(a.table);
+    const Position pb{p.occ, Color::Black}, pw{p.occ, Color::White};
     std::printf("position: %s  (%s, %s)\n", format_position(b, p).c_str(), b.name().c_str(),
                 source.c_str());
     if (a.both) {
@@ -541,33 +490,33 @@ int run_solve_wdl(const SolveArgs& a) {
         std::printf("game:     %s\n", game_description(b, rules, a.jumps_only, p).c_str());
     }
     std::printf("to move:  %s\n", color_name(p.to_move));
-    if (res.win) {
-        std::printf("value:    %s for %s (win/loss only: no depth)\n", *res.win ? "win" : "loss",
+    if (ans.win) {
+        std::printf("value:    %s for %s (win/loss only: no depth)\n", *ans.win ? "win" : "loss",
                     color_name(p.to_move));
-        if (res.winning_move) {
-            std::printf("winning move: %s\n", format_move(b, res.winning_move->move).c_str());
+        if (ans.winning_move) {
+            std::printf("winning move: %s\n", format_move(b, *ans.winning_move).c_str());
         }
     } else {
         std::printf("value:    %s\n", undecided_text.c_str());
     }
     if (a.both) {
-        if (outcome) {
+        if (ans.outcome) {
             std::printf("outcome:  %s (%s): Black to move: %s; White to move: %s\n",
-                        outcome_name(*outcome), outcome_description(*outcome),
-                        value_text(*black_starts).c_str(), value_text(*white_starts).c_str());
+                        outcome_name(*ans.outcome), outcome_description(*ans.outcome),
+                        verdict_word(ans.black_starts), verdict_word(ans.white_starts));
         } else {
             std::printf("outcome:  %s: Black to move: %s; White to move: %s\n",
-                        undecided_text.c_str(), value_text(*black_starts).c_str(),
-                        value_text(*white_starts).c_str());
+                        undecided_text.c_str(), verdict_word(ans.black_starts),
+                        verdict_word(ans.white_starts));
         }
     }
     std::printf("searched: %s; transposition table %.0f MiB, %llu entries",
-                rate_text(nodes, seconds, cpu).c_str(),
+                rate_text(ans.nodes, ans.seconds, ans.cpu_seconds).c_str(),
                 static_cast<double>(s.table_bytes()) / 1048576.0,
                 static_cast<unsigned long long>(s.stored()));
     if (tb)
         std::printf(", %llu values from the table",
-                    static_cast<unsigned long long>(res.table_hits));
+                    static_cast<unsigned long long>(ans.table_hits));
     std::printf("\n");
     if (cert) print_certificate(*cert);
     cert_failure.rethrow();

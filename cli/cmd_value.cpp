@@ -8,11 +8,12 @@
 #include "cgt/konane.hpp"
 #include "cli/common.hpp"
 #include "cli/progress.hpp"
+#include "cli/query_args.hpp"
 #include "cli/value_json.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "core/wide.hpp"
-#include "solver/solve.hpp"
+#include "query/value.hpp"
 
 namespace konane::cli {
 
@@ -32,70 +33,53 @@ struct ValueArgs {
 /// Values occ on board b (the 64-bit Board or the wide board: the same code) and prints it.
 template <class BoardT, class Bits>
 int value_on(const BoardT& b, const Bits& occ, const ValueArgs& a) {
-    cgt::ValueOptions opt;
+    const query::PositionBudget budget =
+        memory_budget(a.memory, a.max_nodes, cgt::kValueBytesPerPosition);
+    cgt::ValueOptions opt = query::value_options(budget);
     opt.decompose = !a.whole;
-    const std::uint64_t budget =
-        a.memory.empty() ? solver::default_memory_budget() : parse_size(a.memory, "--memory");
-    const std::uint64_t by_memory = budget / cgt::kValueBytesPerPosition;
-    if (by_memory == 0) throw UsageError("--memory " + excerpt(a.memory) + ": too small");
-    const bool memory_binds = a.max_nodes == 0 || by_memory < a.max_nodes;
-    opt.max_positions = static_cast<std::size_t>(memory_binds ? by_memory : a.max_nodes);
-    // Games of the store: a few per position at most in practice; bound them by the memory too.
-    opt.max_games = static_cast<std::size_t>(std::max<std::uint64_t>(by_memory * 4, 1024));
     ProgressLine progress(!a.quiet);
     opt.progress = [&](std::size_t n, std::size_t) {
         progress.count("value", n, opt.max_positions);
     };
     cgt::GameStore store;
     cgt::BasicValuer<BoardT> v(b, store, opt);
-    json j;
-    try {
-        j = value_json(b, occ, v);
-    } catch (const cgt::ValueLimit& e) {
-        progress.finish();
-        throw cgt::ValueLimit(fmt::format(
-            "value {} ({})", e.what(),
-            memory_binds
-                ? fmt::format("the memory budget {} MiB allows that many; --memory", budget >> 20)
-                : std::string("--max-nodes")));
-    }
+    const auto ans = [&] {
+        try {
+            return query::value_answer(v, occ, budget, "--memory", "--max-nodes");
+        } catch (...) {
+            progress.finish();
+            throw;
+        }
+    }();
     progress.finish();
     if (a.json) {
-        std::printf("%s\n", dump(j).c_str());
+        std::printf("%s\n", dump(value_json(b, ans, store)).c_str());
         return kOk;
     }
-    const std::string value = (a.ascii ? j["ascii"] : j["value"]).get<std::string>();
-    std::printf("position:    %s (%s, jumps only, Black is Left)\n",
-                j["position"].get<std::string>().c_str(), b.name().c_str());
-    std::printf("value:       %s\n", value.c_str());
-    const std::string letter = j["outcome"].get<std::string>();
-    const std::string word = j["outcome_name"].get<std::string>();
-    const char* says = "";  // the description of the outcome the JSON names
-    for (const Outcome o : {Outcome::Black, Outcome::White, Outcome::First, Outcome::Second}) {
-        if (word == outcome_name(o)) says = outcome_description(o);
+    auto form = [&](cgt::GameId g) { return store.format(g, {a.ascii}); };
+    std::printf("position:    %s (%s, jumps only, Black is Left)\n", rows_text(b, occ).c_str(),
+                b.name().c_str());
+    std::printf("value:       %s\n", form(ans.value).c_str());
+    const Outcome o = cgt::konane_outcome(ans.outcome);
+    std::printf("outcome:     %s (%s: %s)\n", cgt::outcome_letter(ans.outcome), outcome_name(o),
+                outcome_description(o));
+    if (!ans.number) {
+        std::printf("mean:        %s\n", ans.thermal.mean.str().c_str());
+        std::printf("temperature: %s\n", ans.thermal.temperature.str().c_str());
     }
-    std::printf("outcome:     %s (%s: %s)\n", letter.c_str(), word.c_str(), says);
-    if (!j["number"].get<bool>()) {
-        std::printf("mean:        %s\n", j["mean"].get<std::string>().c_str());
-        std::printf("temperature: %s\n", j["temperature"].get<std::string>().c_str());
+    if (ans.regions.size() > 1) {
+        std::printf("regions:     %zu\n", ans.regions.size());
+        for (const auto& [r, rv] : ans.regions)
+            std::printf("  %s  %s\n", rows_text(b, r).c_str(), form(rv).c_str());
     }
-    const auto& regions = j["regions"];
-    if (regions.size() > 1) {
-        std::printf("regions:     %zu\n", regions.size());
-        for (const auto& r : regions) {
-            std::printf("  %s  %s\n", r["position"].get<std::string>().c_str(),
-                        r[a.ascii ? "ascii" : "value"].get<std::string>().c_str());
-        }
-    }
-    std::printf("valued:      %zu position%s, %zu games\n", v.positions(),
-                v.positions() == 1 ? "" : "s", store.size());
+    std::printf("valued:      %zu position%s, %zu games\n", ans.positions,
+                ans.positions == 1 ? "" : "s", ans.games);
     return kOk;
 }
 
 int run_value(const ValueArgs& a) {
     // The side to move does not enter a value: it may be left out.
-    std::string text = a.position;
-    if (text.find(' ') == std::string::npos) text += " b";
+    const std::string text = with_side(a.position);
     if (is_wide_text(text) || is_wide_text(a.board)) {  // past 64 squares
         std::optional<BigBoard> want;
         if (!a.board.empty()) want = parse_big_board(a.board);

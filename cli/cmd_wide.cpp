@@ -10,6 +10,7 @@
 #include "cli/common.hpp"
 #include "cli/json.hpp"
 #include "cli/progress.hpp"
+#include "cli/query_args.hpp"
 #include "cli/wide_cmd.hpp"
 #include "core/text.hpp"
 #include "core/wide.hpp"
@@ -68,13 +69,9 @@ int run_solve_wide(const SolveArgs& a) {
     opt.rules = parse_ruleset(a.rules);
     opt.jumps_only = a.jumps_only;
     opt.max_positions = a.max_positions;
-    const std::uint64_t budget =
-        a.memory.empty() ? solver::default_memory_budget() : parse_size(a.memory, "--memory");
-    // A wide position takes its 56-byte key more than a 64-bit one.
-    const std::uint64_t by_memory = budget / (kSearchBytesPerPosition + 56);
-    if (by_memory == 0) throw UsageError("--memory " + excerpt(a.memory) + ": too small");
-    const bool memory_binds = opt.max_positions == 0 || by_memory < opt.max_positions;
-    if (memory_binds) opt.max_positions = static_cast<std::size_t>(by_memory);
+    const query::PositionBudget budget =
+        memory_budget(a.memory, opt.max_positions, kWideSearchBytesPerPosition);
+    opt.max_positions = budget.positions;
     ProgressLine progress(!a.quiet);
     opt.progress = [&](std::size_t n) { progress.count("search", n, opt.max_positions); };
     WideSearcher s(b, opt);
@@ -88,9 +85,8 @@ int run_solve_wide(const SolveArgs& a) {
         }
     } catch (const SearchLimit& e) {
         progress.finish();
-        if (!memory_binds) throw;
-        throw SearchLimit(fmt::format("{}; the memory budget {} MiB allows that many (--memory)",
-                                      e.what(), budget >> 20));
+        if (!budget.memory_binds) throw;
+        throw SearchLimit(fmt::format("{}; {}", e.what(), budget.limit_reason("--memory", "")));
     }
     progress.finish();
     if (a.json) {

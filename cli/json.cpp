@@ -46,6 +46,31 @@ json solve_json(const Board& b, const Answer& a, const Searcher& s,
                       s.options().rules, s.options().jumps_only, both);
 }
 
+const char* verdict_word(const std::optional<bool>& win) {
+    return win ? (*win ? "win" : "loss") : "undecided";
+}
+
+json proof_json(const Board& b, Ruleset rules, bool jumps_only, const query::ProofAnswer& a) {
+    const Position p = a.position;
+    json j;
+    j["position"] = format_position(b, p);
+    j["to_move"] = color_name(p.to_move);
+    j["value"] = verdict_word(a.win);
+    j["winning_move"] = a.winning_move ? json(format_move(b, *a.winning_move)) : json(nullptr);
+    j["game"] = game_kind(b, rules, jumps_only, p);
+    if (a.both) {
+        j["outcome"] = a.outcome ? json(outcome_name(*a.outcome)) : json(nullptr);
+        const Position pb{p.occ, Color::Black}, pw{p.occ, Color::White};
+        j["black_starts"] = {{"value", verdict_word(a.black_starts)},
+                             {"game", game_kind(b, rules, jumps_only, pb)}};
+        j["white_starts"] = {{"value", verdict_word(a.white_starts)},
+                             {"game", game_kind(b, rules, jumps_only, pw)}};
+    }
+    j["board"] = b.name();
+    j["rules"] = ruleset_name(rules);
+    return j;
+}
+
 const char* winner_name(Position p, const Value& v) {
     return color_name(v.win ? p.to_move : other(p.to_move));
 }

@@ -21,6 +21,7 @@
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
 #include "probe/search.hpp"
+#include "query/proof.hpp"
 
 namespace konane::cli {
 
@@ -108,6 +109,15 @@ json solve_json(const BoardT& b, const BasicAnswer<Pos, MV>& a, const SearchFigu
 /// solve_json() of a Searcher's answer: its figures, ruleset and jumps_only.
 json solve_json(const Board& b, const Answer& a, const Searcher& s,
                 const std::optional<std::pair<Value, Value>>& both = std::nullopt);
+
+/// "win", "loss" or "undecided": a proof search's verdict (query::ProofAnswer::win).
+const char* verdict_word(const std::optional<bool>& win);
+
+/// What `konane solve --wdl --json` prints and /api/wdl answers, before the search's figures:
+/// {"position", "to_move", "value" (verdict_word()), "winning_move" (a move or null), "game"
+/// (game_kind()), with both sides "outcome" (a name or null when undecided), "black_starts" and
+/// "white_starts" ({"value", "game"} each), then "board" and "rules"}.
+json proof_json(const Board& b, Ruleset rules, bool jumps_only, const query::ProofAnswer& a);
 
 /// What `konane probe FILE --batch` prints for one line of its input (without the newline): the
 /// object {"position", "stored", and "value", "depth" when stored}, or {"position" (the line

@@ -45,7 +45,10 @@
 #include "probe/analysis.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
+#include "probe/proof.hpp"
 #include "probe/search.hpp"
+#include "query/proof.hpp"
+#include "query/value.hpp"
 
 namespace konane::cli {
 
@@ -626,6 +629,48 @@ struct ApiServer::Impl {
         int sock_;
     };
 
+    /// Watches one request's Work from a thread of its own, for work that is stopped by a
+    /// flag (the engine, the proof search): every 20 ms it asks Work::reason(), and on the
+    /// first reason keeps it and sets `stop`. finish() (or the destructor) ends the watch.
+    class Watcher {
+      public:
+        Watcher(Work& work, std::atomic<bool>& stop)
+            : thread_([this, &work, &stop] {
+                  std::unique_lock lock(m_);
+                  while (
+                      !cv_.wait_for(lock, std::chrono::milliseconds(20), [&] { return done_; })) {
+                      auto why = work.reason();
+                      if (why.first) {
+                          reason_ = std::move(why);
+                          stop = true;
+                          return;
+                      }
+                  }
+              }) {}
+        Watcher(const Watcher&) = delete;
+        Watcher& operator=(const Watcher&) = delete;
+        ~Watcher() { finish(); }
+
+        /// Ends the watch (at once) and waits for the thread.
+        void finish() {
+            {
+                const std::lock_guard lock(m_);
+                done_ = true;
+            }
+            cv_.notify_all();
+            if (thread_.joinable()) thread_.join();
+        }
+        /// Why the work was stopped (status 0: it was not); read after finish().
+        const std::pair<int, std::string>& reason() const { return reason_; }
+
+      private:
+        std::mutex m_;
+        std::condition_variable cv_;
+        bool done_ = false;
+        std::pair<int, std::string> reason_{0, {}};
+        std::thread thread_;  // last: started once the members above exist
+    };
+
     /// A search slot taken for the life of the guard.
     struct Slot {
         std::counting_semaphore<1024>& s;
@@ -931,8 +976,7 @@ struct ApiServer::Impl {
     json value(const httplib::Request& req) {
         if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
         const std::size_t limit = limit_param(req);
-        std::string text = param(req, "position");
-        if (text.find(' ') == std::string::npos) text += " b";
+        const std::string text = with_side(param(req, "position"));
         // Past 64 squares the wide board (core/wide.hpp): the same valuer on WideBits.
         std::optional<ParsedPosition> narrow;
         std::optional<ParsedBigPosition> wide;
@@ -948,9 +992,12 @@ struct ApiServer::Impl {
         take_slot();
         const Slot slot{search_slots};
         cgt::GameStore store;
-        cgt::ValueOptions opt;
-        opt.max_positions = limit;
-        opt.max_games = 4 * limit;
+        // A limit in positions, not in memory: the same valuer's limits as the command's.
+        query::PositionBudget budget;
+        budget.by_memory = budget.positions = limit;
+        cgt::ValueOptions opt = query::value_options(budget);
+        const char* whose =
+            limit < options.search_limit ? "the request's limit" : "the server's search limit";
         // Past 64 squares one position costs milliseconds: the valuer asks every few positions
         // whether its time budget is spent, its client gone or the server stopping.
         Work work(*this);
@@ -963,18 +1010,19 @@ struct ApiServer::Impl {
         try {
             if (wide) {
                 cgt::WideValuer v(wide->board, store, opt);
-                return value_json(wide->board, wide->position.occ, v);
+                return value_json(wide->board,
+                                  query::value_answer(v, wide->position.occ, budget, "", whose),
+                                  store);
             }
             cgt::Valuer v(narrow->board, store, opt);
-            return value_json(narrow->board, narrow->position.occ, v);
+            return value_json(narrow->board,
+                              query::value_answer(v, narrow->position.occ, budget, "", whose),
+                              store);
         } catch (const cgt::ValueStopped& e) {
             throw HttpError(stop_status, fmt::format("value {}", e.what()),
                             Work::retry_after(stop_status));
         } catch (const cgt::ValueLimit& e) {
-            throw HttpError(
-                422, fmt::format("value {} ({})", e.what(),
-                                 limit < options.search_limit ? "the request's limit"
-                                                              : "the server's search limit"));
+            throw HttpError(422, e.what());
         }
     }
 
@@ -1002,8 +1050,7 @@ struct ApiServer::Impl {
     /// goes or the server stops (503).
     json bestmove(const httplib::Request& req) {
         if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
-        std::string text = param(req, "position");
-        if (text.find(' ') == std::string::npos) text += " b";  // the side, when not given
+        const std::string text = with_side(param(req, "position"));
         const ParsedPosition parsed = [&] {
             try {
                 return parse_position(text);
@@ -1041,35 +1088,7 @@ struct ApiServer::Impl {
         Work work(*this);
         std::atomic<bool> stop{false};
         limits.stop = &stop;
-        struct Watcher {
-            std::mutex m;
-            std::condition_variable cv;
-            bool done = false;
-            std::pair<int, std::string> reason{0, {}};
-            std::thread thread;
-            /// Ends the watch (at once) and waits for the thread.
-            void finish() {
-                {
-                    const std::lock_guard lock(m);
-                    done = true;
-                }
-                cv.notify_all();
-                if (thread.joinable()) thread.join();
-            }
-            ~Watcher() { finish(); }
-        } watcher;
-        watcher.thread = std::thread([&] {
-            std::unique_lock lock(watcher.m);
-            while (!watcher.cv.wait_for(lock, std::chrono::milliseconds(20),
-                                        [&] { return watcher.done; })) {
-                auto why = work.reason();
-                if (why.first) {
-                    watcher.reason = std::move(why);
-                    stop = true;
-                    return;
-                }
-            }
-        });
+        Watcher watcher(work, stop);
         std::optional<engine::Decision> d;
         try {
             engine::Engine eng(parsed.board, std::move(eo));
@@ -1081,11 +1100,67 @@ struct ApiServer::Impl {
         watcher.finish();
         // Stopped for the client or the server: nobody reads the move (a budget spent is not
         // an error: the engine answers the best move it has).
-        if (watcher.reason.first == 503)
-            throw HttpError(503, watcher.reason.second, Work::retry_after(503));
+        if (watcher.reason().first == 503)
+            throw HttpError(503, watcher.reason().second, Work::retry_after(503));
         json j = decision_json(parsed.board, parsed.position, d);
         j["budget"] = {
             {"seconds", limits.seconds}, {"nodes", limits.nodes}, {"depth", limits.depth}};
+        return j;
+    }
+
+    /// GET /api/wdl?position=TEXT[&rules=R][&jumps_only=1][&both=1][&nodes=N]: the proof
+    /// search's verdict, as `konane solve POSITION --wdl --json` (proof_json() and "search":
+    /// its nodes, time and limits), with the table of the board when one is served. Bounded by
+    /// the time budget (and N nodes when given): undecided within them is 422 naming the limit.
+    /// It takes a search slot, and stops when its client goes or the server stops (503).
+    json wdl(const httplib::Request& req) {
+        if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
+        const ParsedPosition parsed = position_param(req);
+        const auto rules = rules_param(req);
+        ProofOptions opt;
+        opt.rules = rules.value_or(Ruleset::Brainking);
+        opt.jumps_only = param(req, "jumps_only") == "1";
+        opt.memory_bytes = options.engine_memory;
+        if (req.has_param("nodes")) {
+            opt.max_nodes = number_param<std::uint64_t>(req, "nodes", 1, UINT64_MAX,
+                                                        "a number of nodes from 1");
+        }
+        const bool both = param(req, "both") == "1";
+        std::optional<Tablebase> tb;
+        Served* t = find(parsed.board, rules);
+        if (t) {
+            tb = t->current();
+            opt.rules = t->rules;
+        }
+        take_slot();
+        const Slot slot{search_slots};
+        Work work(*this);
+        std::atomic<bool> stop{false};
+        opt.stop = &stop;
+        Watcher watcher(work, stop);
+        std::optional<query::ProofAnswer> a;
+        try {
+            ProofSearch s(parsed.board, opt, tb);
+            a = query::prove(s, parsed.position, both);
+        } catch (const format::FormatError& e) {
+            if (t) throw damaged(*t, e.what());
+            throw;
+        }
+        watcher.finish();
+        if (const auto& [status, why] = watcher.reason(); status) {
+            throw HttpError(status, why, Work::retry_after(status));
+        }
+        if (!a->decided()) {
+            throw HttpError(422, fmt::format("not decided within {} nodes (the request's limit)",
+                                             opt.max_nodes));
+        }
+        json j = proof_json(parsed.board, opt.rules, opt.jumps_only, *a);
+        j["search"] = {{"nodes", a->nodes},
+                       {"seconds", a->seconds},
+                       {"cpu_seconds", a->cpu_seconds},
+                       {"table_hits", a->table_hits},
+                       {"max_nodes", opt.max_nodes},
+                       {"memory_bytes", opt.memory_bytes}};
         return j;
     }
 
@@ -1143,6 +1218,7 @@ struct ApiServer::Impl {
         server.Get("/api/solve", api([this](const httplib::Request& r) { return solve(r); }));
         server.Get("/api/value", api([this](const httplib::Request& r) { return value(r); }));
         server.Get("/api/bestmove", api([this](const httplib::Request& r) { return bestmove(r); }));
+        server.Get("/api/wdl", api([this](const httplib::Request& r) { return wdl(r); }));
         server.Get("/api/openings", api([this](const httplib::Request& r) { return openings(r); }));
         server.Get("/api/game", api([this](const httplib::Request& r) { return game(r); }));
         server.Get("/api/analyse", api([this](const httplib::Request& r) { return analyse(r); }));

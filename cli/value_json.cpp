@@ -42,49 +42,46 @@ json tree(cgt::GameStore& s, cgt::GameId g, std::size_t& budget, bool& truncated
 }
 
 template <class BoardT, class Bits>
-json value_json_of(const BoardT& b, const Bits& occ, cgt::BasicValuer<BoardT>& v,
+json value_json_of(const BoardT& b, const query::BasicValueAnswer<Bits>& a, cgt::GameStore& s,
                    std::size_t max_tree) {
-    cgt::GameStore& s = v.store();
-    const cgt::GameId g = v.value(occ);
     json j;
-    j["position"] = rows_text(b, occ);
+    j["position"] = rows_text(b, a.occ);
     j["board"] = b.name();
-    j["value"] = s.format(g);
-    j["ascii"] = s.format(g, {true});
-    const cgt::OutcomeClass o = s.outcome(g);
-    j["outcome"] = cgt::outcome_letter(o);
-    j["outcome_name"] = outcome_name(cgt::konane_outcome(o));
-    j["number"] = s.as_number(g).has_value();
-    if (!s.as_number(g)) {
-        const cgt::Thermal th = s.thermal(g);
-        j["mean"] = th.mean.str();
-        j["temperature"] = th.temperature.str();
-        j["left_stop"] = s.left_stop(g).str();
-        j["right_stop"] = s.right_stop(g).str();
+    j["value"] = s.format(a.value);
+    j["ascii"] = s.format(a.value, {true});
+    j["outcome"] = cgt::outcome_letter(a.outcome);
+    j["outcome_name"] = outcome_name(cgt::konane_outcome(a.outcome));
+    j["number"] = a.number;
+    if (!a.number) {
+        j["mean"] = a.thermal.mean.str();
+        j["temperature"] = a.thermal.temperature.str();
+        j["left_stop"] = a.left_stop.str();
+        j["right_stop"] = a.right_stop.str();
     }
     j["regions"] = json::array();
-    for (const Bits& r : v.regions_of(occ)) {
-        const cgt::GameId rv = v.value(r);
+    for (const auto& [r, rv] : a.regions) {
         j["regions"].push_back({{"position", rows_text(b, r)},
                                 {"value", s.format(rv)},
                                 {"ascii", s.format(rv, {true})}});
     }
     bool truncated = false;
-    j["tree"] = tree(s, g, max_tree, truncated);
+    j["tree"] = tree(s, a.value, max_tree, truncated);
     if (truncated) j["tree_truncated"] = true;
-    j["positions"] = v.positions();
-    j["games"] = s.size();
+    j["positions"] = a.positions;
+    j["games"] = a.games;
     return j;
 }
 
 }  // namespace
 
-json value_json(const Board& b, std::uint64_t occ, cgt::Valuer& v, std::size_t max_tree) {
-    return value_json_of(b, occ, v, max_tree);
+json value_json(const Board& b, const query::ValueAnswer& a, cgt::GameStore& s,
+                std::size_t max_tree) {
+    return value_json_of(b, a, s, max_tree);
 }
 
-json value_json(const BigBoard& b, const BigBits& occ, cgt::WideValuer& v, std::size_t max_tree) {
-    return value_json_of(b, occ, v, max_tree);
+json value_json(const BigBoard& b, const query::WideValueAnswer& a, cgt::GameStore& s,
+                std::size_t max_tree) {
+    return value_json_of(b, a, s, max_tree);
 }
 
 }  // namespace konane::cli

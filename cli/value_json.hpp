@@ -9,6 +9,7 @@
 #include "cli/json.hpp"
 #include "core/board.hpp"
 #include "core/wide.hpp"
+#include "query/value.hpp"
 
 namespace konane::cli {
 
@@ -20,10 +21,11 @@ namespace konane::cli {
 /// "tree": the canonical form as a tree ({"form", and for a general form "left" and "right"
 /// arrays of trees; numbers, nimbers and ups are leaves}, at most max_tree nodes written in
 /// full, then leaves, "tree_truncated": true); "positions" and "games": the work done.
-/// Values occ (the pieces; the side to move does not enter) with v. @throws cgt::ValueLimit.
-json value_json(const Board& b, std::uint64_t occ, cgt::Valuer& v, std::size_t max_tree = 2000);
+/// Renders the answer a (query/value.hpp value_answer()) whose games are in s.
+json value_json(const Board& b, const query::ValueAnswer& a, cgt::GameStore& s,
+                std::size_t max_tree = 2000);
 /// The same on a wide board (core/wide.hpp), one builder for both.
-json value_json(const BigBoard& b, const BigBits& occ, cgt::WideValuer& v,
+json value_json(const BigBoard& b, const query::WideValueAnswer& a, cgt::GameStore& s,
                 std::size_t max_tree = 2000);
 
 /// The rows of a position without the side to move ("..xo/oxox").

@@ -20,6 +20,10 @@
 
 namespace konane {
 
+/// About the bytes one memoised wide position takes: a 64-bit one's (kSearchBytesPerPosition)
+/// and its 56-byte wider key. A memory budget allows budget / this many positions.
+inline constexpr std::size_t kWideSearchBytesPerPosition = kSearchBytesPerPosition + 56;
+
 /// A legal move on a wide board, its child and its value for the mover (depth counted from
 /// before the move), as probe/probe.hpp MoveValue.
 struct WideMoveValue {

@@ -828,6 +828,58 @@ TEST_CASE("serve: every API answer equals its command-line counterpart field for
     }
 }
 
+TEST_CASE("serve: /api/wdl answers as solve --wdl --json, the search's figures apart", "[serve]") {
+    Running r;
+    auto c = r.client();
+    const std::string t44 = test::quote(tables().files[0].string());
+    struct Case {
+        std::string path, command;
+    };
+    const std::vector<Case> cases = {
+        {"/api/wdl?position=" + encode("xo.o/oxox/xoxo/oxox b"),
+         "solve 'xo.o/oxox/xoxo/oxox b' --wdl --json -q"},
+        {"/api/wdl?position=" + encode("xo.o/oxox/xoxo/oxox b") + "&both=1",
+         "solve 'xo.o/oxox/xoxo/oxox b' --wdl --both --json -q"},
+        {"/api/wdl?position=" + encode("xoxox/ox.xo/x...x/oxoxo/xoxox w") + "&both=1",
+         "solve 'xoxox/ox.xo/x...x/oxoxo/xoxox w' --wdl --both --json -q"},
+        {"/api/wdl?position=" + encode(".oxox. b") + "&jumps_only=1",
+         "solve '.oxox. b' --wdl --jumps-only --json -q"},
+        {"/api/wdl?position=" + encode("xoxo/oxox/xoxo/oxox b"),
+         "solve 'xoxo/oxox/xoxo/oxox b' --wdl --table " + t44 + " --json -q"},
+    };
+    for (const auto& k : cases) {
+        INFO(k.path);
+        auto res = c.Get(k.path);
+        REQUIRE(res);
+        REQUIRE(res->status == 200);
+        const test::Run cli = test::run(k.command + " 2>/dev/null");
+        REQUIRE(cli.code == 0);
+        json api = json::parse(res->body), want = json::parse(cli.out);
+        CHECK(api["search"]["nodes"].get<std::uint64_t>() > 0);
+        api.erase("search");
+        want.erase("search");
+        CHECK(api == want);
+    }
+    // The table of the board is used where one is served.
+    auto res = c.Get("/api/wdl?position=" + encode("xoxo/oxox/xoxo/oxox b"));
+    REQUIRE(res);
+    CHECK(json::parse(res->body)["search"]["table_hits"].get<std::uint64_t>() > 0);
+    // Undecided within the request's nodes: 422 naming them; a malformed limit: 400.
+    res = c.Get("/api/wdl?position=" + encode("xoxoxo/oxoxox/xo.oxo/oxoxox/xox.xo/oxoxox b") +
+                "&nodes=5");
+    REQUIRE(res);
+    CHECK(res->status == 422);
+    CHECK_THAT(res->body, Catch::Contains("not decided within 5 nodes"));
+    for (const char* bad : {"&nodes=0", "&nodes=x", "&nodes=-1"}) {
+        res = c.Get("/api/wdl?position=" + encode(".oxox. b") + bad);
+        REQUIRE(res);
+        CHECK(res->status == 400);
+    }
+    res = c.Get("/api/wdl");
+    REQUIRE(res);
+    CHECK(res->status == 400);
+}
+
 TEST_CASE("serve: --host takes IPv6 in brackets, prints a valid URL, warns when reachable",
           "[serve]") {
     const fs::path out = tables().dir / "serve-host.out";
