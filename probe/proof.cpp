@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "cgt/game.hpp"
+#include "cgt/konane.hpp"
 #include "core/outcome.hpp"
 #include "process/huge_pages.hpp"
 #include "process/read_file.hpp"
@@ -407,6 +409,63 @@ std::optional<bool> ProofSearch::known(Position p, Position key) {
     return std::nullopt;
 }
 
+/// The valuer of region values, one per thread (cgt's valuer is not thread-safe).
+struct ProofSearch::RegionValuer {
+    cgt::GameStore store;
+    cgt::Valuer valuer;
+    RegionValuer(const Board& b, const cgt::ValueOptions& o) : valuer(b, store, o) {}
+};
+
+std::optional<bool> ProofSearch::region_value(Position p) {
+    if (options_.region_max_total > 0 && piece_count(p) > options_.region_max_total) {
+        return std::nullopt;
+    }
+    // The regions with a move for either side (the others are worth 0); a position of one
+    // region is left to the search, which is as fast on it.
+    const std::vector<std::uint64_t> parts = cgt::regions(board_, p.occ);
+    bool small = parts.size() >= 2;
+    for (std::size_t i = 0; small && i < parts.size(); ++i)
+        small = std::popcount(parts[i]) <= options_.region_max_pieces;
+    if (!small && !parts.empty()) {
+        ++region_misses_;
+        return std::nullopt;
+    }
+    if (!regions_) {
+        cgt::ValueOptions o;
+        o.max_positions =
+            std::max<std::size_t>(options_.region_memory / cgt::kValueBytesPerPosition, 1024);
+        o.max_games = 4 * o.max_positions;
+        regions_ = std::make_unique<RegionValuer>(board_, o);
+    }
+    cgt::GameStore& st = regions_->store;
+    cgt::GameId sum = st.zero();
+    try {
+        for (const std::uint64_t r : parts)
+            sum = st.add(sum, regions_->valuer.value(r));
+    } catch (const cgt::ValueLimit&) {
+        // The valuer is full: start again with an empty one (the search goes on meanwhile).
+        const cgt::ValueOptions o = regions_->valuer.options();
+        regions_.reset();
+        regions_ = std::make_unique<RegionValuer>(board_, o);
+        ++region_misses_;
+        return std::nullopt;
+    }
+    ++region_hits_;
+    // Normal play, Black as Left: L Black wins whoever starts, R White, N the side to move,
+    // P the other side.
+    switch (st.outcome(sum)) {
+        case cgt::OutcomeClass::L:
+            return p.to_move == Color::Black;
+        case cgt::OutcomeClass::R:
+            return p.to_move == Color::White;
+        case cgt::OutcomeClass::N:
+            return true;
+        case cgt::OutcomeClass::P:
+            return false;
+    }
+    return std::nullopt;
+}
+
 std::optional<bool> ProofSearch::proven(Position p) {
     if (in_opening(board_, options_.rules, p, options_.jumps_only)) return std::nullopt;
     return known(p, canonical(p));
@@ -438,6 +497,12 @@ bool ProofSearch::search_plain(Position p, int ply) {
 bool ProofSearch::search(Position p, Position key, int ply) {
     count_node();
     if (const auto v = known(p, key)) return *v;
+    if (options_.region_max_pieces > 0) {
+        if (const auto v = region_value(p)) {
+            store(key, *v, 1);
+            return *v;
+        }
+    }
     Frame& f = frames_[static_cast<std::size_t>(ply)];
     int n = 0;
     for_each_jump(board_, p, [&](Move m, Position c) { f.moves[n++] = {m, c}; });
@@ -670,7 +735,7 @@ std::optional<MoveChild> ProofSearch::search_root(const std::vector<MoveChild>& 
 }
 
 void ProofSearch::help(Position p) {
-    nodes_ = counted_ = table_hits_ = 0;
+    nodes_ = counted_ = table_hits_ = region_hits_ = region_misses_ = 0;
     limit_ = options_.max_nodes;
     next_check_ = 1;
     for (Frame& f : frames_)
@@ -703,7 +768,7 @@ ProofResult ProofSearch::solve(Position p) {
     ProofResult r;
     const double cpu_start = thread_cpu_seconds();
     nodes_ = counted_ = 0;
-    table_hits_ = 0;
+    table_hits_ = region_hits_ = region_misses_ = 0;
     limit_ = options_.max_nodes;
     next_check_ = 1;
     start_ = last_report_ = std::chrono::steady_clock::now();
@@ -797,6 +862,8 @@ ProofResult ProofSearch::solve(Position p) {
         f.count = 0;
     r.nodes = nodes_;
     r.table_hits = table_hits_;
+    r.region_hits = region_hits_;
+    r.region_misses = region_misses_;
     double cpu = thread_cpu_seconds() - cpu_start;
     if (!workers.empty()) {
         join();
@@ -806,6 +873,8 @@ ProofResult ProofSearch::solve(Position p) {
         for (std::size_t i = 0; i < helpers_.size(); ++i) {
             r.nodes += helpers_[i]->nodes_;
             r.table_hits += helpers_[i]->table_hits_;
+            r.region_hits += helpers_[i]->region_hits_;
+            r.region_misses += helpers_[i]->region_misses_;
             cpu += helper_cpu[i];
         }
     }
@@ -839,6 +908,8 @@ SearchedOpenings search_openings(ProofSearch& s,
                 line = SearchedOpening{first.move, second.move, std::nullopt,
                                        res.nodes,  res.seconds, res.cpu_seconds};
                 if (res.win) line.winner = *res.win ? Color::Black : Color::White;
+                out.region_hits += res.region_hits;
+                out.region_misses += res.region_misses;
             }
             out.lines.push_back(line);
             out.nodes += line.nodes;

@@ -65,6 +65,18 @@ struct ProofOptions {
     /// With a table: look up only positions of at most this many pieces (0: every position).
     /// Measures what endgame tables of at most k pieces would save a search.
     int table_max_pieces = 0;
+    /// Region values (Enhanced only; 0: off): a jump-stage position of at most
+    /// region_max_total pieces (0: any) that splits into two or more independent regions
+    /// (cgt/konane.hpp regions()), each of at most region_max_pieces pieces, is decided by the
+    /// outcome class of the sum of the regions' combinatorial game values (cgt/, Black as Left,
+    /// normal play: the side to move wins when the sum is its own or the first player's) instead
+    /// of being searched. The values are memoised by region up to symmetry in a valuer of at
+    /// most region_memory bytes per thread (emptied when full). The certificate builder walks
+    /// such positions by their moves as any other, so certificates stay checkable by the rules
+    /// alone (docs/beyond.md, "Region values").
+    int region_max_pieces = 0;
+    int region_max_total = 0;
+    std::size_t region_memory = std::size_t{64} << 20;
     /// Threads of one solve() (at least 1). With more than one, helper threads search the same
     /// root beside the calling thread, sharing the transposition table of proven values (no
     /// locks: each entry checks itself, see ProofSearch), each starting from another root move;
@@ -95,8 +107,11 @@ struct ProofResult {
     std::optional<MoveChild> winning_move;
     std::uint64_t nodes = 0;       ///< nodes visited by this solve() (all its threads)
     std::uint64_t table_hits = 0;  ///< values taken from the table by this solve()
-    double seconds = 0;            ///< wall time of this solve()
-    double cpu_seconds = 0;        ///< CPU time of this solve() (all its threads')
+    /// Positions decided by region values (ProofOptions::region_max_pieces), and those split
+    /// without being decided (one region, or a region too large), by this solve().
+    std::uint64_t region_hits = 0, region_misses = 0;
+    double seconds = 0;      ///< wall time of this solve()
+    double cpu_seconds = 0;  ///< CPU time of this solve() (all its threads')
 };
 
 /// Win/loss proof search on one board. The transposition table is kept between solve() calls
@@ -221,6 +236,10 @@ class ProofSearch {
     /// already holds it (a table's answer is stored in the transposition table); else nothing.
     std::optional<bool> known(Position p, Position key);
     void store(Position key, bool win, std::uint64_t work);
+    struct RegionValuer;
+    /// The value of jump-stage position p by region values (ProofOptions::region_max_pieces):
+    /// nullopt when it does not split into small enough regions.
+    std::optional<bool> region_value(Position p);
     void count_node();
     /// True when options_.stop is set or options_.max_seconds have passed since start_.
     bool out_of_time() const;
@@ -242,7 +261,9 @@ class ProofSearch {
     std::vector<Frame> frames_;  ///< per ply: the move being searched, for progress
 
     std::uint64_t nodes_ = 0, limit_ = 0, table_hits_ = 0, next_check_ = 0;
-    std::uint64_t counted_ = 0;  ///< of nodes_, those added to the team's count
+    std::uint64_t region_hits_ = 0, region_misses_ = 0;
+    std::unique_ptr<RegionValuer> regions_;  ///< made on first use, one per thread
+    std::uint64_t counted_ = 0;              ///< of nodes_, those added to the team's count
     std::function<void(const ProofProgress&)> progress_;
     double interval_ = 0.25;
     DfpnEntry* dfpn_ = nullptr;  ///< df-pn's table (DfPn only)
@@ -285,8 +306,9 @@ struct SearchedOpenings {
     /// removal loses), none when undecided lines leave it open.
     std::optional<Color> winner;
     std::uint64_t nodes = 0;
-    double seconds = 0;      ///< wall time, all lines
-    double cpu_seconds = 0;  ///< CPU time, all lines
+    std::uint64_t region_hits = 0, region_misses = 0;  ///< all lines (ProofResult's)
+    double seconds = 0;                                ///< wall time, all lines
+    double cpu_seconds = 0;                            ///< CPU time, all lines
 };
 
 /// Decides every opening (Black's removal, White's reply) of s's board and ruleset by

@@ -9,6 +9,8 @@
 //             table: the openings table and the perfect move in random mid-game positions
 //   refsolve  the plain memoised negamax of the tests (tests/reference.hpp) over every
 //             reachable position of a board
+//   regions   every opening of a board decided by the proof search without and with region
+//             values (ProofOptions::region_max_pieces), alternated, checked equal: nodes, CPU
 //   solve-join  the solve of one layer of a kept work directory two ways, alternated: the
 //             generator's perfect-hash look-ups (recompute_layer) and sort-merge joins
 //             (solve_layer_by_join), checked equal
@@ -47,6 +49,7 @@
 #include "index/mphf.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
+#include "probe/proof.hpp"
 #include "solver/entry_packing.hpp"
 #include "solver/enumerate.hpp"
 #include "solver/keyfile.hpp"
@@ -791,6 +794,68 @@ int run_solve_join(const std::filesystem::path& work, int pieces, int reps, int 
 
 }  // namespace
 
+/// Every opening of `board` by proof search (search_openings) with region values off and at
+/// each of `pieces` (region_max_pieces; region_max_total `total`), `reps` rounds alternated; the
+/// verdicts of every line must agree (exit 1 otherwise). Prints per setting the median nodes,
+/// CPU seconds and the region hits of the last round.
+int run_regions(const std::string& board, const std::string& rules, const std::vector<int>& pieces,
+                int total, std::size_t memory_mb, int reps) {
+    const Board b = Board::parse(board);
+    std::vector<int> settings{0};
+    settings.insert(settings.end(), pieces.begin(), pieces.end());
+    std::map<int, std::vector<double>> cpu, wall;
+    std::map<int, std::uint64_t> nodes, hits, misses;
+    std::optional<std::vector<std::optional<Color>>> want;
+    for (int rep = 0; rep < reps; ++rep) {
+        for (const int k : settings) {
+            ProofOptions o;
+            o.rules = parse_ruleset(rules);
+            o.memory_bytes = memory_mb << 20;
+            o.region_max_pieces = k;
+            o.region_max_total = total;
+            ProofSearch s(b, o);
+            const auto t0 = std::chrono::steady_clock::now();
+            const SearchedOpenings got = search_openings(s);
+            const double w =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::vector<std::optional<Color>> verdicts;
+            for (const auto& l : got.lines)
+                verdicts.push_back(l.winner);
+            if (!want) want = verdicts;
+            if (verdicts != *want) {
+                std::fprintf(stderr,
+                             "regions: the verdicts at %d pieces differ from the search's\n", k);
+                return 1;
+            }
+            cpu[k].push_back(got.cpu_seconds);
+            wall[k].push_back(w);
+            nodes[k] = got.nodes;
+            hits[k] = got.region_hits;
+            misses[k] = got.region_misses;
+        }
+    }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    json out;
+    out["board"] = board;
+    out["rules"] = rules;
+    out["reps"] = reps;
+    out["region_max_total"] = total;
+    out["lines"] = want ? want->size() : 0;
+    for (const int k : settings) {
+        out["settings"].push_back({{"region_max_pieces", k},
+                                   {"nodes", nodes[k]},
+                                   {"cpu_seconds", median(cpu[k])},
+                                   {"seconds", median(wall[k])},
+                                   {"region_hits", hits[k]},
+                                   {"region_misses", misses[k]}});
+    }
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+}
+
 int main(int argc, char** argv) {
     CLI::App app{"konane_bench_tool: measurements for scripts/bench (JSON on stdout)"};
     app.require_subcommand(1);
@@ -857,6 +922,18 @@ int main(int argc, char** argv) {
     sj->add_option("--threads", join_threads, "OpenMP threads")->check(CLI::Range(1, 1000));
     sj->add_option("--chunk-bits", chunk_bits, "log2 of the join's parents per chunk");
 
+    std::vector<int> region_pieces{8};
+    int region_total = 0;
+    std::size_t memory_mb = 256;
+    auto* reg = app.add_subcommand(
+        "regions", "Every opening by proof search without and with region values, alternated");
+    reg->add_option("--board", board);
+    reg->add_option("--rules", rules);
+    reg->add_option("--pieces", region_pieces, "region_max_pieces settings")->delimiter(',');
+    reg->add_option("--total", region_total, "region_max_total (0: any)");
+    reg->add_option("--memory-mb", memory_mb, "Transposition table MiB");
+    reg->add_option("--reps", reps, "Rounds, alternated (median)");
+
     CLI11_PARSE(app, argc, argv);
     try {
         if (*mphf) return run_mphf(board, rules, reps, threads, enum_threads);
@@ -867,6 +944,7 @@ int main(int argc, char** argv) {
         if (*base) return run_baseline(table, positions, seed, tt_log2, reps, !no_exact);
         if (*refs) return run_refsolve(board, rules, reps);
         if (*sj) return run_solve_join(work, layer, reps, join_threads, chunk_bits);
+        if (*reg) return run_regions(board, rules, region_pieces, region_total, memory_mb, reps);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "konane_bench_tool: %s\n", e.what());
         return 1;

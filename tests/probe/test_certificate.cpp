@@ -233,6 +233,39 @@ TEST_CASE("certificate: random positions' certificates agree with the reference 
     }
 }
 
+TEST_CASE("certificate: a proof by region values equals the reference and still checks",
+          "[certificate][regions]") {
+    // Region values (ProofOptions::region_max_pieces) decide positions that split without
+    // search; the builder walks them by their moves, so the checker needs the rules alone.
+    for (const auto& [rows, cols] : {std::pair{5, 5}, std::pair{4, 6}, std::pair{4, 5}}) {
+        const Board b = Board::make(rows, cols);
+        const ref::RefBoard rb(rows, cols);
+        ProofOptions o = options(Ruleset::Brainking, false);
+        o.region_max_pieces = 12;
+        ProofSearch s(b, o);
+        CertificateBuilder builder(s);
+        std::vector<Color> want;
+        std::uint64_t hits = 0;
+        for (const ref::RefPos& rp :
+             ref::random_positions(rb, ref::Rules::Brainking, 8, 31u * rows + cols)) {
+            const Position p = ref::to_core(rb, rp);
+            const ProofResult r = s.solve(p);
+            REQUIRE(r.win.has_value());
+            hits += r.region_hits;
+            const Color winner = *r.win ? p.to_move : other(p.to_move);
+            INFO(b.name() << " " << format_position(b, p));
+            CHECK(winner == reference_winner(b, Ruleset::Brainking, p, false));
+            builder.add_root(p, winner);
+            want.push_back(winner);
+        }
+        INFO(b.name());
+        CHECK(hits > 0);  // the region values were used
+        const Certificate c =
+            builder.finish(CertificateKind::Positions, Opening(Ruleset::Brainking), "test");
+        CHECK(check_certificate(c).winners == want);
+    }
+}
+
 namespace {
 
 /// The lines of docs/proofs/verdicts.txt: file, board, winner.
