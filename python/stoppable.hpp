@@ -1,5 +1,5 @@
 // What every long call of the Python module shares: the work on a worker thread without the
-// GIL while the calling thread answers Ctrl-C (python/konane_module.cpp, engine_bindings.cpp).
+// GIL while the calling thread answers Ctrl-C (python/bind_*.cpp).
 #pragma once
 
 #include <pybind11/pybind11.h>

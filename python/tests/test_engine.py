@@ -1,4 +1,4 @@
-"""konane.Engine (python/engine_bindings.cpp): the engine's move, a move played, a game analysed,
+"""konane.Engine (python/bind_engine.cpp): the engine's move, a move played, a game analysed,
 and the errors of bad arguments."""
 import os
 import signal

@@ -6,9 +6,7 @@
 // Every search runs without the GIL, on a worker thread, while the calling thread checks for
 // pending signals every 100 ms: Ctrl-C stops the search (MoveLimits::stop) and raises
 // KeyboardInterrupt once the worker has returned.
-#include "python/engine_bindings.hpp"
-
-#include <pybind11/stl.h>
+#include <pybind11/pybind11.h>
 
 #include <atomic>
 #include <chrono>
@@ -30,9 +28,10 @@
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "engine/engine.hpp"
+#include "probe/probe.hpp"
+#include "python/module.hpp"
 #include "python/stoppable.hpp"
 
-namespace py = pybind11;
 using namespace pybind11::literals;
 
 namespace konane::python {
@@ -106,13 +105,20 @@ engine::MoveLimits move_limits(std::optional<double> time, std::optional<std::in
     return l;
 }
 
+/// The table behind a konane.Tablebase object, or nullopt when `object` is not one (raises
+/// ValueError for a closed one).
+std::optional<Tablebase> table_of(py::handle object) {
+    if (!py::isinstance<PyTablebase>(object)) return std::nullopt;
+    return object.cast<const PyTablebase&>().handle();
+}
+
 /// The Python object behind konane.Engine.
 ///
-/// As for konane.Position and konane.Tablebase (konane_module.cpp), operator new leaves a valid
+/// As for konane.Position and konane.Tablebase (module.hpp), operator new leaves a valid
 /// object in the storage (never initialised: no engine): an object made by
 /// Engine.__new__(Engine) without __init__ then raises ValueError from every method instead of
 /// reading uninitialised memory. Constructing over it is allowed: nothing depends on the skipped
-/// destructor (a null object and a null pointer own nothing, nor does an unlocked mutex).
+/// destructor (a null pointer owns nothing, nor does an unlocked mutex).
 class PyEngine {
   public:
     static void* operator new(std::size_t size) {
@@ -126,14 +132,12 @@ class PyEngine {
              std::optional<double> time, std::optional<std::int64_t> nodes,
              std::optional<std::int64_t> depth, const py::object& table,
              const std::optional<std::string>& rules,
-             const std::variant<std::int64_t, std::string>& memory, bool baseline, int threads,
-             const TableOf& table_of, py::handle position_type)
+             const std::variant<std::int64_t, std::string>& memory, bool baseline, int threads)
         : board_(std::holds_alternative<std::string>(board)
                      ? Board::parse(std::get<std::string>(board))
                      : Board::make(std::get<std::pair<int, int>>(board).first,
                                    std::get<std::pair<int, int>>(board).second)),
-          limits_(move_limits(time, nodes, depth)),
-          position_type_(py::reinterpret_borrow<py::object>(position_type)) {
+          limits_(move_limits(time, nodes, depth)) {
         engine::EngineOptions o;
         o.baseline = baseline;
         o.memory_bytes = memory_bytes(memory);
@@ -180,7 +184,7 @@ class PyEngine {
     Position position(const py::handle& p) const {
         require();
         std::string text;
-        if (py::isinstance(p, position_type_) || py::isinstance<py::str>(p)) {
+        if (py::isinstance<PyPosition>(p) || py::isinstance<py::str>(p)) {
             text = py::str(p);
         } else {
             throw py::type_error("position: expected a konane.Position or a str, got " +
@@ -246,7 +250,6 @@ class PyEngine {
     Board board_;
     Ruleset rules_ = Ruleset::Brainking;
     engine::MoveLimits limits_;
-    py::object position_type_;
     std::mutex mutex_;
     std::unique_ptr<engine::Engine> engine_;
 };
@@ -262,8 +265,9 @@ std::string limits_text(const engine::MoveLimits& l) {
 
 }  // namespace
 
-void def_engine(py::module_& m, TableOf table_of, py::handle position_type) {
-    py::class_<PyEngine>(m, "Engine", R"(The engine (docs/engine.md): the move to play in any position
+void bind_engine(py::module_& m) {
+    py::class_<PyEngine>(m, "Engine",
+                         R"(The engine (docs/engine.md): the move to play in any position
 of a board of up to 64 squares. The table's perfect move where a table of the board is given,
 a winning move where the proof search proves one within its share of the budget, else the
 strongest move the heuristic search finds. Keeps what its searches learnt between moves (clear()
@@ -282,15 +286,14 @@ the table's, else 'brainking'); memory: bytes or a size such as '256M' for the s
 (at least 1M); baseline: the baseline player instead (alpha-beta to depth 4 on mobility); threads:
 of the proof search. Raises ValueError for an argument out of range, a table of another board or
 ruleset; FormatError for a missing or damaged table file.)")
-        .def(py::init([table_of, position_type](
-                          const std::variant<std::string, std::pair<int, int>>& board,
-                          std::optional<double> time, std::optional<std::int64_t> nodes,
-                          std::optional<std::int64_t> depth, const py::object& table,
-                          const std::optional<std::string>& rules,
-                          const std::variant<std::int64_t, std::string>& memory, bool baseline,
-                          int threads) {
+        .def(py::init([](const std::variant<std::string, std::pair<int, int>>& board,
+                         std::optional<double> time, std::optional<std::int64_t> nodes,
+                         std::optional<std::int64_t> depth, const py::object& table,
+                         const std::optional<std::string>& rules,
+                         const std::variant<std::int64_t, std::string>& memory, bool baseline,
+                         int threads) {
                  return std::make_unique<PyEngine>(board, time, nodes, depth, table, rules, memory,
-                                                   baseline, threads, table_of, position_type);
+                                                   baseline, threads);
              }),
              "board"_a, py::kw_only(), "time"_a = py::none(), "nodes"_a = py::none(),
              "depth"_a = py::none(), "table"_a = py::none(), "rules"_a = py::none(),
@@ -339,12 +342,12 @@ under the engine's ruleset. Raises ValueError naming an illegal or malformed mov
                     const Position p = g.positions[i];
                     const auto d = e.decide(p, limits);  // a legal move was played: never null
                     const std::string played = format_move(e.board(), g.moves[i].move);
-                    py::dict ply(
-                        "ply"_a = i + 1, "position"_a = format_position(e.board(), p),
-                        "played"_a = played, "engine"_a = format_move(e.board(), d->move.move),
-                        "agrees"_a = d->move.move == g.moves[i].move,
-                        "source"_a = engine::source_name(d->source), "describe"_a = d->describe(),
-                        "score"_a = d->score);
+                    py::dict ply("ply"_a = i + 1, "position"_a = format_position(e.board(), p),
+                                 "played"_a = played,
+                                 "engine"_a = format_move(e.board(), d->move.move),
+                                 "agrees"_a = d->move.move == g.moves[i].move,
+                                 "source"_a = engine::source_name(d->source),
+                                 "describe"_a = d->describe(), "score"_a = d->score);
                     plies.append(ply);
                 }
                 return plies;
