@@ -1,5 +1,6 @@
-"""Builds the Python module konane (python/) with this project's CMake, for the interpreter that
-runs pip: `pip install --no-build-isolation .` (pyproject.toml). CMake's build goes under
+"""Builds the Python package konane (python/konane/, and its compiled half konane._konane:
+python/bind_*.cpp) with this project's CMake, for the interpreter that runs pip:
+`pip install --no-build-isolation .` (pyproject.toml). CMake's build goes under
 build/pip/ in the source tree; KONANE_CMAKE_ARGS adds configure arguments and JOBS sets the
 number of compile jobs (default: every core)."""
 import os
@@ -24,8 +25,8 @@ class CMakeExtension(Extension):
 
 class CMakeBuild(build_ext):
     """Configures the project with KONANE_BUILD_PYTHON=ON (tests and benchmarks off) and builds
-    the module straight into the directory setuptools packs. Raises CalledProcessError when
-    CMake fails (its output says why)."""
+    the module straight into the package directory setuptools packs (build_py copies the .py
+    files there). Raises CalledProcessError when CMake fails (its output says why)."""
 
     def build_extension(self, ext):
         out = pathlib.Path(self.get_ext_fullpath(ext.name)).resolve().parent
@@ -48,10 +49,10 @@ class CMakeBuild(build_ext):
 
 os.makedirs(ROOT / BUILD_BASE, exist_ok=True)
 setup(
-    # One extension module; no Python packages to discover in the source tree.
-    packages=[],
-    py_modules=[],
-    ext_modules=[CMakeExtension("konane")],
+    # The package konane, from python/konane/, with its one extension module.
+    packages=["konane"],
+    package_dir={"konane": "python/konane"},
+    ext_modules=[CMakeExtension("konane._konane")],
     cmdclass={"build_ext": CMakeBuild},
     options={"build": {"build_base": BUILD_BASE}, "egg_info": {"egg_base": BUILD_BASE}},
 )

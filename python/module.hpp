@@ -1,7 +1,7 @@
 // What the bindings of the package konane (python/bind_*.cpp, bound in order by module.cpp's
 // konane._konane) share: the C++ objects behind konane.Position and konane.Tablebase, the
 // arguments every area reads (a board, a position, a memory size), the results every area
-// returns (the named tuples of module.cpp's kTypes, looked up at import), and the bind_ function
+// returns (the result types of konane/_results.py, looked up at import), and the bind_ function
 // of each area.
 #pragma once
 
@@ -34,9 +34,9 @@ namespace konane::python {
 
 namespace py = pybind11;
 
-/// The named-tuple types defined in Python at import (kTypes, module.cpp), looked up once: each
-/// holds a reference it never releases, so that the types outlive every call even if the
-/// module's attributes are reassigned.
+/// The result types of konane/_results.py, looked up once at import (module.cpp): each holds a
+/// reference it never releases, so that the types outlive every call even if the package's
+/// attributes are reassigned.
 struct Types {
     py::handle value, move_value, opening_line, opening_choice, openings, solution, layer_report,
         generate_report, outcome, layer, proof_solution, searched_opening, searched_choice,
