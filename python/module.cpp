@@ -138,9 +138,9 @@ void load_types() {
 PYBIND11_MODULE(_konane, m) {
     using namespace konane::python;
     m.doc() = "The compiled half of the package konane: import konane, which re-exports it.";
-    // What is bound here is konane's: while the module is named so, the classes' __module__,
-    // the exceptions' names and the types named in the docstrings' signatures say konane, as
-    // before the package was split (konane.Position, konane.NotStored).
+    // What is bound here is konane's (the package re-exports it): while the module is named
+    // "konane", the classes' __module__, the exceptions' names and the types in the docstrings'
+    // signatures say konane.Position, konane.NotStored, not konane._konane.Position.
     const py::object name = m.attr("__name__");
     m.attr("__name__") = "konane";
     load_types();
