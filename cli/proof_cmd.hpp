@@ -61,9 +61,6 @@ struct OpeningsArgs {
     int threads = 1;                 ///< -j: threads of the proof search
 };
 
-/// Transposition table of the proof search when --memory is not given.
-inline constexpr const char* kDefaultProofMemory = "512M";
-
 /// `konane solve POSITION --wdl`.
 int run_solve_wdl(const SolveArgs& a);
 
