@@ -12,6 +12,7 @@
 #include "cli/gap_arg.hpp"
 #include "cli/generate_parts.hpp"
 #include "cli/json.hpp"
+#include "cli/sizes.hpp"
 #include "core/text.hpp"
 #include "process/cleanup.hpp"
 #include "solver/distributed.hpp"
@@ -37,10 +38,6 @@ int launcher_rank() {
 }
 
 namespace {
-
-std::string mib(std::uint64_t bytes) {
-    return fmt::format("{:.1f} MiB", bytes / 1048576.0);
-}
 
 void print_report(const solver::GenerateOptions& o, const solver::PartsReport& rep, bool json) {
     const Opening opening = solver::opening_of(o);

@@ -116,7 +116,11 @@ inline format::OpenOptions open_options(const std::string& text, format::Load ab
 
 /// Registration functions, one per source file.
 void add_rules_commands(CLI::App& app, Commands& out);       // moves, perft
-void add_generate_commands(CLI::App& app, Commands& out);    // generate, info, openings, verify
+void add_generate_command(CLI::App& app, Commands& out);     // generate
+void add_info_command(CLI::App& app, Commands& out);         // info
+void add_openings_command(CLI::App& app, Commands& out);     // openings
+void add_verify_command(CLI::App& app, Commands& out);       // verify
+void add_upgrade_command(CLI::App& app, Commands& out);      // upgrade
 void add_probe_commands(CLI::App& app, Commands& out);       // probe, analyse, solve
 void add_check_proof_command(CLI::App& app, Commands& out);  // check-proof
 void add_serve_command(CLI::App& app, Commands& out);        // serve

@@ -38,7 +38,11 @@ int main(int argc, char** argv) {
     ::signal(SIGXFSZ, SIG_IGN);
     Commands commands;
     add_rules_commands(app, commands);
-    add_generate_commands(app, commands);
+    add_generate_command(app, commands);
+    add_info_command(app, commands);
+    add_openings_command(app, commands);
+    add_verify_command(app, commands);
+    add_upgrade_command(app, commands);
     add_probe_commands(app, commands);
     add_check_proof_command(app, commands);
     add_serve_command(app, commands);

@@ -38,34 +38,8 @@ struct SolveArgs {
     int threads = 1;                 ///< -j: threads of the proof search
 };
 
-/// The arguments of `konane openings`: from a table (FILE), or by search (--search).
-struct OpeningsArgs {
-    std::string file;
-    std::string load;  ///< --load of the table FILE (add_load_option()); empty: map, auto with
-                       ///< --search
-    std::string board;
-    std::string rules = "brainking";
-    bool rules_given = false;
-    bool search = false;
-    bool json = false;
-    bool plain = false;
-    bool dfpn = false;  ///< --dfpn: proof-number search
-    bool quiet = false;
-    std::string memory;
-    std::uint64_t max_nodes = 0;
-    int table_max_pieces = 0;
-    std::string gap;                 ///< --gap SQ,SQ: only that gap's start position
-    std::string certificate;         ///< --certificate FILE: write the proof (with --search)
-    std::string work;                ///< --work DIR: checkpoints of a long search (with --search)
-    std::uint64_t checkpoint = 300;  ///< --checkpoint SECONDS between checkpoints
-    int threads = 1;                 ///< -j: threads of the proof search
-};
-
 /// `konane solve POSITION --wdl`.
 int run_solve_wdl(const SolveArgs& a);
-
-/// `konane openings --search`: every opening decided by proof search.
-int run_openings_search(const OpeningsArgs& a);
 
 /// The same in words, for the `game:` line: e.g. "jumps (no opening of ruleset brainking leaves
 /// this position, so it is played by jumps)".
