@@ -1,5 +1,5 @@
 // The text the command prints for moves, perft counts and answers, written once over the board
-// type (Board, and the wide boards past 64 squares: cli/cmd_wide.cpp).
+// type (Board, and the wide boards past 64 squares, core/wide.hpp).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/common.hpp"
 #include "cli/json.hpp"
+#include "core/notation.hpp"
 #include "core/outcome.hpp"
 #include "core/value.hpp"
 #include "probe/answer.hpp"
@@ -104,6 +106,15 @@ inline void print_perft(json head, int depth, std::uint64_t nodes, bool as_json)
     } else {
         std::printf("%llu\n", static_cast<unsigned long long>(nodes));
     }
+}
+
+/// The exit for a position the table does not hold: a message suggesting `solve`.
+inline int not_stored(const char* cmd, const std::string& what, const Board& b, Position p) {
+    std::fprintf(stderr,
+                 "konane %s: %s\n  the table holds the positions reachable from its openings; "
+                 "search finds any position's value: konane solve '%s'\n",
+                 cmd, safe_message(what).c_str(), format_position(b, p).c_str());
+    return kNotStored;
 }
 
 }  // namespace konane::cli

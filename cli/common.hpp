@@ -114,14 +114,18 @@ inline format::OpenOptions open_options(const std::string& text, format::Load ab
     return format::OpenOptions{text.empty() ? absent : format::parse_load(text)};
 }
 
-/// Registration functions, one per source file.
-void add_rules_commands(CLI::App& app, Commands& out);       // moves, perft
+/// Registration functions, one per command, each in the file of its name (cli/cmd_NAME.cpp);
+/// main.cpp calls them in the order `konane --help` lists the commands.
+void add_moves_command(CLI::App& app, Commands& out);        // moves
+void add_perft_command(CLI::App& app, Commands& out);        // perft
 void add_generate_command(CLI::App& app, Commands& out);     // generate
 void add_info_command(CLI::App& app, Commands& out);         // info
 void add_openings_command(CLI::App& app, Commands& out);     // openings
 void add_verify_command(CLI::App& app, Commands& out);       // verify
 void add_upgrade_command(CLI::App& app, Commands& out);      // upgrade
-void add_probe_commands(CLI::App& app, Commands& out);       // probe, analyse, solve
+void add_probe_command(CLI::App& app, Commands& out);        // probe
+void add_analyse_command(CLI::App& app, Commands& out);      // analyse
+void add_solve_command(CLI::App& app, Commands& out);        // solve
 void add_check_proof_command(CLI::App& app, Commands& out);  // check-proof
 void add_serve_command(CLI::App& app, Commands& out);        // serve
 void add_value_command(CLI::App& app, Commands& out);        // value

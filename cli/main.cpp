@@ -37,13 +37,16 @@ int main(int argc, char** argv) {
     // certificate's writer too), instead of SIGXFSZ ending the process without a word.
     ::signal(SIGXFSZ, SIG_IGN);
     Commands commands;
-    add_rules_commands(app, commands);
+    add_moves_command(app, commands);
+    add_perft_command(app, commands);
     add_generate_command(app, commands);
     add_info_command(app, commands);
     add_openings_command(app, commands);
     add_verify_command(app, commands);
     add_upgrade_command(app, commands);
-    add_probe_commands(app, commands);
+    add_probe_command(app, commands);
+    add_analyse_command(app, commands);
+    add_solve_command(app, commands);
     add_check_proof_command(app, commands);
     add_serve_command(app, commands);
     add_value_command(app, commands);
