@@ -31,6 +31,7 @@
 #include "probe/probe.hpp"
 #include "python/module.hpp"
 #include "python/stoppable.hpp"
+#include "query/tables.hpp"
 
 using namespace pybind11::literals;
 
@@ -156,11 +157,11 @@ class PyEngine {
             }
             o.table = std::move(tb);
         }
-        o.rules = rules ? parse_ruleset(*rules) : o.table ? o.table->rules() : Ruleset::Brainking;
-        if (o.table && o.table->rules() != o.rules)
-            throw std::invalid_argument(std::string("rules='") + *rules +
-                                        "' differs from the table's ruleset " +
-                                        ruleset_name(o.table->rules()));
+        o.rules = rules ? parse_ruleset(*rules) : Ruleset::Brainking;
+        if (o.table) {
+            o.rules = query::table_rules(*o.table, o.table->table().path().string(), board_,
+                                         rules ? std::optional(o.rules) : std::nullopt, "rules=");
+        }
         rules_ = o.rules;
         py::gil_scoped_release release;
         engine_ = std::make_unique<engine::Engine>(board_, std::move(o));
@@ -190,7 +191,7 @@ class PyEngine {
             throw py::type_error("position: expected a konane.Position or a str, got " +
                                  std::string(py::str(py::type::handle_of(p).attr("__name__"))));
         }
-        if (text.find(' ') == std::string::npos) text += " b";
+        text = with_side(std::move(text));
         return parse_position(text, &board_).position;
     }
 

@@ -21,6 +21,8 @@
 #include "probe/search.hpp"
 #include "python/module.hpp"
 #include "python/stoppable.hpp"
+#include "query/proof.hpp"
+#include "query/tables.hpp"
 
 using namespace pybind11::literals;
 
@@ -73,15 +75,14 @@ SearchSetup search_setup(const PositionArg& position, const std::optional<std::s
     } else {
         s.at = std::get<PyPosition>(position);
     }
-    if (tb && !(tb->board() == s.at.board)) {
-        throw py::value_error("the position is for a " + s.at.board.name() + " board, the table " +
-                              table_path + " for a " + tb->board().name() + " board");
-    }
-    if (rules) {
-        s.at.rules = konane::parse_ruleset(*rules);
-        if (tb && tb->rules() != s.at.rules) {
-            throw py::value_error("rules='" + *rules + "' differs from the table's ruleset " +
-                                  konane::ruleset_name(tb->rules()));
+    if (rules) s.at.rules = konane::parse_ruleset(*rules);
+    if (tb) {
+        try {
+            s.at.rules = konane::query::table_rules(
+                *tb, table_path, s.at.board, rules ? std::optional(s.at.rules) : std::nullopt,
+                "rules=");
+        } catch (const std::invalid_argument& e) {
+            throw py::value_error(e.what());
         }
     }
     s.options.rules = s.at.rules;
@@ -139,53 +140,43 @@ std::string undecided(std::uint64_t max_nodes) {
            " nodes (raise max_nodes, or memory)";
 }
 
-/// outcome(wdl=True): the outcome class by two proof searches (Black to move, White to move)
-/// sharing one transposition table. Raises SearchLimit when either is undecided.
-py::object outcome_wdl(const SearchSetup& s, std::size_t memory, std::uint64_t max_nodes) {
+/// The proof answer of s.at (query/proof.hpp prove(), with both sides when `both`), searched
+/// without the GIL; Ctrl-C stops it (KeyboardInterrupt). Raises SearchLimit when undecided
+/// within max_nodes.
+konane::query::ProofAnswer prove(const SearchSetup& s, std::size_t memory, std::uint64_t max_nodes,
+                                 bool both) {
     konane::ProofOptions o;
     o.rules = s.at.rules;
     o.jumps_only = s.options.jumps_only;
     o.memory_bytes = memory;
     o.max_nodes = max_nodes;
     ProofSignals signals;
-    std::optional<bool> black, white;
+    std::optional<konane::query::ProofAnswer> a;
     try {
         py::gil_scoped_release release;
         konane::ProofSearch search(s.at.board, o, s.table);
         signals.attach(search);
-        black = search.solve(Position{s.at.pos.occ, Color::Black}).win;
-        if (black) white = search.solve(Position{s.at.pos.occ, Color::White}).win;
+        a = konane::query::prove(search, s.at.pos, both);
     } catch (const Interrupted&) {
         signals.raise();
     }
-    if (!black || !white) throw konane::SearchLimit(undecided(max_nodes));
-    return g_types.outcome(konane::outcome_name(
-        konane::outcome_of(konane::Value{*black, 0}, konane::Value{*white, 0})));
+    if (!a->decided()) throw konane::SearchLimit(undecided(max_nodes));
+    return *a;
+}
+
+/// outcome(wdl=True): the outcome class by two proof searches (Black to move, White to move)
+/// sharing one transposition table. Raises SearchLimit when either is undecided.
+py::object outcome_wdl(const SearchSetup& s, std::size_t memory, std::uint64_t max_nodes) {
+    return g_types.outcome(konane::outcome_name(*prove(s, memory, max_nodes, true).outcome));
 }
 
 /// solve(wdl=True): win or loss of s.at by proof search. Raises SearchLimit when undecided
 /// within max_nodes.
 py::object solve_wdl(const SearchSetup& s, std::size_t memory, std::uint64_t max_nodes) {
-    konane::ProofOptions o;
-    o.rules = s.at.rules;
-    o.jumps_only = s.options.jumps_only;
-    o.memory_bytes = memory;
-    o.max_nodes = max_nodes;
-    ProofSignals signals;
-    std::optional<konane::ProofResult> r;
-    try {
-        py::gil_scoped_release release;
-        konane::ProofSearch search(s.at.board, o, s.table);
-        signals.attach(search);
-        r = search.solve(s.at.pos);
-    } catch (const Interrupted&) {
-        signals.raise();
-    }
-    if (!r->win) throw konane::SearchLimit(undecided(max_nodes));
+    const konane::query::ProofAnswer a = prove(s, memory, max_nodes, false);
     py::object move = py::none();
-    if (r->winning_move) move = py::str(konane::format_move(s.at.board, r->winning_move->move));
-    return g_types.proof_solution(*r->win, move, r->nodes, r->seconds, r->cpu_seconds,
-                                  r->table_hits);
+    if (a.winning_move) move = py::str(konane::format_move(s.at.board, *a.winning_move));
+    return g_types.proof_solution(*a.win, move, a.nodes, a.seconds, a.cpu_seconds, a.table_hits);
 }
 
 /// openings(board, search=True): every opening of the board decided by proof search.
@@ -212,13 +203,10 @@ py::object openings_search(const BoardArg& board, bool search,
     std::optional<konane::Tablebase> tb;
     if (table) {
         tb = table->handle();
-        if (!(tb->board() == b)) {
-            throw py::value_error("the board is " + b.name() + ", the table " + table->path() +
-                                  " is for a " + tb->board().name() + " board");
-        }
-        if (tb->rules() != o.rules) {
-            throw py::value_error("rules='" + *rules + "' differs from the table's ruleset " +
-                                  konane::ruleset_name(tb->rules()));
+        try {
+            konane::query::table_rules(*tb, table->path(), b, o.rules, "rules=");
+        } catch (const std::invalid_argument& e) {
+            throw py::value_error(e.what());
         }
     }
     ProofSignals signals;

@@ -17,6 +17,8 @@
 #include "core/notation.hpp"
 #include "python/module.hpp"
 #include "python/stoppable.hpp"
+#include "query/budget.hpp"
+#include "query/value.hpp"
 #include "solver/estimate.hpp"
 
 using namespace pybind11::literals;
@@ -53,55 +55,39 @@ Raises SearchLimit when over either limit, ValueError for bad input.)";
             throw py::value_error("max_positions: expected 0 (no limit but memory) to 2**40, got " +
                                   std::to_string(max_positions));
         }
-        const std::uint64_t budget =
+        const std::uint64_t bytes =
             memory ? memory_arg(*memory) : konane::solver::default_memory_budget();
-        const std::uint64_t by_memory = budget / konane::cgt::kValueBytesPerPosition;
-        if (by_memory == 0) {
-            throw py::value_error("memory: " + std::to_string(budget) + " bytes is too small (" +
-                                  std::to_string(konane::cgt::kValueBytesPerPosition) +
-                                  " bytes a position)");
-        }
-        const auto asked = static_cast<std::uint64_t>(max_positions);
-        const bool memory_binds = asked == 0 || by_memory < asked;
+        const konane::query::PositionBudget budget = [&] {
+            try {
+                return konane::query::position_budget(
+                    bytes, static_cast<std::uint64_t>(max_positions),
+                    konane::cgt::kValueBytesPerPosition, "memory");
+            } catch (const std::invalid_argument& e) {
+                throw py::value_error(e.what());
+            }
+        }();
         konane::cgt::GameStore store;
-        konane::cgt::ValueOptions opt;
-        opt.max_positions = static_cast<std::size_t>(memory_binds ? by_memory : asked);
-        opt.max_games = static_cast<std::size_t>(std::max<std::uint64_t>(by_memory * 4, 1024));
-        konane::cgt::GameId g;
-        std::vector<std::pair<std::uint64_t, konane::cgt::GameId>> parts;
-        konane::cgt::Thermal th;
-        try {
-            run_stoppable([&](const std::atomic<bool>& stop) {
-                opt.should_stop = [&stop] { return stop ? std::string("interrupted") : ""; };
-                konane::cgt::Valuer v(b, store, opt);
-                g = v.value(p.occ);
-                for (std::uint64_t r : v.regions_of(p.occ))
-                    parts.emplace_back(r, v.value(r));
-                th = store.thermal(g);
-            });
-        } catch (const konane::cgt::ValueLimit& e) {
-            throw konane::cgt::ValueLimit(std::string("value ") + e.what() + " (" +
-                                          (memory_binds ? "the memory budget " +
-                                                              std::to_string(budget >> 20) +
-                                                              " MiB allows that many; memory="
-                                                        : std::string("max_positions=")) +
-                                          ")");
-        }
+        konane::cgt::ValueOptions opt = konane::query::value_options(budget);
+        std::optional<konane::query::ValueAnswer> a;
+        run_stoppable([&](const std::atomic<bool>& stop) {
+            opt.should_stop = [&stop] { return stop ? std::string("interrupted") : ""; };
+            konane::cgt::Valuer v(b, store, opt);
+            a = konane::query::value_answer(v, p.occ, budget, "memory=", "max_positions=");
+        });
         const py::object fraction = py::module_::import("fractions").attr("Fraction");
         auto rows = [&](std::uint64_t occ) {
             const std::string t = konane::format_position(b, Position{occ, Color::Black});
             return t.substr(0, t.find(' '));
         };
         py::dict d;
-        d["value"] = store.format(g, {ascii});
-        const auto o = store.outcome(g);
-        d["outcome"] = konane::cgt::outcome_letter(o);
-        d["outcome_name"] = konane::outcome_name(konane::cgt::konane_outcome(o));
-        d["number"] = store.as_number(g).has_value();
-        d["mean"] = fraction(th.mean.num(), th.mean.den());
-        d["temperature"] = fraction(th.temperature.num(), th.temperature.den());
+        d["value"] = store.format(a->value, {ascii});
+        d["outcome"] = konane::cgt::outcome_letter(a->outcome);
+        d["outcome_name"] = konane::outcome_name(konane::cgt::konane_outcome(a->outcome));
+        d["number"] = a->number;
+        d["mean"] = fraction(a->thermal.mean.num(), a->thermal.mean.den());
+        d["temperature"] = fraction(a->thermal.temperature.num(), a->thermal.temperature.den());
         py::list regions;
-        for (const auto& [r, rv] : parts)
+        for (const auto& [r, rv] : a->regions)
             regions.append(py::make_tuple(rows(r), store.format(rv, {ascii})));
         d["regions"] = regions;
         return d;
@@ -111,9 +97,8 @@ Raises SearchLimit when over either limit, ValueError for bad input.)";
         [value_of](const std::variant<PyPosition, std::string>& position, bool ascii,
                    std::int64_t max_positions, const std::optional<MemoryArg>& memory) {
             if (const auto* text = std::get_if<std::string>(&position)) {
-                std::string t = *text;
-                if (t.find(' ') == std::string::npos) t += " b";  // the side does not matter
-                const auto parsed = konane::parse_position(t);
+                // The side to move does not enter a value: it may be left out.
+                const auto parsed = konane::parse_position(konane::with_side(*text));
                 return value_of(parsed.board, parsed.position, ascii, max_positions, memory);
             }
             const auto& p = std::get<PyPosition>(position);

@@ -159,6 +159,14 @@ def test_proof_search_limits_and_bad_input(tb4):
         konane.openings("5x5", table=tb4)
     with pytest.raises(ValueError, match="ruleset"):
         konane.openings("4x4", table=tb4, rules="any")
+    # The table's fit is checked in one place (query/tables.hpp): the same words for every call.
+    with pytest.raises(ValueError, match="the position is for a 5x5 board, the table .* is for a "
+                                         "4x4 board"):
+        konane.solve(konane.Position.start("5x5"), wdl=True, table=tb4)
+    for call in (lambda: konane.solve("xoxo/oxox/xo.o/oxox b", wdl=True, table=tb4, rules="any"),
+                 lambda: konane.Engine("4x4", table=tb4, rules="any")):
+        with pytest.raises(ValueError, match="rules=any differs from the table's ruleset brainking"):
+            call()
 
 
 def test_outcome_wdl_and_letters():
