@@ -1,4 +1,4 @@
-// `konane serve`: explore tables in a browser (cli/serve.hpp).
+// `konane serve`: explore tables in a browser (serve/serve.hpp).
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -13,7 +13,7 @@
 
 #include "cli/common.hpp"
 #include "cli/help.hpp"
-#include "cli/serve.hpp"
+#include "serve/serve.hpp"
 
 namespace konane::cli {
 

@@ -21,9 +21,9 @@
 #include "cgt/game.hpp"
 #include "cgt/konane.hpp"
 #include "cli/json.hpp"
-#include "cli/serve.hpp"
 #include "core/notation.hpp"
 #include "probe/search.hpp"
+#include "serve/serve.hpp"
 #include "solver/solve.hpp"
 
 using namespace konane;

@@ -1,4 +1,4 @@
-// `konane serve`'s server (cli/serve.hpp), in process on a loopback port: every endpoint against
+// `konane serve`'s server (serve/serve.hpp), in process on a loopback port: every endpoint against
 // the probe library, the table chosen by board and ruleset, errors as JSON 4xx, and many
 // clients at once.
 #include <arpa/inet.h>
@@ -26,7 +26,6 @@
 #include <catch2/catch.hpp>
 
 #include "cli/json.hpp"
-#include "cli/serve.hpp"
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "format/table.hpp"
@@ -34,6 +33,7 @@
 #include "probe/answer.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
+#include "serve/serve.hpp"
 #include "solver/solve.hpp"
 #include "tests/cli_helpers.hpp"
 

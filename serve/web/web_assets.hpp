@@ -1,4 +1,5 @@
-// The page of `konane serve`, compiled into the binary (cli/web/, embedded by cli/embed.cmake).
+// The page of `konane serve`, compiled into the binary (serve/web/, embedded by
+// serve/web/embed.cmake).
 #pragma once
 
 #include <span>
@@ -13,7 +14,7 @@ struct WebAsset {
     std::string_view content;
 };
 
-/// Every file of the page (generated at build time from cli/web/).
+/// Every file of the page (generated at build time from serve/web/).
 std::span<const WebAsset> web_assets();
 
 }  // namespace konane::cli

@@ -1,5 +1,5 @@
-// `konane serve`'s server (cli/serve.hpp): routes, table choice, errors as JSON.
-#include "cli/serve.hpp"
+// `konane serve`'s server (serve/serve.hpp): routes, table choice, errors as JSON.
+#include "serve/serve.hpp"
 
 #include <netdb.h>
 #include <poll.h>
@@ -36,7 +36,6 @@
 #include "cli/engine_json.hpp"
 #include "cli/json.hpp"
 #include "cli/value_json.hpp"
-#include "cli/web_assets.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "core/wide.hpp"
@@ -49,6 +48,7 @@
 #include "probe/search.hpp"
 #include "query/proof.hpp"
 #include "query/value.hpp"
+#include "serve/web/web_assets.hpp"
 
 namespace konane::cli {
 
