@@ -1,4 +1,4 @@
-// `konane serve`: explore tables in a browser (serve/serve.hpp).
+// `konane serve`: explore tables in a browser (the server: serve/api.hpp, serve/http.hpp).
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -13,11 +13,17 @@
 
 #include "cli/common.hpp"
 #include "cli/help.hpp"
-#include "serve/serve.hpp"
+#include "serve/api.hpp"
+#include "serve/http.hpp"
 
 namespace konane::cli {
 
 namespace {
+
+using serve::ApiServer;
+using serve::is_loopback_host;
+using serve::serve_url;
+using serve::ServeOptions;
 
 struct ServeArgs {
     std::vector<std::string> files;

@@ -5,7 +5,7 @@
 #include <span>
 #include <string_view>
 
-namespace konane::cli {
+namespace konane::serve {
 
 /// One file of the page: its URL path ("/", "/app.js", ...), MIME type and content.
 struct WebAsset {
@@ -17,4 +17,4 @@ struct WebAsset {
 /// Every file of the page (generated at build time from serve/web/).
 std::span<const WebAsset> web_assets();
 
-}  // namespace konane::cli
+}  // namespace konane::serve

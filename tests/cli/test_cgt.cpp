@@ -23,7 +23,7 @@
 #include "cli/json.hpp"
 #include "core/notation.hpp"
 #include "probe/search.hpp"
-#include "serve/serve.hpp"
+#include "serve/api.hpp"
 #include "solver/solve.hpp"
 
 using namespace konane;
@@ -397,9 +397,9 @@ TEST_CASE("cgt: GET /api/value answers konane value --json's object", "[cgt][ser
     g.threads = 1;
     g.output = dir / "konane-3x3-brainking.kbt";
     solver::generate(g);
-    cli::ServeOptions o;
+    serve::ServeOptions o;
     o.search_limit = 50;
-    cli::ApiServer server({g.output}, o);
+    serve::ApiServer server({g.output}, o);
     const int port = server.bind("127.0.0.1", 0);
     std::thread thread([&] { server.listen(); });
     server.wait_until_ready();

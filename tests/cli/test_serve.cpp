@@ -1,6 +1,6 @@
-// `konane serve`'s server (serve/serve.hpp), in process on a loopback port: every endpoint against
-// the probe library, the table chosen by board and ruleset, errors as JSON 4xx, and many
-// clients at once.
+// `konane serve`'s server (serve/api.hpp over serve/http.hpp), in process on a loopback port:
+// every endpoint against the probe library, the table chosen by board and ruleset, errors as
+// JSON 4xx, and many clients at once.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -33,7 +33,8 @@
 #include "probe/answer.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
-#include "serve/serve.hpp"
+#include "serve/api.hpp"
+#include "serve/http.hpp"
 #include "solver/solve.hpp"
 #include "tests/cli_helpers.hpp"
 
@@ -75,10 +76,10 @@ const Tables& tables() {
 
 /// A server on a free loopback port, answering on its own thread until destroyed.
 struct Running {
-    cli::ApiServer server;
+    serve::ApiServer server;
     int port;
     std::thread thread;
-    explicit Running(const cli::ServeOptions& o = {},
+    explicit Running(const serve::ServeOptions& o = {},
                      const std::vector<fs::path>& files = tables().files)
         : server(files, o), port(server.bind("127.0.0.1", 0)) {
         thread = std::thread([this] { server.listen(); });
@@ -264,7 +265,7 @@ TEST_CASE("serve: the API answers as the probe library and the --json objects", 
 }
 
 TEST_CASE("serve: bad requests get a 4xx JSON message and the server keeps serving", "[serve]") {
-    cli::ServeOptions o;
+    serve::ServeOptions o;
     o.search_limit = 1000;
     Running r(o);
     auto c = r.client();
@@ -346,9 +347,9 @@ TEST_CASE("serve: many clients at once get the right answers", "[serve]") {
 }
 
 TEST_CASE("serve: refuses two tables of one board and ruleset", "[serve]") {
-    CHECK_THROWS_WITH(cli::ApiServer({tables().files[0], tables().files[0]}),
+    CHECK_THROWS_WITH(serve::ApiServer({tables().files[0], tables().files[0]}),
                       Catch::Contains("are both tables of 4x4 brainking"));
-    cli::ApiServer s({tables().files[0]});
+    serve::ApiServer s({tables().files[0]});
     CHECK_THROWS_WITH(s.bind("127.0.0.1", 70000), Catch::Contains("outside 0..65535"));
 }
 
@@ -380,7 +381,7 @@ TEST_CASE("serve: --check refuses a table with a damaged block that a lazy open 
     for (long at : {size / 2, size / 3, 2 * size / 3, size / 4, 3 * size / 5}) {
         flip(at);
         try {
-            cli::ApiServer lazy({bad});
+            serve::ApiServer lazy({bad});
             lazy_ok = true;
             break;
         } catch (const format::FormatError&) {
@@ -388,10 +389,10 @@ TEST_CASE("serve: --check refuses a table with a damaged block that a lazy open 
         }
     }
     REQUIRE(lazy_ok);
-    cli::ServeOptions check;
+    serve::ServeOptions check;
     check.check = true;
-    CHECK_THROWS_WITH(cli::ApiServer({bad}, check), Catch::Contains("checksum mismatch"));
-    CHECK_NOTHROW(cli::ApiServer({tables().files[0]}, check));
+    CHECK_THROWS_WITH(serve::ApiServer({bad}, check), Catch::Contains("checksum mismatch"));
+    CHECK_NOTHROW(serve::ApiServer({tables().files[0]}, check));
     const test::Run r = test::run("serve " + test::quote(bad.string()) + " --check --port 0");
     CHECK(r.code == 2);
     CHECK_THAT(r.out, Catch::Contains("checksum mismatch"));
@@ -480,7 +481,7 @@ std::string get(const std::string& target, const std::string& extra = "") {
 }  // namespace
 
 TEST_CASE("serve: slow and idle connections delay no other client, and time out", "[serve]") {
-    cli::ServeOptions o;
+    serve::ServeOptions o;
     o.request_timeout = std::chrono::milliseconds(1500);
     Running r(o);
     // 40 connections that send one header line, then a byte every 100 ms, never ending their
@@ -518,7 +519,7 @@ TEST_CASE("serve: slow and idle connections delay no other client, and time out"
 }
 
 TEST_CASE("serve: connections are bounded in all and per client address", "[serve]") {
-    cli::ServeOptions o;
+    serve::ServeOptions o;
     o.max_connections_per_client = 3;
     o.max_connections = 5;
     Running r(o);
@@ -546,7 +547,7 @@ TEST_CASE("serve: connections are bounded in all and per client address", "[serv
 }
 
 TEST_CASE("serve: every part of a request is bounded", "[serve]") {
-    cli::ServeOptions o;
+    serve::ServeOptions o;
     Running r(o);
     struct Case {
         std::string request;
@@ -636,7 +637,7 @@ TEST_CASE("serve: pipelined requests, methods other than GET, and Range", "[serv
 }
 
 TEST_CASE("serve: a search waits for no slot and delays no probe", "[serve]") {
-    cli::ServeOptions o;
+    serve::ServeOptions o;
     o.search_slots = 1;
     Running r(o);
     // Searches of about a second each, several at once: with one slot, the others are told to
@@ -685,9 +686,9 @@ TEST_CASE(
     const auto positions = sample(tb, 30, 7);
     // The table mapped: the served bytes are the file's (a table read into memory keeps its
     // copy: the next test).
-    cli::ServeOptions options;
+    serve::ServeOptions options;
     options.load = format::Load::map;
-    cli::ApiServer server({file}, options);
+    serve::ApiServer server({file}, options);
     const int port = server.bind("127.0.0.1", 0);
     std::thread th([&] { server.listen(); });
     server.wait_until_ready();
@@ -750,9 +751,9 @@ TEST_CASE("serve: a table read into memory answers from its copy when the file i
     solver::generate(g);
     const std::string good = test::slurp(file);
     const auto positions = sample(Tablebase::open(file), 30, 7);
-    cli::ServeOptions options;
+    serve::ServeOptions options;
     options.load = format::Load::memory;
-    cli::ApiServer server({file}, options);
+    serve::ApiServer server({file}, options);
     const int port = server.bind("127.0.0.1", 0);
     std::thread th([&] { server.listen(); });
     server.wait_until_ready();
@@ -911,9 +912,9 @@ TEST_CASE("serve: --host takes IPv6 in brackets, prints a valid URL, warns when 
         CHECK_THAT(text, Catch::Contains("warning: listening on " + std::string(any) +
                                          ": the server is reachable from other machines"));
     }
-    CHECK(cli::serve_url("::", 80) == "http://[::]:80/");
-    CHECK(cli::serve_url("[::1]", 80) == "http://[::1]:80/");
-    CHECK(cli::serve_url("localhost", 8080) == "http://localhost:8080/");
+    CHECK(serve::serve_url("::", 80) == "http://[::]:80/");
+    CHECK(serve::serve_url("[::1]", 80) == "http://[::1]:80/");
+    CHECK(serve::serve_url("localhost", 8080) == "http://localhost:8080/");
 }
 
 namespace {
@@ -973,7 +974,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 TEST_CASE("serve: a value is bounded in time and waits for no slot", "[serve]") {
     // As found (issue 51): /api/value bounded positions, not time (hours on this row at the
     // default limit), waited up to 10 s for a slot and answered 503 without Retry-After.
-    cli::ServeOptions o;
+    serve::ServeOptions o;
     o.search_slots = 1;
     o.work_timeout = std::chrono::milliseconds(1500);
     Running r(o);
@@ -1003,7 +1004,7 @@ TEST_CASE("serve: a value is bounded in time and waits for no slot", "[serve]") 
 }
 
 TEST_CASE("serve: a value stops when its client goes and when the server stops", "[serve]") {
-    cli::ServeOptions o;
+    serve::ServeOptions o;
     o.search_slots = 1;
     o.work_timeout = std::chrono::minutes(10);
     const std::string slow = "/api/value?position=" + encode(slow_row());
@@ -1031,7 +1032,7 @@ TEST_CASE("serve: a value stops when its client goes and when the server stops",
 }
 
 TEST_CASE("serve: a search is bounded by the same time budget as a value", "[serve]") {
-    cli::ServeOptions o;
+    serve::ServeOptions o;
     o.work_timeout = std::chrono::milliseconds(1);
     Running r(o);
     // About a second of search (past 65,536 positions, where the budget is asked): stopped.
@@ -1149,7 +1150,7 @@ TEST_CASE(
         "/api/bestmove?position=" +
         encode("xoxoxoxo/oxoxoxox/xoxoxoxo/oxo..xox/xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox b");
     {
-        cli::ServeOptions o;
+        serve::ServeOptions o;
         o.work_timeout = std::chrono::milliseconds(1500);
         Running r(o);
         const auto t = std::chrono::steady_clock::now();
@@ -1165,7 +1166,7 @@ TEST_CASE(
         CHECK(j2["budget"]["depth"] == 100);
         CHECK(j2["depth"].get<int>() < 100);
     }
-    cli::ServeOptions o;
+    serve::ServeOptions o;
     o.search_slots = 1;
     o.work_timeout = std::chrono::minutes(10);
     {

@@ -1,6 +1,7 @@
-// `konane serve`: an HTTP server over the probe library (cpp-httplib) with a JSON API and a page
-// to explore the tables in a browser. The API answers with the objects of cli/json.hpp, the same
-// as `konane probe --json`, `konane solve --json` and `konane openings --json`.
+// `konane serve`'s API: the JSON endpoints over the probe library, the engine and the searches,
+// and the page to explore the tables in a browser, served by the HTTP front (serve/http.hpp).
+// The API answers with the objects of cli/json.hpp, the same as `konane probe --json`,
+// `konane solve --json` and `konane openings --json`.
 #pragma once
 
 #include <chrono>
@@ -12,10 +13,11 @@
 
 #include "format/table.hpp"
 
-namespace konane::cli {
+namespace konane::serve {
 
 /// Options of an ApiServer. Every part of a request and every connection is bounded, so that
-/// slow, idle or hostile clients cost the others little (docs/reliability.md, "The server").
+/// slow, idle or hostile clients cost the others little (docs/reliability.md, "The server");
+/// those bounds are the HTTP front's (serve/http.hpp, HttpOptions).
 struct ServeOptions {
     /// Most positions one search (/api/solve) may keep in its memo; past it the request is
     /// answered 422 with the limit named.
@@ -126,12 +128,4 @@ class ApiServer {
     std::unique_ptr<Impl> impl_;
 };
 
-/// The address of the page for host and port, as a browser takes it: http://HOST:PORT/, an
-/// IPv6 address in brackets (http://[::1]:8080/).
-std::string serve_url(const std::string& host, int port);
-
-/// Whether host names only this machine (localhost, 127.0.0.0/8, ::1), so that no other
-/// machine can reach a server listening on it.
-bool is_loopback_host(const std::string& host);
-
-}  // namespace konane::cli
+}  // namespace konane::serve
