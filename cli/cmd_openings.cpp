@@ -22,8 +22,8 @@
 #include "core/text.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
-#include "probe/proof.hpp"
-#include "probe/proof_certificate.hpp"
+#include "search/proof.hpp"
+#include "search/proof_certificate.hpp"
 
 namespace konane::cli {
 

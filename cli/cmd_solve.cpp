@@ -1,6 +1,6 @@
 // `konane solve`: any position's value by search, in every mode: with depths (a memoised search,
 // using a table's values with --table), win/loss by proof search (--wdl), and past 64 squares
-// (the search of probe/wide_search.hpp).
+// (the search of search/wide_search.hpp).
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -26,11 +26,11 @@
 #include "core/text.hpp"
 #include "core/wide.hpp"
 #include "probe/probe.hpp"
-#include "probe/proof.hpp"
-#include "probe/proof_certificate.hpp"
-#include "probe/search.hpp"
-#include "probe/wide_search.hpp"
 #include "query/proof.hpp"
+#include "search/proof.hpp"
+#include "search/proof_certificate.hpp"
+#include "search/search.hpp"
+#include "search/wide_search.hpp"
 #include "solver/solve.hpp"
 
 namespace konane::cli {
@@ -63,7 +63,7 @@ struct SolveArgs {
     std::uint64_t checkpoint = 300;  ///< --checkpoint SECONDS between checkpoints
     int threads = 1;                 ///< -j: threads of the proof search
 };
-/// `konane solve` on a wide board: the search of probe/wide_search.hpp (values, depths, every
+/// `konane solve` on a wide board: the search of search/wide_search.hpp (values, depths, every
 /// move, the perfect line; --both the outcome class); no table, no --wdl, no --gap.
 int run_solve_wide(const SolveArgs& a) {
     if (!a.table.empty()) throw UsageError("--table: tables are for boards of at most 64 squares");

@@ -20,8 +20,8 @@
 #include "probe/answer.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
-#include "probe/search.hpp"
 #include "query/proof.hpp"
+#include "search/search.hpp"
 
 namespace konane::cli {
 

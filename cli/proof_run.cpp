@@ -15,8 +15,8 @@
 #include "cli/common.hpp"
 #include "cli/json.hpp"
 #include "core/text.hpp"
-#include "probe/proof.hpp"
-#include "probe/proof_certificate.hpp"
+#include "search/proof.hpp"
+#include "search/proof_certificate.hpp"
 #include "solver/preflight.hpp"
 
 namespace konane::cli {

@@ -22,11 +22,11 @@
 #include "cli/json.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
-#include "probe/proof.hpp"
-#include "probe/proof_certificate.hpp"
 #include "process/read_file.hpp"
 #include "process/replace_file.hpp"
 #include "process/self.hpp"
+#include "search/proof.hpp"
+#include "search/proof_certificate.hpp"
 
 namespace konane::cli {
 

@@ -35,7 +35,7 @@ Outcome outcome_of(const Value& black_starts, const Value& white_starts);
 /// when some option wins for it, the other side when every option does (also when there is no
 /// option: the chooser cannot move and loses), and it is undecided (nullopt) otherwise (an
 /// undecided option and none winning for the chooser). Used by the openings of a table
-/// (probe/openings.hpp) and of the proof search (probe/proof.hpp search_openings).
+/// (probe/openings.hpp) and of the proof search (search/proof.hpp search_openings).
 class Verdict {
   public:
     explicit Verdict(Color chooser) : chooser_(chooser) {}

@@ -51,7 +51,7 @@ constexpr bool better(const Value& a, const Value& b) {
 }
 
 /// The perfect move among `moves` (better(), earliest on ties); nullopt when empty. MV is
-/// MoveValue or a wide board's (probe/wide_search.hpp WideMoveValue): any type with `value`.
+/// MoveValue or a wide board's (search/wide_search.hpp WideMoveValue): any type with `value`.
 template <class MV>
 std::optional<MV> pick_best(const std::vector<MV>& moves) {
     std::optional<MV> best;

@@ -2,7 +2,7 @@
 // the N-word bitboard WideBits<N>, with the rules (core/rules_generic.hpp) and the notation
 // (core/notation_generic.hpp) that the 64-bit Board uses, written once for both. Tables and
 // their 64-bit keys stay on the 64-bit Board; this is for the rules, moves, perft, the search
-// (probe/wide_search.hpp) and the values (cgt/wide.hpp).
+// (search/wide_search.hpp) and the values (cgt/wide.hpp).
 // Source of every rule: docs/rules.md.
 #pragma once
 

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "probe/proof.hpp"
+#include "search/proof.hpp"
 
 namespace konane::engine {
 

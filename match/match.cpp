@@ -15,7 +15,7 @@
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "match/gtp_client.hpp"
-#include "probe/proof.hpp"
+#include "search/proof.hpp"
 
 namespace konane::match {
 

@@ -8,8 +8,4 @@ std::optional<Answer> table_answer(const Tablebase& tb, Position p) {
     return Answer{p, *v, tb.moves(p), tb.perfect_line(p)};
 }
 
-Answer search_answer(Searcher& s, Position p) {
-    return engine_answer(s, p);
-}
-
 }  // namespace konane

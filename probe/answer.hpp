@@ -8,13 +8,12 @@
 
 #include "core/value.hpp"
 #include "probe/probe.hpp"
-#include "probe/search.hpp"
 
 namespace konane {
 
 /// The answer for one position: its value for the side to move, every legal move with its value
 /// for the mover (depth from before the move, legal_moves() order), and the perfect line. Pos
-/// and MV: Position and MoveValue (Answer), or a wide board's (probe/wide_search.hpp
+/// and MV: Position and MoveValue (Answer), or a wide board's (search/wide_search.hpp
 /// WideAnswer).
 template <class Pos, class MV>
 struct BasicAnswer {
@@ -27,7 +26,7 @@ struct BasicAnswer {
 /// The answer on boards of up to 64 squares.
 using Answer = BasicAnswer<Position, MoveValue>;
 
-/// The answer of an engine that values every position it is asked (Searcher, WideSearcher:
+/// The answer of an engine that values every position it is asked (search/: Searcher, WideSearcher:
 /// value(p), moves(p), perfect_line(p)) for p. Throws what the engine throws (SearchLimit).
 template <class Engine, class Pos>
 auto engine_answer(Engine& e, const Pos& p) {
@@ -39,8 +38,5 @@ auto engine_answer(Engine& e, const Pos& p) {
 /// @throws NotStored when it holds p but not one of its children; format::FormatError on a
 ///         damaged block.
 std::optional<Answer> table_answer(const Tablebase& tb, Position p);
-
-/// The answer of a search for p. @throws SearchLimit past the searcher's limit.
-Answer search_answer(Searcher& s, Position p);
 
 }  // namespace konane

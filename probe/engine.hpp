@@ -16,8 +16,8 @@ namespace konane {
 /// e.moves(p) returns a std::vector of move values (MoveValue, or a wide board's
 /// WideMoveValue) in legal_moves() order, each with `move`, `child` (a position of the same
 /// type as p) and `value` (core/value.hpp Value, depth counted from before the move).
-/// Satisfied by Tablebase (probe/probe.hpp), Searcher (probe/search.hpp) and WideSearcher
-/// (probe/wide_search.hpp); the proof search (probe/proof.hpp) answers only who wins, without
+/// Satisfied by Tablebase (probe/probe.hpp), Searcher (search/search.hpp) and WideSearcher
+/// (search/wide_search.hpp); the proof search (search/proof.hpp) answers only who wins, without
 /// depths, and has no moves().
 template <class Engine, class Pos>
 concept MoveValuer = requires(Engine& e, const Pos& p) {

@@ -9,9 +9,9 @@
 
 #include "format/table.hpp"
 #include "probe/probe.hpp"
-#include "probe/search.hpp"
 #include "process/resource_error.hpp"
 #include "python/module.hpp"
+#include "search/search.hpp"
 
 namespace konane::python {
 

@@ -1,6 +1,6 @@
 // The searches for positions no table holds: konane.solve() (value, moves and perfect line by
-// memoised negamax, probe/search.hpp; win or loss by proof search with wdl=True,
-// probe/proof.hpp), konane.outcome() (the outcome class) and konane.openings() (every opening of
+// memoised negamax, search/search.hpp; win or loss by proof search with wdl=True,
+// search/proof.hpp), konane.outcome() (the outcome class) and konane.openings() (every opening of
 // a board by proof search).
 #include <pybind11/pybind11.h>
 
@@ -17,12 +17,12 @@
 #include "probe/answer.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
-#include "probe/proof.hpp"
-#include "probe/search.hpp"
 #include "python/module.hpp"
 #include "python/stoppable.hpp"
 #include "query/proof.hpp"
 #include "query/tables.hpp"
+#include "search/proof.hpp"
+#include "search/search.hpp"
 
 using namespace pybind11::literals;
 
@@ -132,7 +132,7 @@ void def_search(py::module_& m, const char* name, Work work, Finish finish, Proo
 }
 
 // ----------------------------------------------------------------------------------------------
-// Proof search (probe/proof.hpp): win or loss without depth
+// Proof search (search/proof.hpp): win or loss without depth
 
 /// The message of a proof search stopped at its node limit.
 std::string undecided(std::uint64_t max_nodes) {
@@ -262,7 +262,7 @@ void bind_search(py::module_& m) {
 a board of up to 64 squares (1x64 .. 8x8 .. 64x1), by memoised negamax (for positions no table
 holds: single rows, positions from combinatorial game theory, boards too large for a table).
 Returns a Solution. With wdl=True: win or loss only (no depth, no line), by proof search
-(probe/proof.hpp: alpha-beta with a bounded transposition table), which decides positions the
+(search/proof.hpp: alpha-beta with a bounded transposition table), which decides positions the
 negamax cannot hold, such as the 6x6 openings, in seconds; returns a ProofSolution.
 
 position: a konane.Position or a string (parsed on table's board when a table is given).

@@ -1,6 +1,6 @@
 // The compiled half of the Python package konane, konane._konane (pybind11): positions and legal
 // moves (core/), tables (probe/probe.hpp, probe/openings.hpp), the searches for positions no
-// table holds (probe/search.hpp: values with depth; probe/proof.hpp: win/loss by proof search),
+// table holds (search/search.hpp: values with depth; search/proof.hpp: win/loss by proof search),
 // the generator (solver/solve.hpp: generate()), combinatorial game values (cgt/) and the engine
 // (engine/), one file per area (python/bind_*.cpp); the package (python/konane/) re-exports it
 // with the result types of konane/_results.py. docs/python.md is its reference. This file binds

@@ -23,8 +23,8 @@ struct PositionBudget {
                              std::string_view positions_option) const;
 };
 
-/// The budget of `memory_bytes` at `bytes_per_position` (probe/search.hpp
-/// kSearchBytesPerPosition, probe/wide_search.hpp kWideSearchBytesPerPosition, cgt/konane.hpp
+/// The budget of `memory_bytes` at `bytes_per_position` (search/search.hpp
+/// kSearchBytesPerPosition, search/wide_search.hpp kWideSearchBytesPerPosition, cgt/konane.hpp
 /// kValueBytesPerPosition), with `asked` positions at most (0: no limit but the memory's).
 /// @throws std::invalid_argument naming `memory_option` when the budget allows no position.
 PositionBudget position_budget(std::uint64_t memory_bytes, std::uint64_t asked,

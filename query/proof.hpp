@@ -10,7 +10,7 @@
 
 #include "core/board.hpp"
 #include "core/outcome.hpp"
-#include "probe/proof.hpp"
+#include "search/proof.hpp"
 
 namespace konane::query {
 

@@ -36,10 +36,10 @@
 #include "probe/analysis.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
-#include "probe/proof.hpp"
-#include "probe/search.hpp"
 #include "query/proof.hpp"
 #include "query/value.hpp"
+#include "search/proof.hpp"
+#include "search/search.hpp"
 #include "serve/http.hpp"
 #include "serve/web/web_assets.hpp"
 

@@ -5,7 +5,7 @@
 
 #include "core/notation.hpp"
 #include "probe/probe.hpp"
-#include "probe/search.hpp"
+#include "search/search.hpp"
 
 int main(int argc, char** argv) {
     if (argc < 2) {

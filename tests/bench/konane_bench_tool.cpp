@@ -49,7 +49,7 @@
 #include "index/mphf.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
-#include "probe/proof.hpp"
+#include "search/proof.hpp"
 #include "solver/entry_packing.hpp"
 #include "solver/enumerate.hpp"
 #include "solver/keyfile.hpp"

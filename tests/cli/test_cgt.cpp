@@ -22,7 +22,7 @@
 #include "cgt/konane.hpp"
 #include "cli/json.hpp"
 #include "core/notation.hpp"
-#include "probe/search.hpp"
+#include "search/search.hpp"
 #include "serve/api.hpp"
 #include "solver/solve.hpp"
 

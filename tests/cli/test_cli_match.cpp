@@ -9,7 +9,7 @@
 
 #include "core/notation.hpp"
 #include "match/match.hpp"
-#include "probe/proof.hpp"
+#include "search/proof.hpp"
 #include "tests/cli_helpers.hpp"
 #include "tests/temp_dir.hpp"
 

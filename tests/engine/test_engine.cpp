@@ -14,7 +14,7 @@
 #include "engine/review.hpp"
 #include "engine/search.hpp"
 #include "probe/probe.hpp"
-#include "probe/proof.hpp"
+#include "search/proof.hpp"
 #include "tests/table_fixture.hpp"
 
 namespace {

@@ -26,7 +26,7 @@
 #include "core/notation.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
-#include "probe/search.hpp"
+#include "search/search.hpp"
 #include "solver/solve.hpp"
 #include "tests/cli_helpers.hpp"
 #include "tests/reference.hpp"

@@ -9,11 +9,11 @@
 #include "cgt/konane.hpp"
 #include "core/notation.hpp"
 #include "core/outcome.hpp"
-#include "probe/proof.hpp"
 #include "query/budget.hpp"
 #include "query/proof.hpp"
 #include "query/tables.hpp"
 #include "query/value.hpp"
+#include "search/proof.hpp"
 #include "tests/reference.hpp"
 #include "tests/table_fixture.hpp"
 

@@ -1,4 +1,4 @@
-// Writing the proof of a verdict the proof search reached (probe/proof.hpp) as a certificate
+// Writing the proof of a verdict the proof search reached (search/proof.hpp) as a certificate
 // (cert/certificate.hpp, docs/certificate.md) that `konane check-proof` verifies without it.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include "cert/certificate.hpp"
 #include "cert/packed_keys.hpp"
-#include "probe/proof.hpp"
+#include "search/proof.hpp"
 
 namespace konane {
 

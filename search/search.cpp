@@ -1,4 +1,4 @@
-#include "probe/search.hpp"
+#include "search/search.hpp"
 
 #include <string>
 
@@ -91,6 +91,10 @@ std::optional<MoveValue> Searcher::best_move(Position p) {
 
 std::vector<MoveValue> Searcher::perfect_line(Position p) {
     return perfect_line_of(*this, p);
+}
+
+Answer search_answer(Searcher& s, Position p) {
+    return engine_answer(s, p);
 }
 
 }  // namespace konane

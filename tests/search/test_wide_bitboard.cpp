@@ -22,8 +22,8 @@
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "core/wide.hpp"
-#include "probe/search.hpp"
-#include "probe/wide_search.hpp"
+#include "search/search.hpp"
+#include "search/wide_search.hpp"
 #include "tests/cli_helpers.hpp"
 #include "tests/reference.hpp"
 

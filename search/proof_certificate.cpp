@@ -1,4 +1,4 @@
-#include "probe/proof_certificate.hpp"
+#include "search/proof_certificate.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-// Proof certificates (cert/, probe/proof_certificate.hpp, `konane check-proof`): the
+// Proof certificates (cert/, search/proof_certificate.hpp, `konane check-proof`): the
 // certificates of the proof search prove the tables' verdicts, and the checker refuses a changed
 // move, a removed reply's proof, a flipped winner, a wrong root and a damaged byte.
 #include <algorithm>
@@ -23,8 +23,8 @@
 #include "cert/check.hpp"
 #include "core/notation.hpp"
 #include "probe/openings.hpp"
-#include "probe/proof.hpp"
-#include "probe/proof_certificate.hpp"
+#include "search/proof.hpp"
+#include "search/proof_certificate.hpp"
 #include "tests/cli_helpers.hpp"
 #include "tests/reference.hpp"
 #include "tests/table_fixture.hpp"

@@ -16,8 +16,8 @@
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "core/symmetry.hpp"
-#include "probe/proof.hpp"
-#include "probe/search.hpp"
+#include "search/proof.hpp"
+#include "search/search.hpp"
 #include "solver/enumerate.hpp"
 #include "solver/estimate.hpp"
 #include "solver/solve.hpp"
@@ -389,7 +389,7 @@ TEST_CASE("wide boards: proof search and exact search agree on positions of 64-s
 TEST_CASE("wide boards: proof search of every opening on boards past 8 per side", "[proof][wide]") {
     // Every opening decided; a board and its transpose (1x64 and 64x1, 3x12 and 12x3: the
     // top-left square is Black's on both, so the transpose keeps colours) have one verdict.
-    // Tables check the openings of boards of up to 36 squares (tests/probe/test_proof.cpp).
+    // Tables check the openings of boards of up to 36 squares (tests/search/test_proof.cpp).
     auto verdict = [](int rows, int cols) {
         const Board b = Board::make(rows, cols);
         ProofOptions po;

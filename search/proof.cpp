@@ -1,4 +1,4 @@
-#include "probe/proof.hpp"
+#include "search/proof.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -16,6 +16,7 @@
 #include "core/movegen.hpp"
 #include "core/outcome.hpp"
 #include "core/symmetry.hpp"
+#include "probe/answer.hpp"
 #include "probe/probe.hpp"
 
 namespace konane {
@@ -111,6 +112,10 @@ class Searcher {
     std::unordered_map<Position, std::uint8_t, PosHash> memo_;
     std::uint64_t table_hits_ = 0, table_rejections_ = 0;
 };
+
+/// The answer of a search for p (probe/answer.hpp Answer: value, every move's value, the
+/// perfect line). @throws SearchLimit past the searcher's limit.
+Answer search_answer(Searcher& s, Position p);
 
 // Outcome, outcome_name() and outcome_of() are the game's: core/outcome.hpp (included here for
 // the users that found them in this header).

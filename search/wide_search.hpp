@@ -1,4 +1,4 @@
-// The search of probe/search.hpp on wide boards (core/wide.hpp, past 64 squares): memoised
+// The search of search/search.hpp on wide boards (core/wide.hpp, past 64 squares): memoised
 // negamax with the same depth rule (core/depth.hpp DepthAccumulator, rules.md "Values"), the
 // same move order and tie-break (core/value.hpp better()), positions reduced by the board's
 // symmetries; no table (tables stay on boards of up to 64 squares).
@@ -16,7 +16,7 @@
 #include "probe/answer.hpp"
 #include "probe/engine.hpp"
 #include "probe/probe.hpp"
-#include "probe/search.hpp"
+#include "search/search.hpp"
 
 namespace konane {
 
@@ -35,7 +35,7 @@ struct WideMoveValue {
 /// The answer for a position of a wide board (probe/answer.hpp BasicAnswer).
 using WideAnswer = BasicAnswer<BigPosition, WideMoveValue>;
 
-/// Memoised negamax on a wide board: probe/search.hpp Searcher's values and depths (the same
+/// Memoised negamax on a wide board: search/search.hpp Searcher's values and depths (the same
 /// rule, order and tie-break) without a table. Options: the ruleset, jumps_only, max_positions
 /// (throws SearchLimit past it) and progress, as Searcher's. Not thread-safe.
 class WideSearcher {

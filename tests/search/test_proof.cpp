@@ -1,4 +1,4 @@
-// The proof search (probe/proof.hpp), `konane solve --wdl`, `konane openings --search`, and the
+// The proof search (search/proof.hpp), `konane solve --wdl`, `konane openings --search`, and the
 // rule for positions no opening produces (core/board.hpp stage_of).
 // Verdicts are checked against tables generated here and against rules.md's public facts.
 #include <sys/wait.h>
@@ -20,7 +20,7 @@
 #include "core/notation.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
-#include "probe/proof.hpp"
+#include "search/proof.hpp"
 #include "solver/solve.hpp"
 #include "tests/cli_helpers.hpp"
 #include "tests/reference.hpp"
