@@ -276,7 +276,7 @@ void add_match_command(CLI::App& app, Commands& out) {
         ->check(decimal(1, 128));
     cmd->add_option("--timeout", a->timeout,
                     "Seconds an engine may take for one answer before it loses the game "
-                    "(default 10 x --time + 5, else 60)")
+                    "(default 10 x --time + 5, else 60; setting up a game: at least 30)")
         ->check(CLI::Range(0.01, kMaxSeconds));
     cmd->add_option("--openings", a->openings,
                     "all (every pair of Black's removal and White's reply, in turn), engine "

@@ -51,10 +51,11 @@ class Engines {
             if (c) c->quit();
     }
 
-    /// Sends `line` to engine e; a failure of the engine ends the game, lost by e.
-    GtpReply ask(int e, const std::string& line) {
+    /// Sends `line` to engine e, which has `timeout` seconds to answer (0: the match's); a
+    /// failure of the engine ends the game, lost by e.
+    GtpReply ask(int e, const std::string& line, double timeout = 0) {
         try {
-            return client_[e]->command(line, o_.timeout);
+            return client_[e]->command(line, timeout > 0 ? timeout : o_.timeout);
         } catch (const EngineFailure& f) {
             last_failure_[e] = client_[e]->exit_status();
             throw GameOver{e, Ending::Failed, std::string(kNames[e]) + ": " + f.what()};
@@ -62,8 +63,8 @@ class Engines {
     }
 
     /// Sends `line` to engine e, which must accept it (else it loses the game, Refused).
-    void order(int e, const std::string& line) {
-        const GtpReply r = ask(e, line);
+    void order(int e, const std::string& line, double timeout = 0) {
+        const GtpReply r = ask(e, line, timeout);
         if (!r.ok)
             throw GameOver{e, Ending::Refused,
                            std::string(kNames[e]) + " refused '" + excerpt(line) +
@@ -73,26 +74,27 @@ class Engines {
     /// Makes engine e ready for a new game on the match's board (started when it is not
     /// running, the board set and cleared, the clock and limits sent).
     void new_game(int e) {
+        const double setup = std::max(o_.timeout, kSetupSeconds);
         if (!client_[e] || !client_[e]->alive()) {
             if (client_[e]) client_[e]->kill();
             client_[e] = std::make_unique<GtpClient>(o_.engine[e], o_.quiet);
-            ask(e, "protocol_version");
-            if (o_.nodes) limit(e, "konane-nodes", std::to_string(o_.nodes));
-            if (o_.depth) limit(e, "konane-depth", std::to_string(o_.depth));
+            ask(e, "protocol_version", setup);
+            if (o_.nodes) limit(e, "konane-nodes", std::to_string(o_.nodes), setup);
+            if (o_.depth) limit(e, "konane-depth", std::to_string(o_.depth), setup);
         }
-        order(e, "boardsize " + o_.board.name());
-        order(e, "clear_board");
-        if (o_.seconds > 0) ask(e, "time_settings 0 " + number_text(o_.seconds) + " 1");
+        order(e, "boardsize " + o_.board.name(), setup);
+        order(e, "clear_board", setup);
+        if (o_.seconds > 0) ask(e, "time_settings 0 " + number_text(o_.seconds) + " 1", setup);
     }
 
     /// The status of engine e's process when it last failed (waitpid's), -1 if never.
     int last_failure(int e) const { return last_failure_[e]; }
 
   private:
-    void limit(int e, const std::string& command, const std::string& value) {
-        const GtpReply known = ask(e, "known_command " + command);
+    void limit(int e, const std::string& command, const std::string& value, double timeout) {
+        const GtpReply known = ask(e, "known_command " + command, timeout);
         if (known.ok && known.text == "true") {
-            ask(e, command + " " + value);
+            ask(e, command + " " + value, timeout);
         } else if (!warned_[e]) {
             warned_[e] = true;
             std::fprintf(stderr,

@@ -17,6 +17,10 @@
 namespace konane::match {
 
 /// The options of a match.
+/// The least seconds an engine is given to answer the commands that set up a game
+/// (MatchOptions::timeout).
+inline constexpr double kSetupSeconds = 30;
+
 struct MatchOptions {
     std::string engine[2];  ///< the shell command lines of engines A and B
     Board board = Board::make(8, 8);
@@ -34,6 +38,9 @@ struct MatchOptions {
     std::uint64_t nodes = 0;
     int depth = 0;
     /// The most seconds an engine may take for one answer; past it the engine loses the game.
+    /// The commands that set up a game (the first after a start, the limits, board, clear,
+    /// clock) may take max(timeout, kSetupSeconds): an engine's start-up (loading a table,
+    /// allocating its hash) is not a move.
     double timeout = 30;
     /// Proof-search nodes per position for adjudication (0: none), and the bytes of its table.
     std::uint64_t adjudicate_nodes = 200'000;

@@ -125,6 +125,19 @@ TEST_CASE("CLI: match survives engines that crash or hang or answer garbage", "[
     }
 }
 
+TEST_CASE("CLI: match gives an engine's start-up more than --timeout, never a move", "[cli]") {
+    // An engine that takes 2 s to start answers its first command after --timeout 1: setting up
+    // a game gets at least 30 s (match/match.hpp kSetupSeconds); its moves get 1 s.
+    const std::string slow_start = "sleep 2; exec " + engine("--nodes 500");
+    const json j = match_json(slow_start, engine("--nodes 500"),
+                              "--board 4x4 --games 2 --timeout 1 --adjudicate-nodes 0");
+    REQUIRE(j["games"].size() == 2);
+    for (const json& g : j["games"]) {
+        INFO(g.dump());
+        CHECK(g["ending"] != "engine failure");
+    }
+}
+
 TEST_CASE("CLI: match --record writes every game and the text output the score", "[cli]") {
     TempDir dir("match", KONANE_TEST_TMPDIR);
     const std::filesystem::path file = dir.path / "games.txt";
