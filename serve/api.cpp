@@ -83,20 +83,6 @@ struct Served {
     }
 };
 
-/// The bounds of the HTTP front, as the server's options give them.
-HttpOptions http_options(const ServeOptions& o) {
-    HttpOptions h;
-    h.max_body = o.max_body;
-    h.max_connections = o.max_connections;
-    h.max_connections_per_client = o.max_connections_per_client;
-    h.max_request_line = o.max_request_line;
-    h.max_header_bytes = o.max_header_bytes;
-    h.max_header_count = o.max_header_count;
-    h.request_timeout = o.request_timeout;
-    h.idle_timeout = o.idle_timeout;
-    return h;
-}
-
 /// The files of the page, compiled into the binary.
 std::vector<StaticFile> page_files() {
     std::vector<StaticFile> files;
@@ -117,9 +103,7 @@ struct ApiServer::Impl {
     HttpServer server;
 
     explicit Impl(const ServeOptions& o)
-        : options(o),
-          search_slots(std::max(1, o.search_slots)),
-          server(http_options(o), page_files()) {}
+        : options(o), search_slots(std::max(1, o.search_slots)), server(o, page_files()) {}
     ~Impl() { stopping = true; }
     Impl(const Impl&) = delete;
     Impl& operator=(const Impl&) = delete;

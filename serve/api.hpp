@@ -12,13 +12,15 @@
 #include <vector>
 
 #include "format/table.hpp"
+#include "serve/http.hpp"
 
 namespace konane::serve {
 
 /// Options of an ApiServer. Every part of a request and every connection is bounded, so that
 /// slow, idle or hostile clients cost the others little (docs/reliability.md, "The server");
-/// those bounds are the HTTP front's (serve/http.hpp, HttpOptions).
-struct ServeOptions {
+/// those bounds are the HTTP front's (serve/http.hpp, HttpOptions), which these extend with the
+/// API's own.
+struct ServeOptions : HttpOptions {
     /// Most positions one search (/api/solve) may keep in its memo; past it the request is
     /// answered 422 with the limit named.
     std::size_t search_limit = 2'000'000;
@@ -34,23 +36,6 @@ struct ServeOptions {
     /// Memory of the searches' tables of one /api/bestmove (an engine is made per request;
     /// search_slots of them may run at once).
     std::size_t engine_memory = std::size_t{32} << 20;
-    /// Largest request body accepted (bytes); larger ones get 413.
-    std::size_t max_body = 64 * 1024;
-    /// Most connections open at once, in all and from one client address; a connection over
-    /// either gets 503 with Retry-After and is closed. Each open connection has its own thread,
-    /// so a slow or idle one never delays another; these bound their number.
-    int max_connections = 512;
-    int max_connections_per_client = 256;
-    /// Largest request line (bytes, as cpp-httplib's 414), header section after it (bytes) and
-    /// number of header lines: past them 414, 431 and 431.
-    std::size_t max_request_line = 8192;
-    std::size_t max_header_bytes = 16 * 1024;
-    std::size_t max_header_count = 100;
-    /// Time a client has to send a whole request (line, headers and body) once it has started
-    /// it, or to start its first one after connecting: past it 408 and the connection closes.
-    std::chrono::milliseconds request_timeout{10'000};
-    /// Time a kept-alive connection may stay idle between requests before it is closed.
-    std::chrono::milliseconds idle_timeout{2'000};
     /// Check every checksum of every table when it is loaded (format::Table::verify_checksums):
     /// a damaged table is refused before serving, and the probes then hash no block (a large
     /// table's first probes are a little faster). Off: blocks are checked when first read.

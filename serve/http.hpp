@@ -24,7 +24,7 @@ namespace konane::serve {
 
 /// The bounds of an HttpServer: every part of a request and every connection is bounded, so
 /// that slow, idle or hostile clients cost the others little (docs/reliability.md, "The
-/// server"). The defaults and meanings are ServeOptions' (serve/api.hpp), which fills these.
+/// server"). ServeOptions (serve/api.hpp) extends them with the API's options.
 struct HttpOptions {
     /// Largest request body accepted (bytes); larger ones get 413.
     std::size_t max_body = 64 * 1024;
