@@ -101,8 +101,7 @@ int run_solve_wide(const SolveArgs& a) {
         }
     } catch (const SearchLimit& e) {
         progress.finish();
-        if (!budget.memory_binds) throw;
-        throw SearchLimit(fmt::format("{}; {}", e.what(), budget.limit_reason("--memory", "")));
+        throw search_limit(e, budget);
     }
     progress.finish();
     if (a.json) {
@@ -328,8 +327,7 @@ int run_solve(SolveArgs a) {
         }
     } catch (const SearchLimit& e) {
         progress.finish();
-        if (!budget.memory_binds) throw;
-        throw SearchLimit(fmt::format("{}; {}", e.what(), budget.limit_reason("--memory", "")));
+        throw search_limit(e, budget);
     }
     progress.finish();
     std::string source = fmt::format("search, ruleset {}{}", ruleset_name(opt.rules),

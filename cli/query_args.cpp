@@ -33,4 +33,9 @@ query::PositionBudget memory_budget(const std::string& memory, std::uint64_t ask
     }
 }
 
+SearchLimit search_limit(const SearchLimit& e, const query::PositionBudget& budget) {
+    if (!budget.memory_binds) return e;
+    return SearchLimit(std::string(e.what()) + "; " + budget.memory_note() + " (--memory)");
+}
+
 }  // namespace konane::cli

@@ -10,6 +10,7 @@
 #include "core/board.hpp"
 #include "probe/probe.hpp"
 #include "query/budget.hpp"
+#include "search/search.hpp"
 
 namespace konane::cli {
 
@@ -26,5 +27,9 @@ std::optional<Tablebase> open_table(const std::string& file, const std::string& 
 /// malformed TEXT or a budget too small for one position.
 query::PositionBudget memory_budget(const std::string& memory, std::uint64_t asked,
                                     std::size_t bytes_per_position);
+
+/// The SearchLimit a search under `budget` (memory_budget()) raises: e itself when the asked
+/// limit bound, else e's message then "; the memory budget N MiB allows that many (--memory)".
+SearchLimit search_limit(const SearchLimit& e, const query::PositionBudget& budget);
 
 }  // namespace konane::cli

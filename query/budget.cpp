@@ -4,11 +4,14 @@
 
 namespace konane::query {
 
+std::string PositionBudget::memory_note() const {
+    return "the memory budget " + std::to_string(memory_bytes >> 20) + " MiB allows that many";
+}
+
 std::string PositionBudget::limit_reason(std::string_view memory_option,
                                          std::string_view positions_option) const {
     if (!memory_binds) return std::string(positions_option);
-    return "the memory budget " + std::to_string(memory_bytes >> 20) + " MiB allows that many; " +
-           std::string(memory_option);
+    return memory_note() + "; " + std::string(memory_option);
 }
 
 PositionBudget position_budget(std::uint64_t memory_bytes, std::uint64_t asked,

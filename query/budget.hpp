@@ -16,9 +16,12 @@ struct PositionBudget {
     std::size_t positions = 0;    ///< the limit that holds: the smaller of by_memory and the asked
     bool memory_binds = false;    ///< true when by_memory is that limit (or none was asked)
 
-    /// What to raise when the limit is reached, after the searcher's own message: "the memory
-    /// budget N MiB allows that many; MEMORY_OPTION" when the memory binds, else
-    /// `positions_option` (the front end's names of its two options: "--memory", "memory=").
+    /// "the memory budget N MiB allows that many" (N: memory_bytes in MiB, rounded down).
+    std::string memory_note() const;
+
+    /// What to raise when the valuer's limit is reached, after its own message: memory_note()
+    /// then "; MEMORY_OPTION" when the memory binds, else `positions_option` (the front end's
+    /// names of its two options: "--memory", "memory=").
     std::string limit_reason(std::string_view memory_option,
                              std::string_view positions_option) const;
 };

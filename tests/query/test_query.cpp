@@ -29,6 +29,7 @@ TEST_CASE("query: a memory budget gives the smaller of its limit and the asked o
     CHECK(by_memory.by_memory == 100);
     CHECK(by_memory.positions == 100);
     CHECK(by_memory.memory_binds);
+    CHECK(by_memory.memory_note() == "the memory budget 0 MiB allows that many");
     CHECK(by_memory.limit_reason("--memory", "--max-nodes") ==
           "the memory budget 0 MiB allows that many; --memory");
     const query::PositionBudget asked = query::position_budget(6400, 30, 64, "--memory");
