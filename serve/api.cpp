@@ -242,6 +242,25 @@ struct ApiServer::Impl {
         return nullptr;
     }
 
+    /// What a search of a position on board b takes from the served tables: the first table of
+    /// b (of ruleset r when given, none when b has none), a handle on it, and the ruleset the
+    /// search plays: the table's, else r, else brainking.
+    struct SearchTable {
+        Served* served = nullptr;
+        std::optional<Tablebase> tb;
+        Ruleset rules = Ruleset::Brainking;
+    };
+    SearchTable search_table(const Board& b, std::optional<Ruleset> r) {
+        SearchTable st;
+        st.rules = r.value_or(Ruleset::Brainking);
+        st.served = find(b, r);
+        if (st.served) {
+            st.tb = st.served->current();
+            st.rules = st.served->rules;
+        }
+        return st;
+    }
+
     Served& require(const Board& b, std::optional<Ruleset> r) {
         Served* t = find(b, r);
         if (!t) {
@@ -400,23 +419,18 @@ struct ApiServer::Impl {
         if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
         const ParsedPosition parsed = position_param(req);
         const auto rules = rules_param(req);
+        SearchTable st = search_table(parsed.board, rules);
         SearchOptions opt;
-        opt.rules = rules.value_or(Ruleset::Brainking);
+        opt.rules = st.rules;
         opt.jumps_only = param(req, "jumps_only") == "1";
         opt.max_positions = limit_param(req);
-        std::optional<Tablebase> tb;
-        Served* t = find(parsed.board, rules);
-        if (t) {
-            tb = t->current();
-            opt.rules = t->rules;
-        }
         take_slot();
         const Slot slot{search_slots};
         // The search stops at its time budget, when its client goes, when the server stops:
         // asked every 65,536 new positions (tens of milliseconds).
         Work work(*this);
         opt.progress = [&work](std::size_t) { work.check(); };
-        Searcher s(parsed.board, opt, tb);
+        Searcher s(parsed.board, opt, std::move(st.tb));
         try {
             return solve_json(parsed.board, search_answer(s, parsed.position), s);
         } catch (const SearchLimit& e) {
@@ -425,7 +439,7 @@ struct ApiServer::Impl {
                                  opt.max_positions < options.search_limit ? " (the request's)" : "",
                                  e.what()));
         } catch (const format::FormatError& e) {
-            if (t) throw damaged(*t, e.what());
+            if (st.served) throw damaged(*st.served, e.what());
             throw;
         }
     }
@@ -596,14 +610,11 @@ struct ApiServer::Impl {
             limits.seconds = limits.nodes || limits.depth ? budget : 1.0;
         }
         limits.seconds = std::min(limits.seconds, budget);
+        SearchTable st = search_table(parsed.board, rules);
         engine::EngineOptions eo;
         eo.memory_bytes = options.engine_memory;
-        eo.rules = rules.value_or(Ruleset::Brainking);
-        Served* t = find(parsed.board, rules);
-        if (t) {
-            eo.table = t->current();
-            eo.rules = t->rules;
-        }
+        eo.rules = st.rules;
+        eo.table = std::move(st.tb);
         take_slot();
         const Slot slot{search_slots};
         // A watcher asks every 20 ms whether the client has gone, the server stops or the time
@@ -617,7 +628,7 @@ struct ApiServer::Impl {
             engine::Engine eng(parsed.board, std::move(eo));
             d = eng.decide(parsed.position, limits);
         } catch (const format::FormatError& e) {
-            if (t) throw damaged(*t, e.what());
+            if (st.served) throw damaged(*st.served, e.what());
             throw;
         }
         watcher.finish();
@@ -640,8 +651,9 @@ struct ApiServer::Impl {
         if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
         const ParsedPosition parsed = position_param(req);
         const auto rules = rules_param(req);
+        SearchTable st = search_table(parsed.board, rules);
         ProofOptions opt;
-        opt.rules = rules.value_or(Ruleset::Brainking);
+        opt.rules = st.rules;
         opt.jumps_only = param(req, "jumps_only") == "1";
         opt.memory_bytes = options.engine_memory;
         if (req.has_param("nodes")) {
@@ -649,12 +661,6 @@ struct ApiServer::Impl {
                                                         "a number of nodes from 1");
         }
         const bool both = param(req, "both") == "1";
-        std::optional<Tablebase> tb;
-        Served* t = find(parsed.board, rules);
-        if (t) {
-            tb = t->current();
-            opt.rules = t->rules;
-        }
         take_slot();
         const Slot slot{search_slots};
         Work work(*this);
@@ -663,10 +669,10 @@ struct ApiServer::Impl {
         Watcher watcher(work, stop);
         std::optional<query::ProofAnswer> a;
         try {
-            ProofSearch s(parsed.board, opt, tb);
+            ProofSearch s(parsed.board, opt, std::move(st.tb));
             a = query::prove(s, parsed.position, both);
         } catch (const format::FormatError& e) {
-            if (t) throw damaged(*t, e.what());
+            if (st.served) throw damaged(*st.served, e.what());
             throw;
         }
         watcher.finish();
