@@ -42,34 +42,12 @@ namespace {
 /// The longest time a move may be given: a week (as `konane bestmove --time`).
 constexpr double kMaxSeconds = 7 * 24 * 3600.0;
 
-/// Bytes of `memory`: an int, or a size such as "256M" (K, M, G, T: powers of 1024).
+/// Bytes of `memory`: an int, or a size such as "256M" (python/module.hpp size_text_bytes()).
 /// @throws std::invalid_argument (ValueError) for anything else, or under 1 MiB or over 1 TiB.
 std::size_t memory_bytes(const std::variant<std::int64_t, std::string>& memory) {
-    std::int64_t bytes = 0;
-    if (const auto* n = std::get_if<std::int64_t>(&memory)) {
-        bytes = *n;
-    } else {
-        const std::string& t = std::get<std::string>(memory);
-        std::size_t i = 0;
-        while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i < 15)
-            bytes = bytes * 10 + (t[i++] - '0');
-        std::int64_t unit = 1;
-        if (i > 0 && i + 1 == t.size()) {
-            const char u = static_cast<char>(t[i] | 0x20);
-            unit = u == 'k'   ? 1LL << 10
-                   : u == 'm' ? 1LL << 20
-                   : u == 'g' ? 1LL << 30
-                   : u == 't' ? 1LL << 40
-                              : 0;
-            ++i;
-        }
-        if (i == 0 || unit == 0 || i != t.size())
-            throw std::invalid_argument(
-                "memory: expected bytes (an int) or a size such as '256M' "
-                "or '1G', got '" +
-                t + "'");
-        bytes *= unit;
-    }
+    const auto* n = std::get_if<std::int64_t>(&memory);
+    const std::int64_t bytes =
+        n ? *n : static_cast<std::int64_t>(size_text_bytes(std::get<std::string>(memory)));
     if (bytes < (1LL << 20) || bytes > (1LL << 40))
         throw std::invalid_argument(
             "memory: expected 1M to 1T (the searches' tables need 1M), "

@@ -84,33 +84,33 @@ py::list make_line(PyPosition at, const std::vector<konane::MoveValue>& line) {
     return out;
 }
 
-std::size_t memory_arg(const MemoryArg& m) {
+std::uint64_t size_text_bytes(const std::string& t) {
     std::uint64_t bytes = 0;
-    if (const auto* n = std::get_if<std::uint64_t>(&m)) {
-        bytes = *n;
-    } else {
-        const std::string& t = std::get<std::string>(m);
-        std::size_t i = 0;
-        while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i < 15)
-            bytes = bytes * 10 + static_cast<std::uint64_t>(t[i++] - '0');
-        std::uint64_t unit = 1;
-        if (i < t.size()) {
-            const char u = static_cast<char>(t[i] | 0x20);
-            unit = u == 'k'   ? 1ULL << 10
-                   : u == 'm' ? 1ULL << 20
-                   : u == 'g' ? 1ULL << 30
-                   : u == 't' ? 1ULL << 40
-                              : 0;
-            ++i;
-        }
-        if (i == 0 || unit == 0 || i != t.size()) {
-            throw py::value_error(
-                "memory: expected bytes (an int) or a size such as '512M' or "
-                "'2G', got '" +
-                t + "'");
-        }
-        bytes *= unit;
+    std::size_t i = 0;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i < 15)
+        bytes = bytes * 10 + static_cast<std::uint64_t>(t[i++] - '0');
+    std::uint64_t unit = 1;
+    if (i < t.size()) {
+        const char u = static_cast<char>(t[i] | 0x20);
+        unit = u == 'k'   ? 1ULL << 10
+               : u == 'm' ? 1ULL << 20
+               : u == 'g' ? 1ULL << 30
+               : u == 't' ? 1ULL << 40
+                          : 0;
+        ++i;
     }
+    if (i == 0 || unit == 0 || i != t.size()) {
+        throw py::value_error(
+            "memory: expected bytes (an int) or a size such as '512M' or "
+            "'2G', got '" +
+            t + "'");
+    }
+    return bytes * unit;
+}
+
+std::size_t memory_arg(const MemoryArg& m) {
+    const auto* n = std::get_if<std::uint64_t>(&m);
+    const std::uint64_t bytes = n ? *n : size_text_bytes(std::get<std::string>(m));
     if (bytes < 64 || bytes > (1ULL << 40)) {
         throw py::value_error("memory: expected 64 bytes to 1 TiB, got " + std::to_string(bytes));
     }

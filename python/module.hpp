@@ -165,8 +165,13 @@ class PyTablebase {
     py::object layers_;  // null until tb.layers is first read
 };
 
-/// Memory for the proof search: a number of bytes, or a size such as "512M" (K, M, G or T:
-/// powers of 1024). @throws ValueError for anything else, or under 64 bytes or over 1 TiB.
+/// Bytes of a size text: decimal digits, then at most one unit letter K, M, G or T (powers of
+/// 1024, either case), e.g. "512M". The one reading of every `memory` argument of the module.
+/// @throws ValueError "memory: expected bytes (an int) or a size such as ..." for anything else.
+std::uint64_t size_text_bytes(const std::string& text);
+
+/// Memory for the proof search: a number of bytes, or a size such as "512M"
+/// (size_text_bytes()). @throws ValueError for anything else, or under 64 bytes or over 1 TiB.
 using MemoryArg = std::variant<std::uint64_t, std::string>;
 std::size_t memory_arg(const MemoryArg& m);
 
