@@ -30,7 +30,7 @@ void add_engine_options(CLI::App* cmd, EngineArgs& a) {
         ->check(non_empty());
     cmd->add_option("--memory", a.memory,
                     "Memory of the searches' tables, e.g. 64M, 1G (a quarter for the heuristic "
-                    "search, the rest for the proof search)")
+                    "search, an eighth for the valuer, the rest for the proof search)")
         ->capture_default_str()
         ->check(non_empty());
     cmd->add_option("-j,--threads", a.threads, "Threads of the proof search")
@@ -48,6 +48,9 @@ void add_engine_options(CLI::App* cmd, EngineArgs& a) {
                     "Share of a move's budget the proof search gets first (0: none)")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));
+    cmd->add_flag("--no-values", a.no_values,
+                  "No CGT value as a source (by default a position the proof search leaves "
+                  "undecided that splits into regions is decided by the sum of their values)");
     cmd->add_flag("--baseline", a.baseline,
                   "The baseline player instead: alpha-beta to depth 4 on the mobility "
                   "difference (the control player of course tournaments)");
@@ -62,6 +65,7 @@ engine::EngineOptions engine_options(const EngineArgs& a) {
         throw UsageError("--memory: at least 1M (the searches' tables need it)");
     o.threads = static_cast<int>(a.threads);
     o.proof_share = a.proof_share;
+    o.values = !a.no_values;
     if (!a.evaluation.empty()) o.evaluation = engine::parse_evaluation(a.evaluation);
     if (!a.features.empty()) o.features = engine::parse_features(a.features);
     if (!a.table.empty())

@@ -27,6 +27,7 @@ struct EngineArgs {
     std::string table, load, rules = "brainking", memory = "256M";
     std::string evaluation, features;
     double proof_share = 0.5;
+    bool no_values = false;  ///< --no-values: no CGT value as a source
     std::uint64_t threads = 1;
     bool baseline = false;
     bool quiet = false;
@@ -34,7 +35,7 @@ struct EngineArgs {
 };
 
 /// Adds the engine's options to `cmd`: --time, --nodes, --depth, --table, --load, --rules,
-/// --memory, -j, --evaluation, --features, --proof-share, --baseline (not --quiet).
+/// --memory, -j, --evaluation, --features, --proof-share, --no-values, --baseline (not --quiet).
 void add_engine_options(CLI::App* cmd, EngineArgs& a);
 
 /// The engine's options of `a`; opens the table. @throws UsageError for a bad --memory,

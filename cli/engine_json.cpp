@@ -26,6 +26,7 @@ json decision_json(const Board& b, Position p, const std::optional<engine::Decis
     j["nodes"] = d->nodes;
     j["proof_nodes"] = d->proof_nodes;
     j["seconds"] = d->seconds;
+    j["value"] = d->source == engine::Source::Value ? json(d->value) : json(nullptr);
     return j;
 }
 

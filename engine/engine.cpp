@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "cgt/konane.hpp"
 #include "search/proof.hpp"
 
 namespace konane::engine {
@@ -16,6 +17,13 @@ constexpr int kBaselineDepth = 4;
 
 /// Moves of the perfect line reported with a table's move.
 constexpr int kTableLine = 64;
+
+/// Proof-search nodes one new position of the valuer is counted as, in a budget of nodes (a
+/// position costs about that much time: docs/engine.md "The value").
+constexpr std::uint64_t kValuePositionNodes = 32;
+
+/// Characters of a value kept in a decision (a hot game's canonical form can run to pages).
+constexpr std::size_t kValueText = 120;
 
 double since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -29,6 +37,8 @@ const char* source_name(Source s) {
             return "table";
         case Source::Proof:
             return "proof";
+        case Source::Value:
+            return "value";
         case Source::Search:
             return "search";
         case Source::Only:
@@ -44,6 +54,8 @@ std::string Decision::describe() const {
                    std::to_string(depth) + ")";
         case Source::Proof:
             return "proof (win)";
+        case Source::Value:
+            return "value (win: " + value + ", " + std::to_string(regions) + " regions)";
         case Source::Only:
             return "only move";
         case Source::Search:
@@ -74,19 +86,114 @@ Engine::Engine(const Board& b, EngineOptions options)
     if (!options_.baseline && options_.proof_share > 0) {
         ProofOptions po;
         po.rules = options_.rules;
-        po.memory_bytes = std::max<std::size_t>(options_.memory_bytes - options_.memory_bytes / 4,
-                                                std::size_t{1} << 20);
+        // A quarter to the heuristic search, an eighth to the valuer, the rest here.
+        const std::size_t others =
+            options_.memory_bytes / 4 + (options_.values ? options_.memory_bytes / 8 : 0);
+        po.memory_bytes =
+            std::max<std::size_t>(options_.memory_bytes - others, std::size_t{1} << 20);
         po.threads = std::max(1, options_.threads);
         proof_ = std::make_unique<ProofSearch>(b, po, options_.table);
     }
 }
+
+/// The valuer (cgt/konane.hpp) and its store, kept between moves.
+struct Engine::Values {
+    cgt::GameStore store;
+    cgt::Valuer valuer;
+    std::uint64_t limit = 0;  ///< new positions allowed in the current call (0: none)
+    std::size_t start = 0;    ///< positions() when the current call began
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    const std::atomic<bool>* stop = nullptr;
+
+    Values(const Board& b, std::size_t max_positions) : valuer(b, store, options(max_positions)) {}
+
+    cgt::ValueOptions options(std::size_t max_positions) {
+        cgt::ValueOptions o;
+        o.max_positions = max_positions;
+        o.max_games = std::max<std::size_t>(4 * max_positions, 1024);
+        o.should_stop = [this]() -> std::string {
+            if (limit && valuer.positions() - start >= limit) return "budget";
+            if (stop && stop->load(std::memory_order_relaxed)) return "stopped";
+            if (deadline && std::chrono::steady_clock::now() >= *deadline) return "time";
+            return "";
+        };
+        return o;
+    }
+};
 
 Engine::~Engine() = default;
 
 void Engine::clear() {
     search_.clear();
     if (proof_) proof_->clear();
+    values_.reset();
     proven_won_after_.reset();
+    won_by_value_ = false;
+}
+
+bool Engine::decide_by_value(Position p, Decision& d, std::uint64_t max_positions,
+                             std::optional<std::chrono::steady_clock::time_point> deadline,
+                             const std::atomic<bool>* stop) {
+    if (stage_of(board_, options_.rules, p) != Stage::Play) return false;
+    // One region is left to the proof search, which is as fast on it as the valuer. The test
+    // by reach sets alone costs microseconds; the exact reach sets the valuer splits by (which
+    // may find more regions) cost milliseconds on 8x8, and made the engine 8% slower there
+    // without ever finding a split the cheap test missed (docs/engine.md "The value").
+    if (cgt::regions(board_, p.occ).size() < 2) return false;
+    if (!values_) {
+        const std::size_t memo =
+            std::max<std::size_t>(options_.memory_bytes / 8 / cgt::kValueBytesPerPosition, 1024);
+        values_ = std::make_unique<Values>(board_, memo);
+    }
+    Values& v = *values_;
+    const std::vector<std::uint64_t> parts = v.valuer.regions_of(p.occ);
+    v.limit = max_positions;
+    v.start = v.valuer.positions();
+    v.deadline = deadline;
+    v.stop = stop;
+    // Black is Left: Black to move wins a game of class L or N, and after its move, with White
+    // to move, one of class L or P (White the same with R).
+    const bool black = p.to_move == Color::Black;
+    const auto wins_first = [&](cgt::OutcomeClass o) {
+        return o == cgt::OutcomeClass::N ||
+               o == (black ? cgt::OutcomeClass::L : cgt::OutcomeClass::R);
+    };
+    const auto wins_second = [&](cgt::OutcomeClass o) {
+        return o == cgt::OutcomeClass::P ||
+               o == (black ? cgt::OutcomeClass::L : cgt::OutcomeClass::R);
+    };
+    const auto charge = [&] { d.nodes += (v.valuer.positions() - v.start) * kValuePositionNodes; };
+    try {
+        const cgt::GameId g = v.valuer.value(p.occ);
+        if (!wins_first(v.store.outcome(g))) {
+            d.proven_win = false;
+            charge();
+            return false;
+        }
+        // A child differs from p in one region: its value is mostly in the memo already.
+        for (const MoveChild& m : legal_moves(board_, options_.rules, p)) {
+            if (!wins_second(v.store.outcome(v.valuer.value(m.child.occ)))) continue;
+            d.move = m;
+            d.source = Source::Value;
+            d.proven_win = true;
+            d.pv = {m.move};
+            d.regions = static_cast<int>(parts.size());
+            d.value = v.store.format(g);
+            if (d.value.size() > kValueText) d.value = d.value.substr(0, kValueText) + "...";
+            charge();
+            return true;
+        }
+        charge();  // unreachable for a sound valuer: a won game has a winning move
+        return false;
+    } catch (const cgt::ValueLimit&) {
+        // The memo is full: start again with an empty one at the next move.
+        charge();
+        values_.reset();
+        return false;
+    } catch (const cgt::ValueStopped&) {
+        charge();
+        return false;
+    }
 }
 
 std::optional<bool> Engine::prove(Position p, const MoveLimits& limits) {
@@ -143,14 +250,45 @@ std::optional<Decision> Engine::decide(Position p, const MoveLimits& limits,
         return d;
     }
 
-    // 2. The proof search, within its share of the budget. A position our last proven win
-    // led to (the opponent has replied since) gets the whole budget: a won game is kept won.
-    if (proof_) {
-        bool kept_win = false;
-        if (proven_won_after_) {
-            for (const MoveChild& r : legal_moves(board_, options_.rules, *proven_won_after_))
-                kept_win = kept_win || r.child == p;
+    // A position our last proven win led to (the opponent has replied since) is won: it gets
+    // the whole budget, first from the source that proved the win.
+    bool kept_win = false;
+    if (proven_won_after_) {
+        for (const MoveChild& r : legal_moves(board_, options_.rules, *proven_won_after_))
+            kept_win = kept_win || r.child == p;
+    }
+    const bool use_values = options_.values && !options_.baseline;
+    const auto value_budget = [&](double share) -> std::uint64_t {
+        if (limits.nodes) {
+            const std::uint64_t left = limits.nodes > d.nodes ? limits.nodes - d.nodes : 0;
+            return std::max<std::uint64_t>(
+                1, static_cast<std::uint64_t>(static_cast<double>(left) * share) /
+                       kValuePositionNodes);
         }
+        if (limits.seconds > 0) return 0;
+        return options_.proof_nodes_at_depth / kValuePositionNodes;
+    };
+    const auto value_deadline =
+        [&](double share) -> std::optional<std::chrono::steady_clock::time_point> {
+        if (limits.seconds <= 0) return std::nullopt;
+        const double left = std::max(limits.seconds - since(t0), 0.0);
+        return std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(left * share));
+    };
+    const auto value_decided = [&] {
+        d.seconds = since(t0);
+        proven_won_after_ = d.move.child;
+        won_by_value_ = true;
+        return d;
+    };
+    if (kept_win && won_by_value_ && use_values &&
+        decide_by_value(p, d, value_budget(1.0), value_deadline(1.0), limits.stop)) {
+        return value_decided();
+    }
+
+    // 2. The proof search, within its share of the budget (the whole of it for a kept win).
+    if (proof_) {
         const double share = kept_win ? 1.0 : options_.proof_share;
         std::uint64_t nodes = 0;
         double seconds = 0;
@@ -164,7 +302,7 @@ std::optional<Decision> Engine::decide(Position p, const MoveLimits& limits,
         proof_->set_stop(limits.stop);
         const ProofResult r = proof_->solve(p);
         d.proof_nodes = r.nodes;
-        d.nodes = r.nodes;
+        d.nodes += r.nodes;
         if (r.win && *r.win && r.winning_move) {
             d.move = *r.winning_move;
             d.source = Source::Proof;
@@ -172,13 +310,22 @@ std::optional<Decision> Engine::decide(Position p, const MoveLimits& limits,
             d.pv = {d.move.move};
             d.seconds = since(t0);
             proven_won_after_ = d.move.child;
+            won_by_value_ = false;
             return d;
         }
         if (r.win) d.proven_win = false;
     }
-    proven_won_after_.reset();
 
-    // 3. The heuristic search with what is left.
+    // 3. The value, for a position the proof search left undecided, within half of what is
+    // left.
+    if (use_values && !d.proven_win && !(kept_win && won_by_value_) &&
+        decide_by_value(p, d, value_budget(0.5), value_deadline(0.5), limits.stop)) {
+        return value_decided();
+    }
+    proven_won_after_.reset();
+    won_by_value_ = false;
+
+    // 4. The heuristic search with what is left.
     SearchLimits sl;
     sl.stop = limits.stop;
     if (options_.baseline) {

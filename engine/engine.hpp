@@ -1,10 +1,12 @@
 // The engine: the move to play in any position on a board of up to 64 squares, perfect wherever
-// something proves it (a table of the board, the proof search within a share of the time),
-// the strongest the heuristic search finds elsewhere. docs/engine.md says how each source is
+// something proves it (a table of the board, the proof search within a share of the time, the
+// combinatorial game value of a position split into regions), the strongest the heuristic search
+// finds elsewhere. docs/engine.md says how each source is
 // chosen and what each feature measured.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -29,11 +31,12 @@ namespace konane::engine {
 enum class Source : std::uint8_t {
     Table,   ///< the table of the board: the perfect move
     Proof,   ///< the proof search proved the position won: a winning move
+    Value,   ///< the position's CGT value (the sum of its regions') is a win: a winning move
     Search,  ///< the heuristic search (the position unproven, or proven lost)
     Only,    ///< the only legal move
 };
 
-/// "table", "proof", "search" or "only move".
+/// "table", "proof", "value", "search" or "only move".
 const char* source_name(Source s);
 
 /// Options of an Engine.
@@ -44,14 +47,19 @@ struct EngineOptions {
     bool baseline = false;
     Evaluation evaluation{};
     SearchFeatures features{};
-    /// Bytes of memory: a quarter for the heuristic search's transposition table, the rest
-    /// for the proof search's.
+    /// Bytes of memory: a quarter for the heuristic search's transposition table, an eighth
+    /// for the valuer's memo (when `values`), the rest for the proof search's.
     std::size_t memory_bytes = std::size_t{256} << 20;
     /// Threads of the proof search (the heuristic search runs on one).
     int threads = 1;
     /// Share of a move's budget (time or nodes) given to the proof search first (0: no proof
     /// search).
     double proof_share = 0.5;
+    /// The CGT value as a source (cgt/konane.hpp): a position the proof search leaves
+    /// undecided that splits into two or more independent regions is valued as the sum of its
+    /// regions' values, within what is left of the proof's share of the budget, and a win is
+    /// played by a move whose value keeps it won. The valuer keeps its memo between moves.
+    bool values = true;
     /// Fewest proof-search nodes a move gets under a depth limit (which gives no budget to
     /// share): reproducible play with --depth still proves what is in reach.
     std::uint64_t proof_nodes_at_depth = 200'000;
@@ -71,7 +79,7 @@ struct MoveLimits {
 struct Decision {
     MoveChild move;
     Source source = Source::Search;
-    /// For Table and Proof: the position's proven value (true: the side to move wins). A
+    /// For Table, Proof and Value: the position's proven value (true: the side to move wins). A
     /// proven loss (Search with proven_win == false) is played by the search to resist.
     std::optional<bool> proven_win;
     /// Table: the depth to end (plies) of the position. Search: the deepest iteration.
@@ -82,9 +90,13 @@ struct Decision {
     std::vector<Move> pv;     ///< the expected line from this position, the move first
     std::uint64_t nodes = 0;  ///< nodes of both searches
     std::uint64_t proof_nodes = 0;
+    /// Value: the position's value in CGSuite's notation (Black as Left) and its regions.
+    std::string value;
+    int regions = 0;
     double seconds = 0;  ///< wall time of the decision
 
-    /// "table (win in 11)", "proof (win)", "search depth 9, score 300", ...
+    /// "table (win in 11)", "proof (win)", "value (win: 1/2 in 3 regions)", "search depth 9,
+    /// score 300", ...
     std::string describe() const;
 };
 
@@ -120,11 +132,23 @@ class Engine {
     void clear();
 
   private:
+    /// The value source: true, with d's move, source, value and regions filled, when p is of
+    /// the jump stage, splits into two or more regions and its value, computed within
+    /// `max_positions` new positions of the memo (0: the memo's limit alone), before `deadline`
+    /// and `stop`, is a win for the side to move; false otherwise, with d.proven_win = false
+    /// when the value is a loss.
+    bool decide_by_value(Position p, Decision& d, std::uint64_t max_positions,
+                         std::optional<std::chrono::steady_clock::time_point> deadline,
+                         const std::atomic<bool>* stop);
+
     Board board_;
     EngineOptions options_;
     AlphaBeta search_;
     std::unique_ptr<ProofSearch> proof_;
+    struct Values;
+    std::unique_ptr<Values> values_;            ///< the valuer and its memo, made on first use
     std::optional<Position> proven_won_after_;  ///< the position our last proven win led to
+    bool won_by_value_ = false;                 ///< that win was proven by the value
 };
 
 }  // namespace konane::engine

@@ -18,8 +18,9 @@ std::vector<PlyReview> review_game(Engine& e, const Game& game, const MoveLimits
         r.before_won = d->proven_win;
         if (!r.before_won && d->source != Source::Only) r.before_won = e.prove(r.before, limits);
         if (r.agrees) {
-            // The table's or the proof's move: its child's value is the converse of before's.
-            if (d->source == Source::Table || d->source == Source::Proof)
+            // A proven move (table, proof, value): its child's value is the converse of before's.
+            if (d->source == Source::Table || d->source == Source::Proof ||
+                d->source == Source::Value)
                 r.after_won = !d->proven_win.value_or(false);
         } else {
             r.after_won = e.prove(r.played.child, limits);

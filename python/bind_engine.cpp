@@ -111,7 +111,8 @@ class PyEngine {
              std::optional<double> time, std::optional<std::int64_t> nodes,
              std::optional<std::int64_t> depth, const py::object& table,
              const std::optional<std::string>& rules,
-             const std::variant<std::int64_t, std::string>& memory, bool baseline, int threads)
+             const std::variant<std::int64_t, std::string>& memory, bool baseline, int threads,
+             bool values)
         : board_(std::holds_alternative<std::string>(board)
                      ? Board::parse(std::get<std::string>(board))
                      : Board::make(std::get<std::pair<int, int>>(board).first,
@@ -119,6 +120,7 @@ class PyEngine {
           limits_(move_limits(time, nodes, depth)) {
         engine::EngineOptions o;
         o.baseline = baseline;
+        o.values = values;
         o.memory_bytes = memory_bytes(memory);
         if (threads < 1 || threads > 1024)
             throw std::invalid_argument("threads: expected 1 to 1024, got " +
@@ -201,12 +203,15 @@ class PyEngine {
             pv.append(format_move(board_, m));
         py::object proven = py::none();
         if (d.proven_win) proven = py::str(*d.proven_win ? "win" : "loss");
-        return py::dict(
-            "position"_a = format_position(board_, p), "move"_a = format_move(board_, d.move.move),
-            "child"_a = format_position(board_, d.move.child),
-            "source"_a = engine::source_name(d.source), "describe"_a = d.describe(),
-            "proven"_a = proven, "depth"_a = d.depth, "score"_a = d.score, "pv"_a = pv,
-            "nodes"_a = d.nodes, "proof_nodes"_a = d.proof_nodes, "seconds"_a = d.seconds);
+        py::object value = py::none();
+        if (d.source == engine::Source::Value) value = py::str(d.value);
+        return py::dict("position"_a = format_position(board_, p),
+                        "move"_a = format_move(board_, d.move.move),
+                        "child"_a = format_position(board_, d.move.child),
+                        "source"_a = engine::source_name(d.source), "describe"_a = d.describe(),
+                        "proven"_a = proven, "depth"_a = d.depth, "score"_a = d.score, "pv"_a = pv,
+                        "nodes"_a = d.nodes, "proof_nodes"_a = d.proof_nodes,
+                        "seconds"_a = d.seconds, "value"_a = value);
     }
 
     void clear() {
@@ -257,26 +262,27 @@ time per Engine: a call from another thread waits for the one under way.
     eng.bestmove('6x6')['move']
 
 Engine(board, *, time=None, nodes=None, depth=None, table=None, rules=None, memory='256M',
-baseline=False, threads=1): board 'RxC' or (rows, cols); a move's budget: time (seconds, wall
+baseline=False, threads=1, values=True): board 'RxC' or (rows, cols); a move's budget: time (seconds, wall
 clock), nodes (of both searches together; reproducible) and depth (the heuristic search's deepest
 iteration, 1 to 128; reproducible), any of them, 1 second when none is given; table: a
 konane.Tablebase or a file name, of the same board; rules: 'brainking', 'center' or 'any' (default
 the table's, else 'brainking'); memory: bytes or a size such as '256M' for the searches' tables
 (at least 1M); baseline: the baseline player instead (alpha-beta to depth 4 on mobility); threads:
-of the proof search. Raises ValueError for an argument out of range, a table of another board or
+of the proof search; values: the CGT value as a source (a position split into regions decided by
+the sum of their values; docs/engine.md). Raises ValueError for an argument out of range, a table of another board or
 ruleset; FormatError for a missing or damaged table file.)")
         .def(py::init([](const std::variant<std::string, std::pair<int, int>>& board,
                          std::optional<double> time, std::optional<std::int64_t> nodes,
                          std::optional<std::int64_t> depth, const py::object& table,
                          const std::optional<std::string>& rules,
                          const std::variant<std::int64_t, std::string>& memory, bool baseline,
-                         int threads) {
+                         int threads, bool values) {
                  return std::make_unique<PyEngine>(board, time, nodes, depth, table, rules, memory,
-                                                   baseline, threads);
+                                                   baseline, threads, values);
              }),
              "board"_a, py::kw_only(), "time"_a = py::none(), "nodes"_a = py::none(),
              "depth"_a = py::none(), "table"_a = py::none(), "rules"_a = py::none(),
-             "memory"_a = "256M", "baseline"_a = false, "threads"_a = 1)
+             "memory"_a = "256M", "baseline"_a = false, "threads"_a = 1, "values"_a = true)
         .def(
             "bestmove",
             [](PyEngine& e, const py::object& position, std::optional<double> time,

@@ -31,6 +31,7 @@ struct Side {
     std::string evaluation, features;
     double proof_share = 0.5;
     bool baseline = false;
+    bool no_values = false;
     std::uint64_t nodes = 0;
 };
 
@@ -39,6 +40,7 @@ EngineOptions options_of(const Side& s, std::size_t memory) {
     o.baseline = s.baseline;
     o.memory_bytes = memory;
     o.proof_share = s.proof_share;
+    o.values = !s.no_values;
     if (!s.evaluation.empty()) o.evaluation = parse_evaluation(s.evaluation);
     if (!s.features.empty()) o.features = parse_features(s.features);
     return o;
@@ -76,6 +78,8 @@ int main(int argc, char** argv) {
     app.add_option("--b-features", b.features, "B's search features");
     app.add_option("--a-proof-share", a.proof_share, "A's proof share")->capture_default_str();
     app.add_option("--b-proof-share", b.proof_share, "B's proof share")->capture_default_str();
+    app.add_flag("--a-no-values", a.no_values, "A without the CGT value as a source");
+    app.add_flag("--b-no-values", b.no_values, "B without the CGT value as a source");
     app.add_flag("--a-baseline", a.baseline, "A is the baseline player");
     app.add_flag("--b-baseline", b.baseline, "B is the baseline player");
     app.add_option("--rounds", rounds, "Times every opening pair is played with each colour")
@@ -103,6 +107,8 @@ int main(int argc, char** argv) {
     // The proof horizon: per piece count, A's decisions and those a table or proof settled
     // (the position proven won or lost for A within its budget).
     std::vector<std::uint64_t> a_decisions(65, 0), a_proven(65, 0);
+    // Decisions of each side by source (engine::Source).
+    std::uint64_t a_sources[5] = {}, b_sources[5] = {};
     // Per opening pair: games and wins of the side that moved first (Black after the removals,
     // unless the random plies were odd in number).
     std::vector<int> pair_games(openings.size(), 0), pair_first_wins(openings.size(), 0);
@@ -129,6 +135,7 @@ int main(int argc, char** argv) {
                     const auto d = e.decide(p, lim);
                     if (!d) break;
                     (a_to_move ? a_nodes : b_nodes) += d->nodes;
+                    (a_to_move ? a_sources : b_sources)[static_cast<int>(d->source)] += 1;
                     if (a_to_move && d->source != Source::Only) {
                         const int pieces = std::popcount(p.occ);
                         ++a_decisions[static_cast<std::size_t>(pieces)];
@@ -170,12 +177,14 @@ int main(int argc, char** argv) {
         {"evaluation", a.baseline ? "baseline" : evaluation_text(options_of(a, memory).evaluation)},
         {"features", a.baseline ? "baseline" : features_text(options_of(a, memory).features)},
         {"proof_share", a.proof_share},
+        {"values", !a.no_values},
         {"nodes_per_move", a.nodes},
         {"mean_search_depth", a_depth_n ? static_cast<double>(a_depth_sum) / a_depth_n : 0}};
     j["b"] = {
         {"evaluation", b.baseline ? "baseline" : evaluation_text(options_of(b, memory).evaluation)},
         {"features", b.baseline ? "baseline" : features_text(options_of(b, memory).features)},
         {"proof_share", b.proof_share},
+        {"values", !b.no_values},
         {"nodes_per_move", b.nodes},
         {"mean_search_depth", b_depth_n ? static_cast<double>(b_depth_sum) / b_depth_n : 0}};
     j["a_wins"] = a_wins;
@@ -190,6 +199,12 @@ int main(int argc, char** argv) {
     j["a_moves"] = a_moves;
     j["b_moves"] = b_moves;
     j["seconds"] = seconds;
+    for (auto [key, counts] : {std::pair{"a_sources", a_sources}, {"b_sources", b_sources}}) {
+        json src = json::object();
+        for (int k = 0; k < 5; ++k)
+            src[source_name(static_cast<Source>(k))] = counts[k];
+        j[key] = src;
+    }
     json horizon = json::object();
     for (std::size_t k = 0; k < a_decisions.size(); ++k) {
         if (a_decisions[k]) horizon[std::to_string(k)] = {a_decisions[k], a_proven[k]};

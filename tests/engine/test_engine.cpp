@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "cgt/konane.hpp"
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "engine/engine.hpp"
@@ -215,6 +216,55 @@ TEST_CASE("engine: won positions are converted against random and baseline oppon
         }
     }
     CHECK(games > 20);
+}
+
+TEST_CASE("engine: a position split into regions is decided by its value, and its move wins",
+          "[engine]") {
+    // No proof search: every proven answer here is the value's, checked against the table.
+    int by_value = 0, lost = 0;
+    for (auto [rows, cols] : {std::pair{5, 5}, {4, 6}, {3, 8}}) {
+        const Tablebase& t = table(rows, cols, Ruleset::Brainking);
+        EngineOptions o;
+        o.proof_share = 0;
+        o.memory_bytes = std::size_t{16} << 20;
+        Engine e(t.board(), o);
+        for (const Position p : random_positions(t, 100, 11)) {
+            if (stage_of(t.board(), t.rules(), p) != Stage::Play) continue;
+            if (cgt::regions(t.board(), p.occ).size() < 2) continue;
+            const auto d = e.decide(p, MoveLimits{0, 100000, 0, nullptr});
+            REQUIRE(d);
+            if (d->source == Source::Only) continue;
+            const auto v = t.value(p);
+            REQUIRE(v);
+            INFO(format_position(t.board(), p));
+            if (v->win) {
+                CHECK(d->source == Source::Value);
+                CHECK(d->proven_win == std::optional<bool>(true));
+                CHECK(keeps_value(t, p, d->move.child));
+                CHECK_FALSE(d->value.empty());
+                CHECK(d->regions >= 2);
+                by_value += d->source == Source::Value;
+            } else {
+                // A lost position is played by the search, noted as a proven loss.
+                CHECK(d->source == Source::Search);
+                CHECK(d->proven_win == std::optional<bool>(false));
+                ++lost;
+            }
+        }
+    }
+    INFO("decided by the value: " << by_value << ", lost: " << lost);
+    CHECK(by_value >= 10);
+    CHECK(lost >= 3);
+    // Off, the same positions go to the heuristic search.
+    const Tablebase& t = table(5, 5, Ruleset::Brainking);
+    EngineOptions off;
+    off.proof_share = 0;
+    off.values = false;
+    Engine e(t.board(), off);
+    for (const Position p : random_positions(t, 5, 11)) {
+        const auto d = e.decide(p, MoveLimits{0, 2000, 0, nullptr});
+        if (d) CHECK((d->source == Source::Search || d->source == Source::Only));
+    }
 }
 
 TEST_CASE("engine: the baseline searches to depth 4 and never uses a proof", "[engine]") {
