@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <zstd.h>
 
 #include "cert/certificate.hpp"
 #include "cert/check.hpp"
@@ -153,4 +154,31 @@ TEST_CASE("certificate: the streamed form of large certificates reads back the s
         CHECK(back.generator == c.generator);
         CHECK(check_certificate(back).board_winner.has_value());
     }
+}
+
+TEST_CASE("certificate: the raw bytes are docs/certificate.md's worked example",
+          "[certificate][packed]") {
+    // One entry of tag 0 (occupancy 5, move 2), two of tag 1 (occupancies 3 and 300, moves 0
+    // and 1): the occupancies of every tag (LEB128 differences from the previous one of the
+    // same tag), then the move bytes, in the order of the entries.
+    Certificate c;
+    c.board = Board::make(4, 5);
+    c.entries.push_back(ProofKey{5, 0}, 2);
+    c.entries.push_back(ProofKey{3, 1}, 0);
+    c.entries.push_back(ProofKey{300, 1}, 1);
+    c.entries.seal();
+    TempDir dir("cert-example");
+    const fs::path out = dir.path / "example.proof";
+    write_certificate(out, c);
+    const std::string file = file_bytes(out);
+    CHECK(file.find("\nentries 1 2 0 0\n") != std::string::npos);
+    const std::size_t data = file.find("\ndata 7 ");
+    REQUIRE(data != std::string::npos);
+    const std::size_t end = file.find("\nend\n", data);
+    REQUIRE(end != std::string::npos);
+    const std::size_t packed = std::stoul(file.substr(data + 8, end - data - 8));
+    REQUIRE(end + 5 + packed + 8 == file.size());  // the frame, then the 8-byte checksum
+    std::string raw(7, '\0');
+    CHECK(ZSTD_decompress(raw.data(), raw.size(), file.data() + end + 5, packed) == 7);
+    CHECK(raw == std::string("\x05\x03\xa9\x02\x02\x00\x01", 7));
 }
