@@ -12,7 +12,7 @@ import pytest
 import konane
 
 FIELDS = {"position", "move", "child", "source", "describe", "proven", "depth", "score", "pv",
-          "nodes", "proof_nodes", "seconds"}
+          "nodes", "proof_nodes", "seconds", "value"}
 
 
 def test_bestmove_on_6x6_by_nodes_is_a_legal_move_and_reproducible():

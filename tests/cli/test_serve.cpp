@@ -1082,7 +1082,7 @@ TEST_CASE("serve: /api/bestmove answers the engine's move, the table's where one
             keys.push_back(k);
         CHECK(keys == std::vector<std::string>{"position", "move", "child", "source", "describe",
                                                "proven", "depth", "score", "pv", "nodes",
-                                               "proof_nodes", "seconds", "budget"});
+                                               "proof_nodes", "seconds", "value", "budget"});
         const auto legal = legal_of(six);
         REQUIRE(legal.count(j["move"].get<std::string>()) == 1);
         CHECK(j["child"] == legal.at(j["move"].get<std::string>()));

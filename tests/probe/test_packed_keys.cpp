@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <zstd.h>
+#include <catch2/catch.hpp>
 
 #include "cert/certificate.hpp"
 #include "cert/check.hpp"
