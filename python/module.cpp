@@ -105,6 +105,9 @@ std::uint64_t size_text_bytes(const std::string& t) {
             "'2G', got '" +
             t + "'");
     }
+    // 15 digits and a unit can pass 2^64 ('999999999999999T'): past what any caller takes.
+    if (bytes > UINT64_MAX / unit)
+        throw py::value_error("memory: expected 64 bytes to 1 TiB, got '" + t + "'");
     return bytes * unit;
 }
 

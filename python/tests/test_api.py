@@ -148,7 +148,8 @@ def test_proof_search_limits_and_bad_input(tb4):
         konane.solve(p, wdl=True, max_nodes=100, memory="1M")
     undecided = konane.openings("5x5", max_nodes=10, memory="1M")
     assert undecided.winner is None and any(l.winner is None for l in undecided.lines)
-    for bad in ("12Q", "", "-5", "M"):
+    # "16777217T" is 2^64 + 2^40 bytes: it wrapped to 1 TiB and was taken.
+    for bad in ("12Q", "", "-5", "M", "16777217T", "999999999999999T"):
         with pytest.raises(ValueError, match="memory"):
             konane.solve("xo.. b", wdl=True, memory=bad)
     with pytest.raises(ValueError, match="memory"):
