@@ -16,8 +16,9 @@ std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p, bool j
     return rules::legal_moves(b, r, p, jumps_only);
 }
 
-std::uint64_t perft(const Board& b, Ruleset r, Position p, int depth) {
-    return rules::perft(b, r, p, depth);
+std::uint64_t perft(const Board& b, Ruleset r, Position p, int depth,
+                    const std::atomic<bool>* stop) {
+    return rules::perft(b, r, p, depth, stop);
 }
 
 }  // namespace konane

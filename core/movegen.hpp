@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -78,7 +79,9 @@ std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p);
 std::vector<MoveChild> legal_moves(const Board& b, Ruleset r, Position p, bool jumps_only);
 
 /// The number of move sequences of `depth` plies from position p (perft); the removals count
-/// as plies. perft(.., 0) = 1.
-std::uint64_t perft(const Board& b, Ruleset r, Position p, int depth);
+/// as plies. perft(.., 0) = 1. When `stop` is given, throws rules::PerftStopped soon after
+/// *stop becomes true (the caller's interruption: Python's Ctrl-C).
+std::uint64_t perft(const Board& b, Ruleset r, Position p, int depth,
+                    const std::atomic<bool>* stop = nullptr);
 
 }  // namespace konane

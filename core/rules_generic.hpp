@@ -9,7 +9,9 @@
 // move-with-child types (specialised in core/movegen.hpp and core/wide.hpp).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -244,9 +246,17 @@ std::vector<typename RulesTypes<BoardT>::MoveChild> legal_moves(
     return out;
 }
 
-/// Move sequences of `depth` plies from the position (occ, to_move) played by jumps.
+/// Thrown by perft() when its stop flag is set.
+struct PerftStopped : std::runtime_error {
+    PerftStopped() : std::runtime_error("perft stopped") {}
+};
+
+/// Move sequences of `depth` plies from the position (occ, to_move) played by jumps. When
+/// `stop` is given, it is read at every node 3 or more plies from the leaves (a few in a
+/// thousand nodes) and PerftStopped thrown once it is true.
 template <class BoardT>
-std::uint64_t perft_jumps(const BoardT& b, const BitsOf<BoardT>& occ, Color to_move, int depth) {
+std::uint64_t perft_jumps(const BoardT& b, const BitsOf<BoardT>& occ, Color to_move, int depth,
+                          const std::atomic<bool>* stop = nullptr) {
     using B = BitsOf<BoardT>;
     if (depth == 0) return 1;
     std::uint64_t n = 0;
@@ -255,21 +265,23 @@ std::uint64_t perft_jumps(const BoardT& b, const BitsOf<BoardT>& occ, Color to_m
         jumps(b, occ, to_move, [&](int, int, const B&) { ++n; });
         return n;
     }
+    if (stop && depth >= 3 && stop->load(std::memory_order_relaxed)) throw PerftStopped();
     jumps(b, occ, to_move,
-          [&](int, int, const B& child) { n += perft_jumps(b, child, next, depth - 1); });
+          [&](int, int, const B& child) { n += perft_jumps(b, child, next, depth - 1, stop); });
     return n;
 }
 
-/// Move sequences of `depth` plies from p under ruleset r (removals count as plies).
+/// Move sequences of `depth` plies from p under ruleset r (removals count as plies); `stop` as
+/// in perft_jumps().
 template <class BoardT>
 std::uint64_t perft(const BoardT& b, Ruleset r, const typename RulesTypes<BoardT>::Pos& p,
-                    int depth) {
+                    int depth, const std::atomic<bool>* stop = nullptr) {
     if (depth == 0) return 1;
     if (stage(b, r, p.occ, p.to_move) == Stage::Play)
-        return perft_jumps(b, p.occ, p.to_move, depth);
+        return perft_jumps(b, p.occ, p.to_move, depth, stop);
     std::uint64_t n = 0;
     for (const auto& mc : legal_moves(b, r, p, false))
-        n += perft(b, r, mc.child, depth - 1);
+        n += perft(b, r, mc.child, depth - 1, stop);
     return n;
 }
 

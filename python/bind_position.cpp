@@ -2,6 +2,7 @@
 // played, perft, its symmetries and an SVG drawing.
 #include <pybind11/pybind11.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "core/notation.hpp"
 #include "core/symmetry.hpp"
 #include "python/module.hpp"
+#include "python/stoppable.hpp"
 
 using namespace pybind11::literals;
 
@@ -301,12 +303,15 @@ illegal (the message lists the legal moves).)")
                     throw py::value_error("depth: expected 0 or more, got " +
                                           std::to_string(depth));
                 }
-                py::gil_scoped_release release;
-                return konane::perft(p.board, p.rules, p.pos, depth);
+                std::uint64_t n = 0;
+                run_stoppable([&](const std::atomic<bool>& stop) {
+                    n = konane::perft(p.board, p.rules, p.pos, depth, &stop);
+                });
+                return n;
             },
             "depth"_a,
             R"(The number of move sequences of `depth` plies from this position (removals count as
-plies); perft(0) is 1. Runs without the GIL.)");
+plies); perft(0) is 1. Runs without the GIL; Ctrl-C stops it (KeyboardInterrupt).)");
 }
 
 }  // namespace konane::python

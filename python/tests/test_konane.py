@@ -7,6 +7,8 @@ import os
 import pickle
 import random
 import signal
+import threading
+import time
 
 import pytest
 
@@ -44,6 +46,22 @@ def test_perft_matches_the_cpp_tests():
     assert konane.Position.start("5x5").perft(10) == 698568
     assert konane.Position.start("6x6").perft(7) == 22676
     assert konane.Position.start("3x7", rules="center").perft(12) == 8752
+
+
+def test_ctrl_c_stops_perft():
+    p = konane.Position.start("8x8")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    try:
+        timer.start()
+        began = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            p.perft(30)  # days of work
+        assert time.monotonic() - began < 10
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert p.perft(2) == sum(p.play(m).perft(1) for m in p.moves())  # usable again
 
 
 def test_perft_is_the_sum_over_the_moves():
