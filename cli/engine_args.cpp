@@ -33,7 +33,9 @@ void add_engine_options(CLI::App* cmd, EngineArgs& a) {
                     "search, an eighth for the valuer, the rest for the proof search)")
         ->capture_default_str()
         ->check(non_empty());
-    cmd->add_option("-j,--threads", a.threads, "Threads of the proof search")
+    cmd->add_option("-j,--threads", a.threads,
+                    "Threads of the proof and heuristic searches (more than one: not "
+                    "reproducible)")
         ->capture_default_str()
         ->check(decimal(1, 1024));
     cmd->add_option("--evaluation", a.evaluation,

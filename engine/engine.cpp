@@ -77,7 +77,8 @@ Engine::Engine(const Board& b, EngineOptions options)
       options_(std::move(options)),
       search_(b, options_.rules, options_.baseline ? kMobilityOnly : options_.evaluation,
               options_.baseline ? kPlainAlphaBeta : options_.features,
-              options_.baseline ? 0 : options_.memory_bytes / 4) {
+              options_.baseline ? 0 : options_.memory_bytes / 4,
+              options_.baseline ? 1 : std::max(1, options_.threads)) {
     if (options_.table &&
         (options_.table->board().rows != b.rows || options_.table->board().cols != b.cols)) {
         throw std::invalid_argument("the table is of " + options_.table->board().name() +

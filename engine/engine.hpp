@@ -50,7 +50,8 @@ struct EngineOptions {
     /// Bytes of memory: a quarter for the heuristic search's transposition table, an eighth
     /// for the valuer's memo (when `values`), the rest for the proof search's.
     std::size_t memory_bytes = std::size_t{256} << 20;
-    /// Threads of the proof search (the heuristic search runs on one).
+    /// Threads of the proof search and of the heuristic search (Lazy SMP: engine/search.hpp);
+    /// the baseline runs on one. More than one: moves do not repeat exactly.
     int threads = 1;
     /// Share of a move's budget (time or nodes) given to the proof search first (0: no proof
     /// search).

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <exception>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <thread>
 
 #include "core/rules_generic.hpp"
 
@@ -67,32 +70,86 @@ std::string features_text(const SearchFeatures& f) {
 }
 
 AlphaBeta::AlphaBeta(const Board& b, Ruleset r, Evaluation eval, SearchFeatures features,
-                     std::size_t table_bytes)
-    : board_(b), rules_(r), eval_(eval), features_(features) {
+                     std::size_t table_bytes, int threads)
+    : board_(b), rules_(r), eval_(eval), features_(features), table_(std::make_shared<Table>()) {
+    if (threads < 1 || threads > 1024) {
+        throw std::invalid_argument("threads: expected 1 to 1024, got " + std::to_string(threads));
+    }
     if (features_.transposition_table) {
         std::size_t n = 1;
-        while (n * 2 * sizeof(Entry) <= table_bytes)
+        while (n * 2 * sizeof(Slot) <= table_bytes)
             n *= 2;
-        table_.assign(n, Entry{});
+        table_->slots = std::make_unique<Slot[]>(n);
+        table_->size = n;
     }
+    init_thread_state();
+    for (int i = 1; i < threads; ++i)
+        helpers_.push_back(std::unique_ptr<AlphaBeta>(new AlphaBeta(*this, i)));
+}
+
+AlphaBeta::AlphaBeta(const AlphaBeta& main, int helper)
+    : board_(main.board_),
+      rules_(main.rules_),
+      eval_(main.eval_),
+      features_(main.features_),
+      table_(main.table_),
+      helper_(helper) {
+    init_thread_state();
+}
+
+AlphaBeta::~AlphaBeta() = default;
+
+void AlphaBeta::init_thread_state() {
     history_.assign(2 * 64 * 64, 0);
     killers_.assign(kMaxPly + 1, {});
     // Every ply's move list at its largest once, not grown in the search.
     move_stack_.assign(kMaxPly + 1, std::vector<Gen>(kMaxMoves));
-    full_pieces_ = std::popcount(b.all);
+    full_pieces_ = std::popcount(board_.all);
 }
 
 void AlphaBeta::clear() {
-    std::fill(table_.begin(), table_.end(), Entry{});
+    for (std::size_t i = 0; i < table_->size; ++i) {
+        table_->slots[i].check.store(0, std::memory_order_relaxed);
+        table_->slots[i].data.store(0, std::memory_order_relaxed);
+    }
     std::fill(history_.begin(), history_.end(), 0);
     killers_.assign(kMaxPly + 1, {});
+    for (auto& h : helpers_) {
+        std::fill(h->history_.begin(), h->history_.end(), 0);
+        h->killers_.assign(kMaxPly + 1, {});
+    }
 }
 
-AlphaBeta::Entry* AlphaBeta::slot(std::uint64_t occ, Color side) {
+AlphaBeta::Slot* AlphaBeta::slot(std::uint64_t occ, Color side) const {
     std::uint64_t h =
         (occ ^ (static_cast<std::uint64_t>(side) * 0x5bd1e9955bd1e995ull)) * 0x9E3779B97F4A7C15ull;
     h ^= h >> 31;
-    return &table_[h & (table_.size() - 1)];
+    return &table_->slots[h & (table_->size - 1)];
+}
+
+// The packed entry: bits 0-1 side + 1 (never 0, so that a stored entry is never all zeros),
+// 2-9 depth, 10-12 bound, 13-20 from, 21-28 to, 29-44 score (two's complement).
+bool AlphaBeta::probe(const Slot* s, std::uint64_t occ, Color side, Entry& e) {
+    const std::uint64_t d = s->data.load(std::memory_order_relaxed);
+    const std::uint64_t c = s->check.load(std::memory_order_relaxed);
+    if (d == 0 || (c ^ d) != occ || (d & 3) != static_cast<std::uint64_t>(side) + 1) return false;
+    e.occ = occ;
+    e.side = static_cast<std::uint8_t>(d & 3);
+    e.depth = static_cast<std::uint8_t>(d >> 2);
+    e.bound = static_cast<std::uint8_t>((d >> 10) & 7);
+    e.from = static_cast<std::uint8_t>(d >> 13);
+    e.to = static_cast<std::uint8_t>(d >> 21);
+    e.score = static_cast<std::int16_t>(static_cast<std::uint16_t>(d >> 29));
+    return true;
+}
+
+void AlphaBeta::store(Slot* s, const Entry& e) {
+    const std::uint64_t d = std::uint64_t{e.side} | std::uint64_t{e.depth} << 2 |
+                            std::uint64_t{e.bound} << 10 | std::uint64_t{e.from} << 13 |
+                            std::uint64_t{e.to} << 21 |
+                            std::uint64_t{static_cast<std::uint16_t>(e.score)} << 29;
+    s->data.store(d, std::memory_order_relaxed);
+    s->check.store(e.occ ^ d, std::memory_order_relaxed);
 }
 
 int AlphaBeta::generate(std::uint64_t occ, Color side, Gen* out) const {
@@ -133,15 +190,16 @@ int AlphaBeta::negamax(std::uint64_t occ, Color side, int depth, int alpha, int 
 
     Move tt_move{};
     bool have_tt_move = false;
-    Entry* e = nullptr;
-    if (!table_.empty()) {
-        e = slot(occ, side);
-        if (e->side == static_cast<int>(side) + 1 && e->occ == occ) {
-            have_tt_move = (e->bound & kHasMove) != 0;
-            tt_move = Move{e->from, e->to};
-            const int s = from_table(e->score, ply);
-            const int bound = e->bound & 3;
-            if (!pv && e->depth >= depth &&
+    Slot* sl = nullptr;
+    if (table_->size) {
+        sl = slot(occ, side);
+        Entry e;
+        if (probe(sl, occ, side, e)) {
+            have_tt_move = (e.bound & kHasMove) != 0;
+            tt_move = Move{e.from, e.to};
+            const int s = from_table(e.score, ply);
+            const int bound = e.bound & 3;
+            if (!pv && e.depth >= depth &&
                 (bound == kExact || (bound == kLower && s >= beta) ||
                  (bound == kUpper && s <= alpha)))
                 return s;
@@ -202,17 +260,19 @@ int AlphaBeta::negamax(std::uint64_t occ, Color side, int depth, int alpha, int 
             break;
         }
     }
-    if (e) {
-        e->occ = occ;
-        e->side = static_cast<std::uint8_t>(static_cast<int>(side) + 1);
-        e->depth = static_cast<std::uint8_t>(std::min(depth, 255));
-        e->bound = static_cast<std::uint8_t>((best <= alpha0 ? kUpper
-                                              : best >= beta ? kLower
-                                                             : kExact) |
-                                             kHasMove);
-        e->from = best_move.from;
-        e->to = best_move.to;
-        e->score = static_cast<std::int16_t>(to_table(best, ply));
+    if (sl) {
+        Entry e;
+        e.occ = occ;
+        e.side = static_cast<std::uint8_t>(static_cast<int>(side) + 1);
+        e.depth = static_cast<std::uint8_t>(std::min(depth, 255));
+        e.bound = static_cast<std::uint8_t>((best <= alpha0 ? kUpper
+                                             : best >= beta ? kLower
+                                                            : kExact) |
+                                            kHasMove);
+        e.from = best_move.from;
+        e.to = best_move.to;
+        e.score = static_cast<std::int16_t>(to_table(best, ply));
+        store(sl, e);
     }
     return best;
 }
@@ -220,13 +280,12 @@ int AlphaBeta::negamax(std::uint64_t occ, Color side, int depth, int alpha, int 
 std::vector<Move> AlphaBeta::principal_variation(Position p, int max_len) {
     std::vector<Move> pv;
     std::vector<Gen> moves(kMaxMoves);
-    while (static_cast<int>(pv.size()) < max_len && !table_.empty()) {
-        const Entry* e = slot(p.occ, p.to_move);
-        if (e->side != static_cast<int>(p.to_move) + 1 || e->occ != p.occ || !(e->bound & kHasMove))
-            break;
+    while (static_cast<int>(pv.size()) < max_len && table_->size) {
+        Entry e;
+        if (!probe(slot(p.occ, p.to_move), p.occ, p.to_move, e) || !(e.bound & kHasMove)) break;
         const int n = generate(p.occ, p.to_move, moves.data());
         const auto it = std::find_if(moves.begin(), moves.begin() + n, [&](const Gen& g) {
-            return g.move == Move{e->from, e->to};
+            return g.move == Move{e.from, e.to};
         });
         if (it == moves.begin() + n) break;
         pv.push_back(it->move);
@@ -237,6 +296,46 @@ std::vector<Move> AlphaBeta::principal_variation(Position p, int max_len) {
 
 SearchResult AlphaBeta::search(Position p, const SearchLimits& limits,
                                const std::function<void(const SearchInfo&)>& progress) {
+    if (helpers_.empty()) return iterate(p, limits, progress);
+    // Lazy SMP: the helpers search the same root until the main search ends; what they store
+    // in the shared table cuts the main search's tree and orders its moves.
+    std::atomic<bool> done{false};
+    std::vector<std::exception_ptr> failures(helpers_.size());
+    std::vector<std::thread> pool;
+    pool.reserve(helpers_.size());
+    const auto join = [&] {
+        done = true;
+        for (std::thread& t : pool)
+            t.join();
+    };
+    for (std::size_t i = 0; i < helpers_.size(); ++i) {
+        pool.emplace_back([&, i] {
+            SearchLimits hl;
+            hl.stop = &done;
+            try {
+                helpers_[i]->iterate(p, hl, {});
+            } catch (...) {
+                failures[i] = std::current_exception();
+            }
+        });
+    }
+    SearchResult r;
+    try {
+        r = iterate(p, limits, progress);
+    } catch (...) {
+        join();
+        throw;
+    }
+    join();
+    for (const std::exception_ptr& f : failures)
+        if (f) std::rethrow_exception(f);
+    for (const auto& h : helpers_)
+        r.info.nodes += h->nodes_;
+    return r;
+}
+
+SearchResult AlphaBeta::iterate(Position p, const SearchLimits& limits,
+                                const std::function<void(const SearchInfo&)>& progress) {
     limits_ = limits;
     nodes_ = 0;
     next_check_ = 1;
@@ -252,8 +351,16 @@ SearchResult AlphaBeta::search(Position p, const SearchLimits& limits,
     const auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     };
+    // A helper starts at another root move and every other one an iteration deeper, so that
+    // the threads do not all search the same tree in the same order.
+    if (helper_ > 0) {
+        std::rotate(root.begin(),
+                    root.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(helper_) %
+                                                               root.size()),
+                    root.end());
+    }
     int prev_score = 0;
-    for (int depth = 1; depth <= max_depth; ++depth) {
+    for (int depth = 1 + (helper_ & 1); depth <= max_depth; ++depth) {
         // An iteration that cannot end within the time left is not begun (each iteration
         // takes a few times the one before).
         if (depth > 1 && limits.seconds > 0 && elapsed() > limits.seconds * 0.5) break;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,14 +68,22 @@ struct SearchResult {
 };
 
 /// Iterative-deepening alpha-beta over one board. Keeps its transposition table and history
-/// between searches (clear() empties them). Not thread-safe: one AlphaBeta per thread.
+/// between searches (clear() empties them). One search at a time: an AlphaBeta is not to be
+/// used from two threads at once; with `threads` > 1 it runs its own helpers (Lazy SMP).
 class AlphaBeta {
   public:
     /// A search of board b under ruleset r (the opening removals at the root and the next
     /// ply), with a transposition table of about `table_bytes` bytes (16 bytes an entry, a power
-    /// of two entries; ignored without the feature).
+    /// of two entries; ignored without the feature), on `threads` threads: with more than one,
+    /// helper threads search the same root at once (each its own history and move order, every
+    /// other one an iteration deeper) and share the transposition table, which their results
+    /// fill for the main thread (Lazy SMP). Node limits count the main thread's nodes; a search
+    /// on several threads does not repeat exactly.
     AlphaBeta(const Board& b, Ruleset r, Evaluation eval = {}, SearchFeatures features = {},
-              std::size_t table_bytes = std::size_t{32} << 20);
+              std::size_t table_bytes = std::size_t{32} << 20, int threads = 1);
+    ~AlphaBeta();
+    AlphaBeta(const AlphaBeta&) = delete;
+    AlphaBeta& operator=(const AlphaBeta&) = delete;
 
     /// Searches p within `limits` and returns the best move of the deepest completed iteration
     /// (of the unfinished one when it already found a better first move). `progress` is called
@@ -87,11 +96,27 @@ class AlphaBeta {
 
     const Board& board() const { return board_; }
 
+    /// Threads the search runs on (1 and its helpers).
+    int threads() const { return 1 + static_cast<int>(helpers_.size()); }
+
   private:
+    /// A transposition-table entry as read: the occupancy and side it is for, the depth, bound
+    /// and best move of the search that stored it, and its score (from to_table()).
     struct Entry {
-        std::uint64_t occ;
-        std::uint8_t side, depth, bound, from, to, pad;
-        std::int16_t score;
+        std::uint64_t occ = 0;
+        std::uint8_t side = 0, depth = 0, bound = 0, from = 0, to = 0;
+        std::int16_t score = 0;
+    };
+    /// A slot of the shared table: the entry packed in `data` (side, depth, bound, from, to,
+    /// score: 43 bits) and `check` = occ ^ data, both written and read without locks. A slot
+    /// whose two words come from two different writes (threads storing at once) fails the check
+    /// and reads as empty (the lockless hashing of Hyatt and Mann, ICCA J. 2002).
+    struct Slot {
+        std::atomic<std::uint64_t> check{0}, data{0};
+    };
+    struct Table {
+        std::unique_ptr<Slot[]> slots;
+        std::size_t size = 0;  ///< a power of two, 0 without the feature
     };
     struct Stop {};
     struct Gen {
@@ -100,9 +125,19 @@ class AlphaBeta {
         int order;
     };
 
+    /// A helper of `main` (helper number `helper`, from 1), sharing its table.
+    AlphaBeta(const AlphaBeta& main, int helper);
+    /// The history, killers and move lists of this thread.
+    void init_thread_state();
+    /// The iterative deepening of search() on this thread alone.
+    SearchResult iterate(Position p, const SearchLimits& limits,
+                         const std::function<void(const SearchInfo&)>& progress);
     int negamax(std::uint64_t occ, Color side, int depth, int alpha, int beta, int ply, bool pv);
     int generate(std::uint64_t occ, Color side, Gen* out) const;
-    Entry* slot(std::uint64_t occ, Color side);
+    Slot* slot(std::uint64_t occ, Color side) const;
+    /// Reads slot s into e; true when it holds (occ, side).
+    static bool probe(const Slot* s, std::uint64_t occ, Color side, Entry& e);
+    static void store(Slot* s, const Entry& e);
     void check_limits();
     std::vector<Move> principal_variation(Position p, int max_len);
 
@@ -110,7 +145,9 @@ class AlphaBeta {
     Ruleset rules_;
     Evaluation eval_;
     SearchFeatures features_;
-    std::vector<Entry> table_;
+    std::shared_ptr<Table> table_;
+    std::vector<std::unique_ptr<AlphaBeta>> helpers_;
+    int helper_ = 0;                      ///< 0 for the main search, i for helper i
     std::vector<std::uint32_t> history_;  ///< [side][from][to]
     std::vector<std::array<Move, 2>> killers_;
     std::vector<std::vector<Gen>> move_stack_;

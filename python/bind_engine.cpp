@@ -268,7 +268,7 @@ iteration, 1 to 128; reproducible), any of them, 1 second when none is given; ta
 konane.Tablebase or a file name, of the same board; rules: 'brainking', 'center' or 'any' (default
 the table's, else 'brainking'); memory: bytes or a size such as '256M' for the searches' tables
 (at least 1M); baseline: the baseline player instead (alpha-beta to depth 4 on mobility); threads:
-of the proof search; values: the CGT value as a source (a position split into regions decided by
+of the proof and heuristic searches; values: the CGT value as a source (a position split into regions decided by
 the sum of their values; docs/engine.md). Raises ValueError for an argument out of range, a table of another board or
 ruleset; FormatError for a missing or damaged table file.)")
         .def(py::init([](const std::variant<std::string, std::pair<int, int>>& board,

@@ -91,6 +91,48 @@ TEST_CASE("engine search: at full depth the score is the table's value and depth
     }
 }
 
+TEST_CASE("engine search: on several threads (Lazy SMP) the full-depth score is the table's",
+          "[engine][concurrency]") {
+    // The helpers share the transposition table with the main search: what they store (torn
+    // writes included, which the check word refuses) must never change a proven value.
+    for (auto [rows, cols] : {std::pair{4, 5}, {5, 4}}) {
+        const Tablebase& t = table(rows, cols, Ruleset::Brainking);
+        INFO(t.board().name());
+        AlphaBeta ab(t.board(), t.rules(), Evaluation{}, SearchFeatures{}, std::size_t{1} << 20, 3);
+        CHECK(ab.threads() == 3);
+        int checked = 0;
+        for (const Position p : random_positions(t, 12, 5 + rows * 10 + cols)) {
+            const auto v = t.value(p);
+            if (!v) continue;
+            SearchLimits lim;
+            lim.depth = 64;
+            const SearchResult r = ab.search(p, lim);
+            REQUIRE(r.has_move);
+            INFO(format_position(t.board(), p));
+            CHECK((r.info.score > 0) == v->win);
+            CHECK(kWinScore - std::abs(r.info.score) == v->depth);
+            CHECK(keeps_value(t, p, r.best.child));
+            ++checked;
+        }
+        CHECK(checked > 40);
+    }
+    // The engine on 8x8 with two threads: a legal move by nodes, stopped by its flag.
+    const Board b = Board::make(8, 8);
+    EngineOptions o;
+    o.threads = 2;
+    o.memory_bytes = std::size_t{16} << 20;
+    Engine e(b, o);
+    const Position p =
+        legal_moves(b, o.rules, legal_moves(b, o.rules, b.start())[0].child)[0].child;
+    const auto d = e.decide(p, MoveLimits{0, 50000, 0, nullptr});
+    REQUIRE(d);
+    const auto moves = legal_moves(b, o.rules, p);
+    CHECK(std::any_of(moves.begin(), moves.end(),
+                      [&](const MoveChild& m) { return m.move == d->move.move; }));
+    CHECK_THROWS_AS(AlphaBeta(b, o.rules, Evaluation{}, SearchFeatures{}, 1 << 20, 0),
+                    std::invalid_argument);
+}
+
 TEST_CASE("engine search: every feature switched off gives the same proven values", "[engine]") {
     const Tablebase& t = table(4, 5, Ruleset::Brainking);
     AlphaBeta plain(t.board(), t.rules(), kMobilityOnly, kPlainAlphaBeta);
