@@ -32,6 +32,7 @@ struct Side {
     double proof_share = 0.5;
     bool baseline = false;
     bool no_values = false;
+    int threads = 1;
     std::uint64_t nodes = 0;
 };
 
@@ -41,6 +42,7 @@ EngineOptions options_of(const Side& s, std::size_t memory) {
     o.memory_bytes = memory;
     o.proof_share = s.proof_share;
     o.values = !s.no_values;
+    o.threads = s.threads;
     if (!s.evaluation.empty()) o.evaluation = parse_evaluation(s.evaluation);
     if (!s.features.empty()) o.features = parse_features(s.features);
     return o;
@@ -78,6 +80,9 @@ int main(int argc, char** argv) {
     app.add_option("--b-features", b.features, "B's search features");
     app.add_option("--a-proof-share", a.proof_share, "A's proof share")->capture_default_str();
     app.add_option("--b-proof-share", b.proof_share, "B's proof share")->capture_default_str();
+    app.add_option("--a-threads", a.threads, "A's threads (both searches; Lazy SMP)")
+        ->capture_default_str();
+    app.add_option("--b-threads", b.threads, "B's threads")->capture_default_str();
     app.add_flag("--a-no-values", a.no_values, "A without the CGT value as a source");
     app.add_flag("--b-no-values", b.no_values, "B without the CGT value as a source");
     app.add_flag("--a-baseline", a.baseline, "A is the baseline player");
@@ -178,6 +183,7 @@ int main(int argc, char** argv) {
         {"features", a.baseline ? "baseline" : features_text(options_of(a, memory).features)},
         {"proof_share", a.proof_share},
         {"values", !a.no_values},
+        {"threads", a.threads},
         {"nodes_per_move", a.nodes},
         {"mean_search_depth", a_depth_n ? static_cast<double>(a_depth_sum) / a_depth_n : 0}};
     j["b"] = {
@@ -185,6 +191,7 @@ int main(int argc, char** argv) {
         {"features", b.baseline ? "baseline" : features_text(options_of(b, memory).features)},
         {"proof_share", b.proof_share},
         {"values", !b.no_values},
+        {"threads", b.threads},
         {"nodes_per_move", b.nodes},
         {"mean_search_depth", b_depth_n ? static_cast<double>(b_depth_sum) / b_depth_n : 0}};
     j["a_wins"] = a_wins;
