@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace konane::cgt {
 
@@ -613,8 +615,12 @@ std::string GameStore::format_rec(GameId g, const FormatOptions& o) {
     }
     auto side = [&](const std::vector<GameId>& opts) {
         std::vector<std::pair<int, std::string>> parts;
-        for (GameId x : opts)
-            parts.emplace_back(nodes_[x].birthday, format_rec(x, o));
+        for (GameId x : opts) {
+            // format_rec() may add games (left_stop of an up-star), moving nodes_: read the
+            // birthday after it, not as a reference bound before (clang's ASan found it).
+            std::string text = format_rec(x, o);
+            parts.emplace_back(nodes_[x].birthday, std::move(text));
+        }
         std::sort(parts.begin(), parts.end());
         std::string s;
         for (const auto& p : parts)
