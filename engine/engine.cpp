@@ -101,7 +101,7 @@ Engine::Engine(const Board& b, EngineOptions options)
 struct Engine::Values {
     cgt::GameStore store;
     cgt::Valuer valuer;
-    std::uint64_t limit = 0;  ///< new positions allowed in the current call (0: none)
+    std::uint64_t limit = 0;  ///< new positions allowed in the current call (0: no limit)
     std::size_t start = 0;    ///< positions() when the current call began
     std::optional<std::chrono::steady_clock::time_point> deadline;
     const std::atomic<bool>* stop = nullptr;
@@ -163,38 +163,34 @@ bool Engine::decide_by_value(Position p, Decision& d, std::uint64_t max_position
         return o == cgt::OutcomeClass::P ||
                o == (black ? cgt::OutcomeClass::L : cgt::OutcomeClass::R);
     };
-    const auto charge = [&] { d.nodes += (v.valuer.positions() - v.start) * kValuePositionNodes; };
+    bool won = false, full = false;
     try {
         const cgt::GameId g = v.valuer.value(p.occ);
         if (!wins_first(v.store.outcome(g))) {
             d.proven_win = false;
-            charge();
-            return false;
+        } else {
+            // A child differs from p in one region: its value is mostly in the memo already.
+            // A won game has a winning move, so the loop ends with one.
+            for (const MoveChild& m : legal_moves(board_, options_.rules, p)) {
+                if (!wins_second(v.store.outcome(v.valuer.value(m.child.occ)))) continue;
+                d.move = m;
+                d.source = Source::Value;
+                d.proven_win = true;
+                d.pv = {m.move};
+                d.regions = static_cast<int>(parts.size());
+                d.value = v.store.format(g);
+                if (d.value.size() > kValueText) d.value = d.value.substr(0, kValueText) + "...";
+                won = true;
+                break;
+            }
         }
-        // A child differs from p in one region: its value is mostly in the memo already.
-        for (const MoveChild& m : legal_moves(board_, options_.rules, p)) {
-            if (!wins_second(v.store.outcome(v.valuer.value(m.child.occ)))) continue;
-            d.move = m;
-            d.source = Source::Value;
-            d.proven_win = true;
-            d.pv = {m.move};
-            d.regions = static_cast<int>(parts.size());
-            d.value = v.store.format(g);
-            if (d.value.size() > kValueText) d.value = d.value.substr(0, kValueText) + "...";
-            charge();
-            return true;
-        }
-        charge();  // unreachable for a sound valuer: a won game has a winning move
-        return false;
     } catch (const cgt::ValueLimit&) {
-        // The memo is full: start again with an empty one at the next move.
-        charge();
-        values_.reset();
-        return false;
+        full = true;
     } catch (const cgt::ValueStopped&) {
-        charge();
-        return false;
     }
+    d.nodes += (v.valuer.positions() - v.start) * kValuePositionNodes;
+    if (full) values_.reset();  // the memo is full: start again with an empty one next move
+    return won;
 }
 
 std::optional<bool> Engine::prove(Position p, const MoveLimits& limits) {

@@ -1,8 +1,7 @@
 // The engine: the move to play in any position on a board of up to 64 squares, perfect wherever
 // something proves it (a table of the board, the proof search within a share of the time, the
 // combinatorial game value of a position split into regions), the strongest the heuristic search
-// finds elsewhere. docs/engine.md says how each source is
-// chosen and what each feature measured.
+// finds elsewhere. docs/engine.md says how each source is chosen and what each feature measured.
 #pragma once
 
 #include <atomic>
@@ -96,7 +95,7 @@ struct Decision {
     int regions = 0;
     double seconds = 0;  ///< wall time of the decision
 
-    /// "table (win in 11)", "proof (win)", "value (win: 1/2 in 3 regions)", "search depth 9,
+    /// "table (win in 11)", "proof (win)", "value (win: 1/2, 3 regions)", "search depth 9,
     /// score 300", ...
     std::string describe() const;
 };

@@ -308,19 +308,20 @@ SearchResult AlphaBeta::search(Position p, const SearchLimits& limits,
         for (std::thread& t : pool)
             t.join();
     };
-    for (std::size_t i = 0; i < helpers_.size(); ++i) {
-        pool.emplace_back([&, i] {
-            SearchLimits hl;
-            hl.stop = &done;
-            try {
-                helpers_[i]->iterate(p, hl, {});
-            } catch (...) {
-                failures[i] = std::current_exception();
-            }
-        });
-    }
     SearchResult r;
     try {
+        // Inside the try: a thread that cannot start leaves the started ones joined.
+        for (std::size_t i = 0; i < helpers_.size(); ++i) {
+            pool.emplace_back([&, i] {
+                SearchLimits hl;
+                hl.stop = &done;
+                try {
+                    helpers_[i]->iterate(p, hl, {});
+                } catch (...) {
+                    failures[i] = std::current_exception();
+                }
+            });
+        }
         r = iterate(p, limits, progress);
     } catch (...) {
         join();

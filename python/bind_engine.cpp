@@ -262,15 +262,16 @@ time per Engine: a call from another thread waits for the one under way.
     eng.bestmove('6x6')['move']
 
 Engine(board, *, time=None, nodes=None, depth=None, table=None, rules=None, memory='256M',
-baseline=False, threads=1, values=True): board 'RxC' or (rows, cols); a move's budget: time (seconds, wall
-clock), nodes (of both searches together; reproducible) and depth (the heuristic search's deepest
-iteration, 1 to 128; reproducible), any of them, 1 second when none is given; table: a
-konane.Tablebase or a file name, of the same board; rules: 'brainking', 'center' or 'any' (default
-the table's, else 'brainking'); memory: bytes or a size such as '256M' for the searches' tables
-(at least 1M); baseline: the baseline player instead (alpha-beta to depth 4 on mobility); threads:
-of the proof and heuristic searches; values: the CGT value as a source (a position split into regions decided by
-the sum of their values; docs/engine.md). Raises ValueError for an argument out of range, a table of another board or
-ruleset; FormatError for a missing or damaged table file.)")
+baseline=False, threads=1, values=True): board 'RxC' or (rows, cols); a move's budget: time
+(seconds, wall clock), nodes (of both searches together; reproducible) and depth (the heuristic
+search's deepest iteration, 1 to 128; reproducible), any of them, 1 second when none is given;
+table: a konane.Tablebase or a file name, of the same board; rules: 'brainking', 'center' or
+'any' (default the table's, else 'brainking'); memory: bytes or a size such as '256M' for the
+searches' tables (at least 1M); baseline: the baseline player instead (alpha-beta to depth 4 on
+mobility); threads: of the proof and heuristic searches; values: the CGT value as a source (a
+position split into regions decided by the sum of their values; docs/engine.md). Raises
+ValueError for an argument out of range, a table of another board or ruleset; FormatError for a
+missing or damaged table file.)")
         .def(py::init([](const std::variant<std::string, std::pair<int, int>>& board,
                          std::optional<double> time, std::optional<std::int64_t> nodes,
                          std::optional<std::int64_t> depth, const py::object& table,

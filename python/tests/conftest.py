@@ -1,4 +1,10 @@
-"""Fixtures of the konane module's tests: tables generated once per test session."""
+"""Fixtures of the konane module's tests: tables generated once per test session, and Ctrl-C
+sent to a call."""
+import os
+import signal
+import threading
+import time
+
 import pytest
 
 import konane
@@ -32,6 +38,29 @@ def tb5(tables):
     """The 5x5 brainking table, opened."""
     with konane.Tablebase(tables("5x5")[0]) as tb:
         yield tb
+
+
+def _interrupted_after(call, delay=0.5):
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    sent = []
+    timer = threading.Timer(delay, lambda: (sent.append(time.monotonic()),
+                                            os.kill(os.getpid(), signal.SIGINT)))
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            call()
+        return time.monotonic() - sent[0]
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture
+def interrupted_after():
+    """A function (call, delay=0.5) that runs call() with a SIGINT (what Ctrl-C sends) from a
+    timer thread after delay seconds, and returns the seconds between the signal and the
+    KeyboardInterrupt that call() must raise."""
+    return _interrupted_after
 
 
 def pytest_configure(config):

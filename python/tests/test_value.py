@@ -1,8 +1,4 @@
 """konane.value() and Position.value(): combinatorial game values (cgt/, docs/cgt.md)."""
-import os
-import signal
-import threading
-import time
 from fractions import Fraction
 
 import pytest
@@ -49,24 +45,7 @@ def test_regions_sum_and_limit():
 BIG = konane.Position.start("8x8").play("d5 e5")
 
 
-def interrupted_after(call, delay=0.5):
-    """Runs call() with a SIGINT sent from a timer thread after delay seconds; returns the
-    seconds between the signal and the KeyboardInterrupt that call() must raise."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    sent = []
-    timer = threading.Timer(delay, lambda: (sent.append(time.monotonic()),
-                                            os.kill(os.getpid(), signal.SIGINT)))
-    try:
-        timer.start()
-        with pytest.raises(KeyboardInterrupt):
-            call()
-        return time.monotonic() - sent[0]
-    finally:
-        timer.cancel()
-        signal.signal(signal.SIGINT, previous)
-
-
-def test_ctrl_c_stops_a_value():
+def test_ctrl_c_stops_a_value(interrupted_after):
     # Before, the signal took effect when the call ended (28.5 s later).
     assert interrupted_after(lambda: konane.value(BIG)) < 1.5
     assert interrupted_after(lambda: BIG.value(max_positions=0)) < 1.5
@@ -74,7 +53,7 @@ def test_ctrl_c_stops_a_value():
     assert konane.value("xo..")["value"] == "1"
 
 
-def test_ctrl_c_stops_a_negamax_solve():
+def test_ctrl_c_stops_a_negamax_solve(interrupted_after):
     assert interrupted_after(lambda: konane.solve(BIG, max_positions=0)) < 1.5
     assert konane.solve(".oxox. b").value.depth == 2
 

@@ -54,6 +54,39 @@ bool keeps_value(const Tablebase& t, Position p, Position child) {
     return !c->win;
 }
 
+/// Searches each position of `positions` that the table holds to the end with ab, checking
+/// the score against the table's value and depth, the move against its verdict and the
+/// principal variation for legality; returns how many were checked.
+int check_to_the_end(AlphaBeta& ab, const Tablebase& t, const std::vector<Position>& positions) {
+    int checked = 0;
+    for (const Position p : positions) {
+        const auto v = t.value(p);
+        if (!v) continue;
+        SearchLimits lim;
+        lim.depth = 64;
+        const SearchResult r = ab.search(p, lim);
+        REQUIRE(r.has_move);
+        INFO(format_position(t.board(), p));
+        CHECK(std::abs(r.info.score) > kWinBound);
+        CHECK((r.info.score > 0) == v->win);
+        CHECK(kWinScore - std::abs(r.info.score) == v->depth);
+        CHECK(keeps_value(t, p, r.best.child));
+        // The principal variation starts with the move and is legal throughout.
+        REQUIRE(!r.info.pv.empty());
+        CHECK(r.info.pv.front() == r.best.move);
+        Position q = p;
+        for (const Move& m : r.info.pv) {
+            const auto moves = legal_moves(t.board(), t.rules(), q);
+            const auto it = std::find_if(moves.begin(), moves.end(),
+                                         [&](const MoveChild& mc) { return mc.move == m; });
+            REQUIRE(it != moves.end());
+            q = it->child;
+        }
+        ++checked;
+    }
+    return checked;
+}
+
 }  // namespace
 
 TEST_CASE("engine search: at full depth the score is the table's value and depth", "[engine]") {
@@ -61,32 +94,7 @@ TEST_CASE("engine search: at full depth the score is the table's value and depth
         const Tablebase& t = table(rows, cols, Ruleset::Brainking);
         INFO(t.board().name());
         AlphaBeta ab(t.board(), t.rules());
-        int checked = 0;
-        for (const Position p : random_positions(t, 30, 7 + rows * 10 + cols)) {
-            const auto v = t.value(p);
-            if (!v) continue;
-            SearchLimits lim;
-            lim.depth = 64;
-            const SearchResult r = ab.search(p, lim);
-            REQUIRE(r.has_move);
-            INFO(format_position(t.board(), p));
-            CHECK(std::abs(r.info.score) > kWinBound);
-            CHECK((r.info.score > 0) == v->win);
-            CHECK(kWinScore - std::abs(r.info.score) == v->depth);
-            CHECK(keeps_value(t, p, r.best.child));
-            // The principal variation starts with the move and is legal throughout.
-            REQUIRE(!r.info.pv.empty());
-            CHECK(r.info.pv.front() == r.best.move);
-            Position q = p;
-            for (const Move& m : r.info.pv) {
-                const auto moves = legal_moves(t.board(), t.rules(), q);
-                const auto it = std::find_if(moves.begin(), moves.end(),
-                                             [&](const MoveChild& mc) { return mc.move == m; });
-                REQUIRE(it != moves.end());
-                q = it->child;
-            }
-            ++checked;
-        }
+        const int checked = check_to_the_end(ab, t, random_positions(t, 30, 7 + rows * 10 + cols));
         CHECK(checked > 100);
     }
 }
@@ -100,23 +108,10 @@ TEST_CASE("engine search: on several threads (Lazy SMP) the full-depth score is 
         INFO(t.board().name());
         AlphaBeta ab(t.board(), t.rules(), Evaluation{}, SearchFeatures{}, std::size_t{1} << 20, 3);
         CHECK(ab.threads() == 3);
-        int checked = 0;
-        for (const Position p : random_positions(t, 12, 5 + rows * 10 + cols)) {
-            const auto v = t.value(p);
-            if (!v) continue;
-            SearchLimits lim;
-            lim.depth = 64;
-            const SearchResult r = ab.search(p, lim);
-            REQUIRE(r.has_move);
-            INFO(format_position(t.board(), p));
-            CHECK((r.info.score > 0) == v->win);
-            CHECK(kWinScore - std::abs(r.info.score) == v->depth);
-            CHECK(keeps_value(t, p, r.best.child));
-            ++checked;
-        }
+        const int checked = check_to_the_end(ab, t, random_positions(t, 12, 5 + rows * 10 + cols));
         CHECK(checked > 40);
     }
-    // The engine on 8x8 with two threads: a legal move by nodes, stopped by its flag.
+    // The engine on 8x8 with two threads: a legal move by nodes.
     const Board b = Board::make(8, 8);
     EngineOptions o;
     o.threads = 2;
