@@ -127,6 +127,7 @@ void add_probe_command(CLI::App& app, Commands& out);        // probe
 void add_analyse_command(CLI::App& app, Commands& out);      // analyse
 void add_solve_command(CLI::App& app, Commands& out);        // solve
 void add_check_proof_command(CLI::App& app, Commands& out);  // check-proof
+void add_prove_command(CLI::App& app, Commands& out);        // prove
 void add_serve_command(CLI::App& app, Commands& out);        // serve
 void add_value_command(CLI::App& app, Commands& out);        // value
 void add_bestmove_command(CLI::App& app, Commands& out);     // bestmove

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     add_analyse_command(app, commands);
     add_solve_command(app, commands);
     add_check_proof_command(app, commands);
+    add_prove_command(app, commands);
     add_serve_command(app, commands);
     add_value_command(app, commands);
     add_bestmove_command(app, commands);

@@ -1,0 +1,306 @@
+// `konane prove`: the proof manager (manager/manager.hpp) from the command line: a proof of
+// every opening of a board, or of positions, kept in a work directory across runs, machines and
+// kills, its leaves solved by worker threads; the certificate when every root is decided.
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cert/certificate.hpp"
+#include "cli/common.hpp"
+#include "cli/help.hpp"
+#include "cli/proof_run.hpp"
+#include "core/gap.hpp"
+#include "core/movegen.hpp"
+#include "core/notation.hpp"
+#include "manager/manager.hpp"
+#include "process/cleanup.hpp"
+#include "process/self.hpp"
+
+namespace konane::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+struct ProveArgs {
+    std::vector<std::string> positions;
+    std::string board;
+    std::string rules = "brainking";
+    bool jumps_only = false;
+    std::string work;
+    std::uint64_t leaf_nodes = 1'000'000;
+    int workers = 1;
+    std::string memory;
+    std::uint64_t max_nodes = 0;
+    std::uint64_t seconds = 0;
+    std::uint64_t checkpoint = 60;
+    bool dfpn = false;
+    std::string certificate;
+    bool json = false;
+    bool quiet = false;
+};
+
+/// The tree a new run starts: the positions given, or every opening of --board.
+ProofTree new_tree(const ProveArgs& a) {
+    const Ruleset r = parse_ruleset(a.rules);
+    if (a.positions.empty()) {
+        if (a.board.empty())
+            throw UsageError("give positions, or --board RxC for every opening of a board");
+        const Board b = Board::parse(a.board);
+        if (a.jumps_only) throw UsageError("--jumps-only needs positions: a board's openings are removals");
+        return ProofTree(b, Opening(r), false, CertificateKind::Openings,
+                         start_positions(b, Opening(r)));
+    }
+    std::optional<Board> board;
+    if (!a.board.empty()) board = Board::parse(a.board);
+    std::vector<Position> roots;
+    for (const std::string& text : a.positions) {
+        const ParsedPosition pp = parse_position(with_side(text), board ? &*board : nullptr);
+        if (!board) board = pp.board;
+        if (pp.board.squares() > 64)
+            throw UsageError("prove takes boards of up to 64 squares (" + pp.board.name() + ")");
+        roots.push_back(pp.position);
+    }
+    return ProofTree(*board, Opening(r), a.jumps_only, CertificateKind::Positions, roots);
+}
+
+/// The board's winner from the verdicts of every opening (the certificate checker's minimax):
+/// Black wins when some removal wins against every reply.
+std::optional<Color> board_winner(const ProofTree& t) {
+    const Board& b = t.game().board();
+    const Opening& o = t.game().opening();
+    const Position full = b.start();
+    bool black = false;
+    for (const MoveChild& removal : legal_moves(b, o.rules, full)) {
+        bool all = true;
+        for (const MoveChild& reply : legal_moves(b, o.rules, removal.child)) {
+            std::optional<bool> v;
+            for (std::size_t r = 0; r < t.root_count(); ++r)
+                if (t.root_positions()[r] == reply.child) v = t.root_value(r);
+            if (!v) return std::nullopt;
+            if (!*v) all = false;  // Black to move loses this pair
+        }
+        if (all) black = true;
+    }
+    return black ? Color::Black : Color::White;
+}
+
+int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool rules_given) {
+    if (a.work.empty()) throw UsageError("--work DIR is required: the proof tree lives there");
+    const fs::path dir(a.work);
+    const bool resumed = ProofManager::exists(dir);
+    std::optional<ProofManager> m;
+    if (resumed) {
+        if (positions_given || board_given || rules_given || a.jumps_only) {
+            throw UsageError(a.work +
+                             " holds a proof tree already: resume it with --work alone (its "
+                             "board and roots are in the tree), or give another directory");
+        }
+        m.emplace(ProofManager::open(dir));
+    } else {
+        m.emplace(ProofManager::create(dir, new_tree(a)));
+    }
+    const ProofTree& t = m->tree();
+    const Board& b = t.game().board();
+    ManagerOptions o;
+    o.search = proof_options(t.game().opening().rules, t.game().jumps_only(), a.memory, 0, false,
+                             a.dfpn, 1);
+    o.workers = a.workers;
+    o.search.memory_bytes = std::max<std::size_t>(o.search.memory_bytes / a.workers, 64);
+    o.leaf_nodes = a.leaf_nodes;
+    o.max_nodes = a.max_nodes;
+    o.max_seconds = static_cast<double>(a.seconds);
+    o.checkpoint_seconds = static_cast<double>(a.checkpoint);
+    warn_memory_over_physical(o.search.memory_bytes * static_cast<std::uint64_t>(a.workers),
+                              a.memory.empty() ? kDefaultProofMemory : a.memory, a.quiet);
+    const std::string label = b.name() + " " + opening_tag(b, t.game().opening()) +
+                              (t.game().jumps_only() ? " jumps-only" : "");
+    if (!a.quiet) {
+        std::fprintf(stderr, "konane prove %s: %s work directory %s (%zu positions in the tree, %llu nodes searched before)\n",
+                     label.c_str(), resumed ? "resuming" : "new", a.work.c_str(), t.size(),
+                     static_cast<unsigned long long>(t.total_nodes()));
+    }
+    process::set_interrupt_message(fmt::format(
+        "\nkonane prove: interrupted; the tree of the last checkpoint is kept in {}: run "
+        "`konane prove --work {}` to resume",
+        a.work, a.work));
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    bool dirty = false;
+    if (!a.quiet) {
+        m->on_progress(
+            [&](const ManagerProgress& p) {
+                std::fprintf(stderr,
+                             "%s[prove] %.2f M nodes, %.2f M/s, %.0f s, %llu leaves; tree %llu "
+                             "positions, %llu open leaves, %llu won, %llu lost; root pn %llu dn "
+                             "%llu; memory %.0f MiB%s",
+                             tty ? "\r" : "", static_cast<double>(p.nodes) / 1e6,
+                             p.seconds > 0 ? static_cast<double>(p.nodes) / p.seconds / 1e6 : 0.0,
+                             p.seconds, static_cast<unsigned long long>(p.leaves),
+                             static_cast<unsigned long long>(p.tree.nodes),
+                             static_cast<unsigned long long>(p.tree.open_leaves),
+                             static_cast<unsigned long long>(p.tree.won),
+                             static_cast<unsigned long long>(p.tree.lost),
+                             static_cast<unsigned long long>(p.root_pn),
+                             static_cast<unsigned long long>(p.root_dn),
+                             static_cast<double>(process::resident_bytes()) / 1048576.0,
+                             tty ? "\x1b[K" : "\n");
+                std::fflush(stderr);
+                dirty = tty;
+            },
+            tty ? 0.25 : 5.0);
+    }
+    const ManagerReport rep = m->run(o);
+    if (dirty) std::fputc('\n', stderr);
+    process::set_interrupt_message("");
+
+    std::optional<Color> winner;
+    if (rep.done && t.kind() == CertificateKind::Openings) winner = board_winner(t);
+    std::uint64_t cert_entries = 0, cert_bytes = 0;
+    if (rep.done && !a.certificate.empty()) {
+        const Certificate c = m->certificate(
+            fmt::format("konane prove ({}, {} leaves of at most {} nodes)",
+                        algorithm_name(false, a.dfpn), t.stats().nodes, a.leaf_nodes));
+        write_certificate(a.certificate, c);
+        cert_entries = c.entries.size();
+        std::error_code ec;
+        cert_bytes = fs::file_size(a.certificate, ec);
+    }
+    if (a.json) {
+        json j;
+        j["board"] = b.name();
+        j["opening"] = opening_tag(b, t.game().opening());
+        j["jumps_only"] = t.game().jumps_only();
+        j["kind"] = certificate_kind_name(t.kind());
+        j["work"] = a.work;
+        j["resumed"] = resumed;
+        j["done"] = rep.done;
+        json roots = json::array();
+        for (std::size_t r = 0; r < t.root_count(); ++r) {
+            const Position p = t.root_positions()[r];
+            const std::optional<bool> v = t.root_value(r);
+            json e;
+            e["position"] = format_position(b, p);
+            e["winner"] = v ? json(color_name(*v ? p.to_move : other(p.to_move))) : json(nullptr);
+            roots.push_back(e);
+        }
+        j["roots"] = roots;
+        if (t.kind() == CertificateKind::Openings)
+            j["board_winner"] = winner ? json(color_name(*winner)) : json(nullptr);
+        j["run"] = {{"nodes", rep.nodes},       {"seconds", rep.seconds},
+                    {"cpu_seconds", rep.cpu_seconds}, {"leaves_decided", rep.decided},
+                    {"leaves_expanded", rep.expanded}, {"workers", a.workers},
+                    {"leaf_nodes", a.leaf_nodes}, {"search", algorithm_name(false, a.dfpn)}};
+        j["tree"] = {{"positions", rep.tree.nodes},
+                     {"open_leaves", rep.tree.open_leaves},
+                     {"expanded", rep.tree.expanded},
+                     {"won", rep.tree.won},
+                     {"lost", rep.tree.lost},
+                     {"bytes", rep.tree_bytes},
+                     {"proof_bytes", rep.proof_bytes},
+                     {"nodes_searched", t.total_nodes()},
+                     {"seconds", t.total_seconds()}};
+        if (!a.certificate.empty() && rep.done)
+            j["certificate"] = {{"path", a.certificate}, {"entries", cert_entries},
+                                {"bytes", cert_bytes}};
+        std::printf("%s\n", j.dump(2).c_str());
+        return kOk;
+    }
+    std::printf("%s: %s\n", label.c_str(),
+                rep.done ? "every root decided" : "not decided yet (resume with --work alone)");
+    for (std::size_t r = 0; r < t.root_count(); ++r) {
+        const Position p = t.root_positions()[r];
+        const std::optional<bool> v = t.root_value(r);
+        std::printf("  %s  %s\n", format_position(b, p).c_str(),
+                    v ? fmt::format("{} wins", color_name(*v ? p.to_move : other(p.to_move))).c_str()
+                      : "open");
+    }
+    if (winner) std::printf("board: %s wins\n", color_name(*winner));
+    std::printf("searched: %s\n", rate_text(rep.nodes, rep.seconds, rep.cpu_seconds).c_str());
+    std::printf("tree: %llu positions (%llu open leaves, %llu won, %llu lost), %llu bytes; proofs "
+                "%llu bytes; %llu nodes in every run\n",
+                static_cast<unsigned long long>(rep.tree.nodes),
+                static_cast<unsigned long long>(rep.tree.open_leaves),
+                static_cast<unsigned long long>(rep.tree.won),
+                static_cast<unsigned long long>(rep.tree.lost),
+                static_cast<unsigned long long>(rep.tree_bytes),
+                static_cast<unsigned long long>(rep.proof_bytes),
+                static_cast<unsigned long long>(t.total_nodes()));
+    if (!a.certificate.empty() && rep.done)
+        std::printf("certificate: %s (%llu entries, %llu bytes)\n", a.certificate.c_str(),
+                    static_cast<unsigned long long>(cert_entries),
+                    static_cast<unsigned long long>(cert_bytes));
+    return kOk;
+}
+
+}  // namespace
+
+void add_prove_command(CLI::App& app, Commands& out) {
+    auto a = std::make_shared<ProveArgs>();
+    auto* prove = app.add_subcommand(
+        "prove",
+        "Proof search for runs longer than one machine or one day: a proof tree kept in a work "
+        "directory, its leaves solved by worker threads with a node budget (the proof manager)");
+    auto* positions = prove->add_option(
+        "POSITION", a->positions, "Positions to prove (up to 64 squares); none: every opening of --board");
+    auto* board = prove->add_option("--board", a->board, "Board RxC: every opening of it (alone), or the board the positions must have")
+                      ->check(non_empty());
+    auto* rules = prove->add_option("--rules", a->rules, "Opening ruleset")
+                      ->capture_default_str()
+                      ->check(non_empty());
+    prove->add_flag("--jumps-only", a->jumps_only,
+                    "No opening removals: full and one-hole boards are played with jumps too");
+    prove->add_option("--work", a->work,
+                      "Work directory of the proof tree (required): created on the first run; "
+                      "given alone, the run resumes the tree it holds (also copied to another "
+                      "machine)")
+        ->check(non_empty());
+    prove->add_option("--leaf-nodes", a->leaf_nodes,
+                      "Node budget of one leaf's search; a leaf not decided within it is expanded")
+        ->capture_default_str()
+        ->check(decimal(1, kMaxNodes));
+    prove->add_option("-j,--workers", a->workers, "Worker threads, each with its own search")
+        ->capture_default_str()
+        ->check(decimal(1, 1024));
+    prove->add_option("--memory", a->memory,
+                      "Transposition tables of all the workers together, e.g. 4G (default 512M)")
+        ->check(non_empty());
+    prove->add_option("--max-nodes", a->max_nodes,
+                      "Stop this run after about this many nodes (0: no limit); resume later")
+        ->check(decimal(0, kMaxNodes));
+    prove->add_option("--time", a->seconds,
+                      "Stop this run after this many seconds (0: no limit); resume later")
+        ->check(decimal(0, 100'000'000));
+    prove->add_option("--checkpoint", a->checkpoint,
+                      "Seconds between saves of the tree (what a kill loses; 0: after every "
+                      "leaf)")
+        ->capture_default_str()
+        ->check(decimal(0, 1'000'000));
+    prove->add_flag("--dfpn", a->dfpn, "Workers search with df-pn instead of alpha-beta");
+    prove->add_option("--certificate", a->certificate,
+                      "When every root is decided, write their proof to this file, for `konane "
+                      "check-proof` (docs/certificate.md)")
+        ->check(non_empty());
+    prove->add_flag("--json", a->json, "JSON output");
+    prove->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+    help_footer(prove,
+                {"konane prove --board 5x5 --work 5x5.tree --certificate 5x5.proof",
+                 "konane prove --board 6x8 --work 6x8.tree -j 2 --memory 8G --time 3600",
+                 "konane prove --work 6x8.tree --time 3600      resume (here or on another machine)",
+                 "konane prove 'xoxoxo/oxoxox/xo.oxo/ox.xox/xoxoxo/oxoxox b' --work c3c4.tree"});
+    out.push_back({prove, [a, positions, board, rules] {
+                       return run_prove(*a, positions->count() > 0, board->count() > 0,
+                                        rules->count() > 0);
+                   }});
+}
+
+}  // namespace konane::cli

@@ -1,0 +1,284 @@
+#include "manager/manager.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "process/cleanup.hpp"
+#include "search/proof_certificate.hpp"
+
+namespace konane {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double process_cpu_seconds() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+std::uint64_t file_bytes(const fs::path& p) {
+    std::error_code ec;
+    const auto n = fs::file_size(p, ec);
+    return ec ? 0 : n;
+}
+
+}  // namespace
+
+LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, const ProofKey& key,
+                      std::uint64_t budget, const std::atomic<bool>& stopped) {
+    LeafResult out;
+    const Position p = key.position();
+    s.set_max_nodes(budget);
+    const ProofResult r = s.solve(p);
+    out.nodes = r.nodes;
+    out.win = r.win;
+    if (!r.win && stopped.load()) return out;
+    // The certificate is built with no stop flag: what it searches again is proven already.
+    s.set_stop(nullptr);
+    CertificateBuilder builder(s);
+    bool any = false;
+    if (r.win) {
+        builder.add_root(p, *r.win ? p.to_move : other(p.to_move));
+        any = true;
+    } else {
+        for (const MoveChild& m : g.moves(key)) {
+            const std::optional<bool> v = s.proven(m.child);
+            out.children.values.push_back(v);
+            if (v) {
+                builder.add_root(m.child, *v ? m.child.to_move : other(m.child.to_move));
+                any = true;
+            }
+        }
+    }
+    s.set_stop(&stopped);
+    if (any)
+        out.proof = builder.finish(CertificateKind::Positions, g.opening(), "konane prove (leaf)");
+    return out;
+}
+
+fs::path ProofManager::proof_path(std::uint32_t file) const {
+    return dir_ / "proofs" / (std::to_string(file) + ".proof");
+}
+
+bool ProofManager::exists(const fs::path& dir) {
+    std::error_code ec;
+    return fs::exists(dir / "tree", ec);
+}
+
+ProofManager ProofManager::create(const fs::path& dir, ProofTree tree) {
+    if (exists(dir)) {
+        throw std::runtime_error(dir.string() +
+                                 ": holds a proof tree already (resume it with --work alone, or "
+                                 "give another directory)");
+    }
+    std::error_code ec;
+    fs::create_directories(dir / "proofs", ec);
+    if (ec) throw std::runtime_error(dir.string() + ": cannot create: " + ec.message());
+    ProofManager m(dir, std::move(tree));
+    m.tree_.save(m.tree_path());
+    return m;
+}
+
+ProofManager ProofManager::open(const fs::path& dir) {
+    if (!exists(dir)) throw std::runtime_error(dir.string() + ": holds no proof tree");
+    std::error_code ec;
+    fs::create_directories(dir / "proofs", ec);
+    if (ec) throw std::runtime_error(dir.string() + "/proofs: cannot create: " + ec.message());
+    // Temporary files of a run that was killed (SIGKILL, a power cut) before it renamed them.
+    process::remove_stale_temporaries_in(dir);
+    process::remove_stale_temporaries_in(dir / "proofs");
+    return ProofManager(dir, ProofTree::load(dir / "tree"));
+}
+
+ManagerReport ProofManager::run(const ManagerOptions& o) {
+    if (o.workers < 1) throw std::invalid_argument("proof manager: at least one worker");
+    if (o.leaf_nodes < 1) throw std::invalid_argument("proof manager: leaf budget of 0 nodes");
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    const double cpu_start = process_cpu_seconds();
+    auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
+
+    ManagerReport report;
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::atomic<bool> halt{false};  // stop the searches now
+    bool draining = false;          // hand out no more leaves (node limit): under `mutex`
+    int running = o.workers;        // workers not yet returned: under `mutex`
+    std::exception_ptr failure;     // under `mutex`
+    std::uint64_t leaves = 0;
+
+    auto worker = [&](int) {
+        try {
+            ProofOptions so = o.search;
+            so.threads = 1;
+            so.max_seconds = 0;
+            so.stop = &halt;
+            ProofSearch s(tree_.game().board(), so);
+            for (;;) {
+                std::unique_lock lock(mutex);
+                std::optional<std::uint32_t> leaf;
+                for (;;) {
+                    if (halt.load() || draining || tree_.done()) break;
+                    leaf = tree_.select();
+                    if (leaf) break;
+                    wake.wait(lock);
+                }
+                if (!leaf) break;
+                const ProofKey key = tree_.node(*leaf).key;
+                const std::uint32_t file = tree_.next_proof_file();
+                lock.unlock();
+                LeafResult r;
+                try {
+                    r = solve_leaf(s, tree_.game(), key, o.leaf_nodes, halt);
+                    if (r.proof) write_certificate(proof_path(file), *r.proof);
+                } catch (...) {
+                    lock.lock();
+                    tree_.release(*leaf);
+                    throw;
+                }
+                lock.lock();
+                if (!r.win && halt.load()) {
+                    tree_.release(*leaf);
+                } else if (r.win) {
+                    tree_.decided(*leaf, *r.win, file, r.nodes);
+                    ++report.decided;
+                } else {
+                    r.children.proof_file = r.proof ? file : 0;
+                    tree_.expand(*leaf, r.children, r.nodes);
+                    ++report.expanded;
+                }
+                report.nodes += r.nodes;
+                ++leaves;
+                if (o.max_nodes != 0 && report.nodes >= o.max_nodes) draining = true;
+                wake.notify_all();
+            }
+        } catch (...) {
+            std::lock_guard lock(mutex);
+            if (!failure) failure = std::current_exception();
+            halt = true;
+        }
+        std::lock_guard lock(mutex);
+        --running;
+        wake.notify_all();
+    };
+
+    if (o.stop && o.stop->load()) halt = true;
+    std::vector<std::thread> threads;
+    {
+        // Threads start under the lock, so that one that cannot start leaves the others to be
+        // joined (running counts only those started).
+        std::lock_guard lock(mutex);
+        running = 0;
+        try {
+            for (int w = 0; w < o.workers; ++w) {
+                threads.emplace_back(worker, w);
+                ++running;
+            }
+        } catch (...) {
+            halt = true;
+            failure = std::current_exception();
+        }
+    }
+    double last_save = 0, last_progress = 0;
+    {
+        std::unique_lock lock(mutex);
+        while (running > 0) {
+            wake.wait_for(lock, std::chrono::milliseconds(100));
+            const double now = elapsed();
+            if ((o.stop && o.stop->load()) || (o.max_seconds > 0 && now >= o.max_seconds)) {
+                halt = true;
+                wake.notify_all();
+            }
+            if (now - last_save >= o.checkpoint_seconds && running > 0) {
+                tree_.save(tree_path());
+                ++report.saves;
+                last_save = now;
+            }
+            if (progress_ && now - last_progress >= interval_) {
+                ManagerProgress p;
+                p.tree = tree_.stats();
+                p.nodes = report.nodes;
+                p.leaves = leaves;
+                p.seconds = now;
+                for (std::size_t r = 0; r < tree_.root_count(); ++r) {
+                    const TreeNode& n = tree_.node(tree_.root_node(r));
+                    if (n.state != TreeState::Open) continue;
+                    if (p.root_pn == 0 || std::min(n.pn, n.dn) < std::min(p.root_pn, p.root_dn)) {
+                        p.root_pn = n.pn;
+                        p.root_dn = n.dn;
+                    }
+                }
+                last_progress = now;
+                lock.unlock();
+                progress_(p);
+                lock.lock();
+            }
+        }
+    }
+    for (std::thread& t : threads)
+        t.join();
+    report.seconds = elapsed();
+    report.cpu_seconds = process_cpu_seconds() - cpu_start;
+    tree_.add_seconds(report.seconds);
+    tree_.save(tree_path());
+    ++report.saves;
+    if (failure) std::rethrow_exception(failure);
+    report.done = tree_.done();
+    report.tree = tree_.stats();
+    report.tree_bytes = file_bytes(tree_path());
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_ / "proofs", ec))
+        if (e.is_regular_file(ec)) report.proof_bytes += file_bytes(e.path());
+    return report;
+}
+
+Certificate ProofManager::certificate(std::string generator) const {
+    const ProofTree::Proof proof = tree_.proof();
+    std::vector<ProofEntry> entries = proof.entries;
+    for (const std::uint32_t f : proof.files) {
+        const Certificate c = read_certificate(proof_path(f));
+        const ProofGame& g = tree_.game();
+        if (!(c.board == g.board()) || c.jumps_only != g.jumps_only() ||
+            !(c.opening == g.opening())) {
+            throw CertificateError(proof_path(f).string() +
+                                   ": a proof of another board or game than the tree's");
+        }
+        c.entries.for_each([&](const ProofKey& k, std::uint8_t v) { entries.push_back({k, v}); });
+    }
+    // One entry per key: where two proofs name different winning moves of a position, either
+    // proves it (each file proves every position it names), so the first is kept.
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const ProofEntry& a, const ProofEntry& b) { return a.key < b.key; });
+    entries.erase(std::unique(entries.begin(), entries.end(),
+                              [](const ProofEntry& a, const ProofEntry& b) {
+                                  return a.key == b.key;
+                              }),
+                  entries.end());
+    Certificate c;
+    const ProofGame& g = tree_.game();
+    c.board = g.board();
+    c.opening = g.opening();
+    c.jumps_only = g.jumps_only();
+    c.kind = tree_.kind();
+    for (std::size_t r = 0; r < tree_.root_count(); ++r) {
+        const Position p = tree_.root_positions()[r];
+        const bool win = *tree_.root_value(r);
+        c.roots.push_back({p, win ? p.to_move : other(p.to_move)});
+    }
+    c.entries = PackedKeys::from_vector(entries);
+    c.generator = std::move(generator);
+    return c;
+}
+
+}  // namespace konane

@@ -1,0 +1,135 @@
+// The proof manager: a proof search for runs longer than one machine or one day (issue: toward
+// 8x8; docs/beyond.md "The proof manager"). A front end keeps the proof tree of the positions
+// near the roots (tree.hpp) in a work directory, hands its most-proving open leaves to workers
+// that solve each with a node budget (the proof search, search/proof.hpp), merges their results
+// (a leaf decided, or expanded with what the worker learnt of its children) and saves the tree
+// at checkpoints, so that a run killed at any point resumes from the last one, on this machine
+// or, with the directory copied, another. Each leaf a worker decides leaves a certificate of its
+// own (proofs/N.proof); the roots' certificate is assembled from the tree and those.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "cert/certificate.hpp"
+#include "manager/tree.hpp"
+#include "search/proof.hpp"
+
+namespace konane {
+
+/// What a worker found when it searched one leaf of the tree.
+struct LeafResult {
+    /// The leaf's value for its side to move; nullopt: not decided within the budget.
+    std::optional<bool> win;
+    /// Undecided: what the worker's transposition table knows of the leaf's children.
+    LeafChildren children;
+    std::uint64_t nodes = 0;  ///< nodes the search visited
+    /// The certificate of the leaf (decided) or of its children known (undecided); nullopt
+    /// when there is nothing proven to certify (or the search was stopped).
+    std::optional<Certificate> proof;
+};
+
+/// Searches the position of `key` (ProofGame g) with search s, at most `budget` nodes: its value
+/// and the certificate of it, or, undecided, the children's values s's table holds and their
+/// certificate. `stopped` tells it that the caller stopped the search (the result is then
+/// nothing but the nodes). Throws what ProofSearch::solve and CertificateBuilder throw.
+LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, const ProofKey& key,
+                      std::uint64_t budget, const std::atomic<bool>& stopped);
+
+/// Options of a ProofManager::run().
+struct ManagerOptions {
+    /// Each worker's proof search (memory_bytes is each worker's table; max_nodes, max_seconds,
+    /// stop and threads are set by the manager).
+    ProofOptions search;
+    /// Worker threads, each with its own search and table (at least 1).
+    int workers = 1;
+    /// Node budget of one leaf's search (at least 1).
+    std::uint64_t leaf_nodes = 1'000'000;
+    /// Most nodes of this run, all workers together (0: no limit): no leaf is handed out past it,
+    /// the leaves being searched are finished (so it is passed by up to workers x leaf_nodes).
+    std::uint64_t max_nodes = 0;
+    /// Most wall-clock seconds of this run (0: no limit): the searches stop at once, their
+    /// leaves are given back unsearched.
+    double max_seconds = 0;
+    /// Seconds between two saves of the tree (the work since the last save is what a kill
+    /// loses); the tree is saved again when the run ends.
+    double checkpoint_seconds = 60;
+    /// Set from another thread or a signal handler: the run stops as at max_seconds.
+    const std::atomic<bool>* stop = nullptr;
+};
+
+/// What the progress callback sees.
+struct ManagerProgress {
+    TreeStats tree;
+    std::uint64_t nodes = 0;   ///< nodes searched in this run
+    std::uint64_t leaves = 0;  ///< leaves searched in this run
+    double seconds = 0;        ///< since this run began
+    /// Proof and disproof numbers of the open root nearest to a verdict (0, 0 when none).
+    std::uint64_t root_pn = 0, root_dn = 0;
+};
+
+/// What a run did.
+struct ManagerReport {
+    bool done = false;             ///< every root decided
+    std::uint64_t nodes = 0;       ///< nodes searched in this run
+    std::uint64_t decided = 0;     ///< leaves decided in this run
+    std::uint64_t expanded = 0;    ///< leaves left undecided and expanded in this run
+    std::uint64_t saves = 0;       ///< times the tree was saved
+    double seconds = 0;            ///< wall time of this run
+    double cpu_seconds = 0;        ///< CPU time of this process during the run
+    TreeStats tree;                ///< the tree at the end
+    std::uint64_t tree_bytes = 0;  ///< bytes of the saved tree
+    std::uint64_t proof_bytes = 0;  ///< bytes of the proof files
+};
+
+/// A proof manager over a work directory: `tree` (the saved ProofTree) and `proofs/` (the
+/// certificates of the leaves the workers decided, N.proof). Not thread-safe itself (run()
+/// starts and joins its workers).
+class ProofManager {
+  public:
+    /// Starts a new work directory with `tree` (created with its parents when missing; it must
+    /// hold no tree yet: std::runtime_error naming it). Saves the tree at once.
+    static ProofManager create(const std::filesystem::path& dir, ProofTree tree);
+    /// Opens a work directory create() started (std::runtime_error naming what is missing or
+    /// damaged, from ProofTree::load).
+    static ProofManager open(const std::filesystem::path& dir);
+    /// Whether `dir` holds a proof tree.
+    static bool exists(const std::filesystem::path& dir);
+
+    const ProofTree& tree() const { return tree_; }
+    const std::filesystem::path& directory() const { return dir_; }
+    std::filesystem::path tree_path() const { return dir_ / "tree"; }
+    std::filesystem::path proof_path(std::uint32_t file) const;
+
+    /// Calls `f` about every `interval` seconds during run() (from the run's calling thread).
+    void on_progress(std::function<void(const ManagerProgress&)> f, double interval) {
+        progress_ = std::move(f);
+        interval_ = interval;
+    }
+
+    /// Works on the tree until every root is decided or a limit of `o` is reached, then saves
+    /// it. Throws std::invalid_argument for options out of range, and what a worker threw (the
+    /// tree is saved first, without that worker's leaf).
+    ManagerReport run(const ManagerOptions& o);
+
+    /// The certificate of the decided roots (kind and roots as the tree's), assembled from the
+    /// tree's won nodes and the proof files of the nodes workers decided. Throws
+    /// std::logic_error when a root is open, CertificateError for a proof file missing or
+    /// damaged.
+    Certificate certificate(std::string generator) const;
+
+  private:
+    ProofManager(std::filesystem::path dir, ProofTree tree)
+        : dir_(std::move(dir)), tree_(std::move(tree)) {}
+
+    std::filesystem::path dir_;
+    ProofTree tree_;
+    std::function<void(const ManagerProgress&)> progress_;
+    double interval_ = 1.0;
+};
+
+}  // namespace konane

@@ -1,0 +1,113 @@
+// `konane prove` (the proof manager): a board's verdict with a certificate `check-proof`
+// verifies; a run killed (SIGKILL) at random points and resumed, also from a copy of its work
+// directory, reaches the same verdict; bad usage gets a clear error.
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_helpers.hpp"
+#include "tests/temp_dir.hpp"
+
+namespace {
+
+using namespace konane::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json parse_json(const Run& r) {
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("cli: prove decides a board and its certificate checks", "[cli][manager]") {
+    TempDir dir("cli-prove");
+    const std::string work = quote((dir / "w").string());
+    const std::string cert = quote((dir / "5x5.proof").string());
+    const json j = parse_json(
+        run("prove --board 5x5 --work " + work + " --leaf-nodes 40 -j 2 --memory 8M "
+            "--certificate " + cert + " --json -q 2>/dev/null"));
+    CHECK(j["done"] == true);
+    CHECK(j["kind"] == "openings");
+    CHECK(j["tree"]["positions"].get<int>() > 16);  // the tree grew past the 16 roots
+    const json check = parse_json(run("check-proof " + cert + " --json -q 2>/dev/null"));
+    CHECK(check["valid"] == true);
+    CHECK(check["winner"] == j["board_winner"]);
+    REQUIRE(check["roots"].size() == j["roots"].size());
+    for (std::size_t i = 0; i < j["roots"].size(); ++i)
+        CHECK(check["roots"][i]["winner"] == j["roots"][i]["winner"]);
+    // The same verdict as the proof search in one run.
+    const json search =
+        parse_json(run("openings --board 5x5 --search --json -q --memory 8M 2>/dev/null"));
+    CHECK(search["winner"] == j["board_winner"]);
+    // Run again on the decided tree: nothing to do, the same answer.
+    const json again = parse_json(run("prove --work " + work + " --json -q 2>/dev/null"));
+    CHECK(again["done"] == true);
+    CHECK(again["resumed"] == true);
+    CHECK(again["run"]["nodes"] == 0);
+    CHECK(again["board_winner"] == j["board_winner"]);
+}
+
+TEST_CASE("cli: prove killed at random points resumes to the same verdict", "[cli][manager]") {
+    TempDir dir("cli-prove-kill");
+    std::mt19937 rng(20261206);
+    fs::path work = dir / "w0";
+    const std::string start = "prove --board 4x6 --rules any --leaf-nodes 4 --memory 1M "
+                              "--checkpoint 0 -q --json";
+    int kills = 0;
+    bool created = false;
+    for (int i = 0; i < 40; ++i) {
+        if (i % 4 == 3 && created) {  // continue on a copy (another machine)
+            const fs::path next = dir / ("w" + std::to_string(i));
+            fs::copy(work, next, fs::copy_options::recursive);
+            work = next;
+        }
+        const double after = 0.05 + 0.01 * static_cast<double>(rng() % 30);
+        const std::string args = created ? "prove --work " + quote(work.string()) + " -q --json"
+                                         : start + " --work " + quote(work.string());
+        const Run r = run(args + " 2>/dev/null", "timeout -s KILL " + std::to_string(after));
+        created = created || fs::exists(work / "tree");
+        if (r.code == 0) break;
+        INFO(r.out);
+        CHECK(r.code == 137);  // killed (timeout -s KILL), nothing else
+        ++kills;
+    }
+    CHECK(kills > 0);
+    const std::string cert = quote((dir / "4x6.proof").string());
+    const json j = parse_json(run("prove --work " + quote(work.string()) +
+                                  " --json -q --certificate " + cert + " 2>/dev/null"));
+    REQUIRE(j["done"] == true);
+    const json check = parse_json(run("check-proof " + cert + " --json -q 2>/dev/null"));
+    CHECK(check["winner"] == j["board_winner"]);
+    const json search = parse_json(
+        run("openings --board 4x6 --rules any --search --json -q --memory 8M 2>/dev/null"));
+    CHECK(search["winner"] == j["board_winner"]);
+}
+
+TEST_CASE("cli: prove refuses what it cannot do, naming the problem", "[cli][manager]") {
+    TempDir dir("cli-prove-bad");
+    const std::string work = quote((dir / "w").string());
+    Run r = run("prove --board 4x4");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--work") != std::string::npos);
+    r = run("prove --work " + work);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--board") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "w" / "tree"));
+    r = run("prove --board 4x4 --work " + work + " --max-nodes 1 -q");
+    CHECK(r.code == 0);
+    r = run("prove --board 4x5 --work " + work);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("holds a proof tree already") != std::string::npos);
+    r = run("prove --board 4x4 --work " + work + " --leaf-nodes 0");
+    CHECK(r.code == 2);
+    r = run("prove 'xo/ox b' --board 4x4 --work " + quote((dir / "x").string()));
+    CHECK(r.code == 2);
+    r = run("prove --board 9x9 --work " + quote((dir / "y").string()));
+    CHECK(r.code == 2);
+}

@@ -1,0 +1,241 @@
+// The proof manager (manager/): its verdicts equal the tables' on every opening and on random
+// positions of small boards, with leaf budgets small enough that the tree grows deep; the
+// certificates it assembles check with cert/check.hpp alone; a run stopped at many points and
+// resumed (also from a copy of its directory) reaches the same verdicts, as 1, 2 and 4 workers
+// do; a damaged or foreign tree file is refused.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "cert/certificate.hpp"
+#include "cert/check.hpp"
+#include "core/notation.hpp"
+#include "manager/manager.hpp"
+#include "manager/tree.hpp"
+#include "tests/reference.hpp"
+#include "tests/table_fixture.hpp"
+#include "tests/temp_dir.hpp"
+
+namespace {
+
+using namespace konane;
+using namespace konane::test;
+namespace fs = std::filesystem;
+
+ManagerOptions small_options(Ruleset r, std::uint64_t leaf_nodes, int workers = 1) {
+    ManagerOptions o;
+    o.search.rules = r;
+    o.search.memory_bytes = std::size_t{1} << 16;  // small: leaves cannot lean on the table
+    o.leaf_nodes = leaf_nodes;
+    o.workers = workers;
+    return o;
+}
+
+/// Every root's winner as the table gives it.
+std::vector<Color> table_winners(const Tablebase& tb, const std::vector<Position>& roots) {
+    std::vector<Color> out;
+    for (const Position& p : roots) {
+        const auto v = tb.value(p);
+        REQUIRE(v.has_value());
+        out.push_back(v->win ? p.to_move : other(p.to_move));
+    }
+    return out;
+}
+
+std::vector<Color> tree_winners(const ProofTree& t) {
+    std::vector<Color> out;
+    for (std::size_t r = 0; r < t.root_count(); ++r) {
+        const auto v = t.root_value(r);
+        REQUIRE(v.has_value());
+        const Position p = t.root_positions()[r];
+        out.push_back(*v ? p.to_move : other(p.to_move));
+    }
+    return out;
+}
+
+/// Checks the manager's certificate with the independent checker: it proves the same winners.
+void check_proof(const ProofManager& m, const std::vector<Color>& want) {
+    const Certificate c = m.certificate("test");
+    const CertificateCheck check = check_certificate(c);
+    CHECK(check.winners == want);
+}
+
+}  // namespace
+
+TEST_CASE("proof manager: every opening equals the table, and its certificate checks",
+          "[manager]") {
+    struct Spec {
+        int rows, cols;
+        Ruleset r;
+        std::uint64_t leaf_nodes;
+    };
+    for (const Spec spec : {Spec{4, 5, Ruleset::Brainking, 8}, Spec{5, 5, Ruleset::Brainking, 50},
+                            Spec{4, 6, Ruleset::Any, 40}, Spec{3, 6, Ruleset::Center, 1}}) {
+        const Tablebase& tb = table(spec.rows, spec.cols, spec.r);
+        const Board& b = tb.board();
+        INFO(b.name() << " " << ruleset_name(spec.r) << " leaf " << spec.leaf_nodes);
+        const std::vector<Position> roots = start_positions(b, Opening(spec.r));
+        TempDir dir("manager-openings");
+        ProofManager m = ProofManager::create(
+            dir / "w", ProofTree(b, Opening(spec.r), false, CertificateKind::Openings, roots));
+        const ManagerReport rep = m.run(small_options(spec.r, spec.leaf_nodes));
+        REQUIRE(rep.done);
+        CHECK(rep.expanded > 0);  // the budget was small enough for the tree to grow
+        const std::vector<Color> want = table_winners(tb, roots);
+        CHECK(tree_winners(m.tree()) == want);
+        check_proof(m, want);
+        CHECK(rep.tree_bytes > 0);
+    }
+}
+
+TEST_CASE("proof manager: random positions equal the table, both sides to move", "[manager]") {
+    const Tablebase& tb = table(5, 5, Ruleset::Brainking);
+    const Board& b = tb.board();
+    const ref::RefBoard rb(5, 5);
+    std::vector<Position> roots;
+    for (const ref::RefPos& rp : ref::random_positions(rb, ref::Rules::Brainking, 6, 77)) {
+        const Position p = ref::to_core(rb, rp);
+        if (stage_of(b, Ruleset::Brainking, p) != Stage::Play || piece_count(p) < 10) continue;
+        roots.push_back(p);
+        roots.push_back(Position{p.occ, other(p.to_move)});
+    }
+    // Positions with White to move that no game reaches are not in the table: keep those it holds.
+    std::erase_if(roots, [&](const Position& p) { return !tb.value(p).has_value(); });
+    REQUIRE(roots.size() > 20);
+    TempDir dir("manager-positions");
+    ProofManager m = ProofManager::create(
+        dir / "w",
+        ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Positions, roots));
+    const ManagerReport rep = m.run(small_options(Ruleset::Brainking, 20));
+    REQUIRE(rep.done);
+    const std::vector<Color> want = table_winners(tb, roots);
+    CHECK(tree_winners(m.tree()) == want);
+    check_proof(m, want);
+}
+
+TEST_CASE("proof manager: a run stopped again and again, resumed from a copy, gives the same "
+          "verdicts",
+          "[manager]") {
+    const Tablebase& tb = table(5, 5, Ruleset::Brainking);
+    const Board& b = tb.board();
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    const std::vector<Color> want = table_winners(tb, roots);
+    TempDir dir("manager-resume");
+    fs::path work = dir / "w0";
+    {
+        ProofManager m = ProofManager::create(
+            work, ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings,
+                            roots));
+    }
+    int runs = 0;
+    std::uint64_t positions = 0;
+    for (;; ++runs) {
+        REQUIRE(runs < 500);
+        // Every third run continues from a copy of the directory (a move to another machine).
+        if (runs % 3 == 2) {
+            const fs::path next = dir / ("w" + std::to_string(runs));
+            fs::copy(work, next, fs::copy_options::recursive);
+            work = next;
+        }
+        ProofManager m = ProofManager::open(work);
+        CHECK(m.tree().size() >= positions);  // nothing saved is lost
+        positions = m.tree().size();
+        ManagerOptions o = small_options(Ruleset::Brainking, 30);
+        o.max_nodes = 300;  // a few leaves per run
+        const ManagerReport rep = m.run(o);
+        if (rep.done) {
+            CHECK(tree_winners(m.tree()) == want);
+            check_proof(m, want);
+            break;
+        }
+    }
+    CHECK(runs > 3);
+    // The saved tree, read again, holds the same verdicts and proof.
+    ProofManager again = ProofManager::open(work);
+    REQUIRE(again.tree().done());
+    CHECK(tree_winners(again.tree()) == want);
+    check_proof(again, want);
+}
+
+TEST_CASE("proof manager: 1, 2 and 4 workers give the same verdicts", "[manager][concurrency]") {
+    const Tablebase& tb = table(5, 5, Ruleset::Brainking);
+    const Board& b = tb.board();
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    const std::vector<Color> want = table_winners(tb, roots);
+    for (const int workers : {1, 2, 4}) {
+        INFO(workers << " workers");
+        TempDir dir("manager-workers");
+        ProofManager m = ProofManager::create(
+            dir / "w", ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings,
+                                 roots));
+        const ManagerReport rep = m.run(small_options(Ruleset::Brainking, 25, workers));
+        REQUIRE(rep.done);
+        CHECK(tree_winners(m.tree()) == want);
+        check_proof(m, want);
+    }
+}
+
+TEST_CASE("proof manager: a stop flag ends the run at once, the tree resumable", "[manager]") {
+    const Board b = Board::make(6, 6);
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    TempDir dir("manager-stop");
+    ProofManager m = ProofManager::create(
+        dir / "w",
+        ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+    std::atomic<bool> stop{true};
+    ManagerOptions o = small_options(Ruleset::Brainking, 1'000'000'000, 2);
+    o.stop = &stop;
+    const ManagerReport rep = m.run(o);
+    CHECK_FALSE(rep.done);
+    CHECK(rep.tree.busy == 0);  // every leaf given back
+    ProofManager again = ProofManager::open(dir / "w");
+    CHECK(again.tree().size() == m.tree().size());
+    CHECK_THROWS_AS(again.certificate("x"), std::logic_error);
+}
+
+TEST_CASE("proof manager: a damaged, truncated or foreign tree file is refused", "[manager]") {
+    const Board b = Board::make(4, 5);
+    TempDir dir("manager-damaged");
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    {
+        ProofManager m = ProofManager::create(
+            dir / "w",
+            ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+        ManagerOptions o = small_options(Ruleset::Brainking, 5);
+        o.max_nodes = 40;
+        m.run(o);
+        REQUIRE(m.tree().size() > roots.size());
+        // A second tree in the same directory is refused.
+        CHECK_THROWS_WITH(ProofManager::create(dir / "w", ProofTree(b, Opening(Ruleset::Brainking),
+                                                                     false,
+                                                                     CertificateKind::Openings,
+                                                                     roots)),
+                          Catch::Contains("holds a proof tree already"));
+    }
+    const fs::path tree = dir / "w" / "tree";
+    std::string bytes;
+    {
+        std::ifstream in(tree, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    auto write = [&](const std::string& s) {
+        std::ofstream(tree, std::ios::binary | std::ios::trunc) << s;
+    };
+    std::string flipped = bytes;
+    flipped[bytes.size() - 20] = static_cast<char>(flipped[bytes.size() - 20] ^ 1);
+    write(flipped);
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"), Catch::Contains("checksum"));
+    write(bytes.substr(0, bytes.size() / 2));
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"), Catch::Contains("tree"));
+    write("konane proof certificate 1\n");
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"), Catch::Contains("not a konane proof tree"));
+    write(bytes);
+    CHECK_NOTHROW(ProofManager::open(dir / "w"));
+    CHECK_THROWS_WITH(ProofManager::open(dir / "none"), Catch::Contains("holds no proof tree"));
+}
