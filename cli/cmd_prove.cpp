@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,11 @@
 #include "manager/manager.hpp"
 #include "process/cleanup.hpp"
 #include "process/self.hpp"
+
+#ifdef KONANE_HAVE_MPI
+#include "mpi/mpi_exchange.hpp"
+#include "mpi/prove_workers.hpp"
+#endif
 
 namespace konane::cli {
 
@@ -57,7 +63,8 @@ ProofTree new_tree(const ProveArgs& a) {
         if (a.board.empty())
             throw UsageError("give positions, or --board RxC for every opening of a board");
         const Board b = Board::parse(a.board);
-        if (a.jumps_only) throw UsageError("--jumps-only needs positions: a board's openings are removals");
+        if (a.jumps_only)
+            throw UsageError("--jumps-only needs positions: a board's openings are removals");
         return ProofTree(b, Opening(r), false, CertificateKind::Openings,
                          start_positions(b, Opening(r)));
     }
@@ -95,7 +102,13 @@ std::optional<Color> board_winner(const ProofTree& t) {
     return black ? Color::Black : Color::White;
 }
 
-int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool rules_given) {
+/// Makes the workers of other processes once the tree's game and the search's options are known
+/// (under mpirun: the other ranks); empty: threads only.
+using RemoteFactory =
+    std::function<std::unique_ptr<RemoteWorkers>(const ProofGame&, const ProofOptions&)>;
+
+int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool rules_given,
+              bool workers_given, const RemoteFactory& make_remote) {
     if (a.work.empty()) throw UsageError("--work DIR is required: the proof tree lives there");
     const fs::path dir(a.work);
     const bool resumed = ProofManager::exists(dir);
@@ -115,20 +128,30 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     ManagerOptions o;
     o.search = proof_options(t.game().opening().rules, t.game().jumps_only(), a.memory, 0, false,
                              a.dfpn, 1);
-    o.workers = a.workers;
-    o.search.memory_bytes = std::max<std::size_t>(o.search.memory_bytes / a.workers, 64);
+    std::unique_ptr<RemoteWorkers> remote;
+    if (make_remote) remote = make_remote(t.game(), o.search);
+    // With workers elsewhere, this process only manages unless -j asks for threads too.
+    const int threads = remote && remote->count() > 0 && !workers_given ? 0 : a.workers;
+    o.remote = remote.get();
+    o.workers = threads;
+    o.search.memory_bytes = std::max<std::size_t>(o.search.memory_bytes / std::max(threads, 1), 64);
     o.leaf_nodes = a.leaf_nodes;
     o.max_nodes = a.max_nodes;
     o.max_seconds = static_cast<double>(a.seconds);
     o.checkpoint_seconds = static_cast<double>(a.checkpoint);
-    warn_memory_over_physical(o.search.memory_bytes * static_cast<std::uint64_t>(a.workers),
-                              a.memory.empty() ? kDefaultProofMemory : a.memory, a.quiet);
+    warn_memory_over_physical(
+        o.search.memory_bytes * static_cast<std::uint64_t>(std::max(threads, 1)),
+        a.memory.empty() ? kDefaultProofMemory : a.memory, a.quiet);
     const std::string label = b.name() + " " + opening_tag(b, t.game().opening()) +
                               (t.game().jumps_only() ? " jumps-only" : "");
     if (!a.quiet) {
-        std::fprintf(stderr, "konane prove %s: %s work directory %s (%zu positions in the tree, %llu nodes searched before)\n",
+        std::fprintf(stderr,
+                     "konane prove %s: %s work directory %s (%zu positions in the tree, %llu nodes "
+                     "searched before); %d worker thread%s%s\n",
                      label.c_str(), resumed ? "resuming" : "new", a.work.c_str(), t.size(),
-                     static_cast<unsigned long long>(t.total_nodes()));
+                     static_cast<unsigned long long>(t.total_nodes()), threads,
+                     threads == 1 ? "" : "s",
+                     remote ? fmt::format(", {} worker ranks", remote->count()).c_str() : "");
     }
     process::set_interrupt_message(fmt::format(
         "\nkonane prove: interrupted; the tree of the last checkpoint is kept in {}: run "
@@ -160,6 +183,9 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
             tty ? 0.25 : 5.0);
     }
     const ManagerReport rep = m->run(o);
+    const int ranks = remote ? remote->count() : 0;
+    remote.reset();  // the worker ranks end
+    o.remote = nullptr;
     if (dirty) std::fputc('\n', stderr);
     process::set_interrupt_message("");
 
@@ -196,22 +222,23 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         j["roots"] = roots;
         if (t.kind() == CertificateKind::Openings)
             j["board_winner"] = winner ? json(color_name(*winner)) : json(nullptr);
-        j["run"] = {{"nodes", rep.nodes},       {"seconds", rep.seconds},
-                    {"cpu_seconds", rep.cpu_seconds}, {"leaves_decided", rep.decided},
-                    {"leaves_expanded", rep.expanded}, {"workers", a.workers},
-                    {"leaf_nodes", a.leaf_nodes}, {"search", algorithm_name(false, a.dfpn)}};
-        j["tree"] = {{"positions", rep.tree.nodes},
-                     {"open_leaves", rep.tree.open_leaves},
-                     {"expanded", rep.tree.expanded},
-                     {"won", rep.tree.won},
-                     {"lost", rep.tree.lost},
-                     {"bytes", rep.tree_bytes},
-                     {"proof_bytes", rep.proof_bytes},
-                     {"nodes_searched", t.total_nodes()},
+        j["run"] = {{"nodes", rep.nodes},
+                    {"seconds", rep.seconds},
+                    {"cpu_seconds", rep.cpu_seconds},
+                    {"leaves_decided", rep.decided},
+                    {"leaves_expanded", rep.expanded},
+                    {"workers", threads},
+                    {"worker_ranks", ranks},
+                    {"leaf_nodes", a.leaf_nodes},
+                    {"search", algorithm_name(false, a.dfpn)}};
+        j["tree"] = {{"positions", rep.tree.nodes},    {"open_leaves", rep.tree.open_leaves},
+                     {"expanded", rep.tree.expanded},  {"won", rep.tree.won},
+                     {"lost", rep.tree.lost},          {"bytes", rep.tree_bytes},
+                     {"proof_bytes", rep.proof_bytes}, {"nodes_searched", t.total_nodes()},
                      {"seconds", t.total_seconds()}};
         if (!a.certificate.empty() && rep.done)
-            j["certificate"] = {{"path", a.certificate}, {"entries", cert_entries},
-                                {"bytes", cert_bytes}};
+            j["certificate"] = {
+                {"path", a.certificate}, {"entries", cert_entries}, {"bytes", cert_bytes}};
         std::printf("%s\n", j.dump(2).c_str());
         return kOk;
     }
@@ -220,27 +247,62 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     for (std::size_t r = 0; r < t.root_count(); ++r) {
         const Position p = t.root_positions()[r];
         const std::optional<bool> v = t.root_value(r);
-        std::printf("  %s  %s\n", format_position(b, p).c_str(),
-                    v ? fmt::format("{} wins", color_name(*v ? p.to_move : other(p.to_move))).c_str()
-                      : "open");
+        std::printf(
+            "  %s  %s\n", format_position(b, p).c_str(),
+            v ? fmt::format("{} wins", color_name(*v ? p.to_move : other(p.to_move))).c_str()
+              : "open");
     }
     if (winner) std::printf("board: %s wins\n", color_name(*winner));
     std::printf("searched: %s\n", rate_text(rep.nodes, rep.seconds, rep.cpu_seconds).c_str());
-    std::printf("tree: %llu positions (%llu open leaves, %llu won, %llu lost), %llu bytes; proofs "
-                "%llu bytes; %llu nodes in every run\n",
-                static_cast<unsigned long long>(rep.tree.nodes),
-                static_cast<unsigned long long>(rep.tree.open_leaves),
-                static_cast<unsigned long long>(rep.tree.won),
-                static_cast<unsigned long long>(rep.tree.lost),
-                static_cast<unsigned long long>(rep.tree_bytes),
-                static_cast<unsigned long long>(rep.proof_bytes),
-                static_cast<unsigned long long>(t.total_nodes()));
+    std::printf(
+        "tree: %llu positions (%llu open leaves, %llu won, %llu lost), %llu bytes; proofs "
+        "%llu bytes; %llu nodes in every run\n",
+        static_cast<unsigned long long>(rep.tree.nodes),
+        static_cast<unsigned long long>(rep.tree.open_leaves),
+        static_cast<unsigned long long>(rep.tree.won),
+        static_cast<unsigned long long>(rep.tree.lost),
+        static_cast<unsigned long long>(rep.tree_bytes),
+        static_cast<unsigned long long>(rep.proof_bytes),
+        static_cast<unsigned long long>(t.total_nodes()));
     if (!a.certificate.empty() && rep.done)
         std::printf("certificate: %s (%llu entries, %llu bytes)\n", a.certificate.c_str(),
                     static_cast<unsigned long long>(cert_entries),
                     static_cast<unsigned long long>(cert_bytes));
     return kOk;
 }
+
+#ifdef KONANE_HAVE_MPI
+/// Under mpirun: rank 0 runs the manager with the other ranks as its workers; they search the
+/// leaves it sends. A failure on any rank ends the job with its message (MPI_Abort).
+int run_prove_mpi(const ProveArgs& a, bool positions_given, bool board_given, bool rules_given,
+                  bool workers_given) {
+    mpi::MpiExchange ex;
+    try {
+        if (ex.rank() != 0) {
+            mpi::run_prove_worker();
+            return kOk;
+        }
+        RemoteFactory make;
+        if (ex.size() > 1) {
+            make = [](const ProofGame& g,
+                      const ProofOptions& so) -> std::unique_ptr<RemoteWorkers> {
+                mpi::ProveSetup setup;
+                setup.rows = g.board().rows;
+                setup.cols = g.board().cols;
+                setup.rules = so.rules;
+                setup.jumps_only = so.jumps_only;
+                setup.algorithm = so.algorithm;
+                setup.memory_bytes = so.memory_bytes;
+                return std::make_unique<mpi::MpiLeafWorkers>(setup);
+            };
+        }
+        return run_prove(a, positions_given, board_given, rules_given, workers_given, make);
+    } catch (...) {
+        const Failure f = failure_of(std::current_exception());
+        ex.abort(f.message, f.code, "konane prove");
+    }
+}
+#endif
 
 }  // namespace
 
@@ -250,56 +312,77 @@ void add_prove_command(CLI::App& app, Commands& out) {
         "prove",
         "Proof search for runs longer than one machine or one day: a proof tree kept in a work "
         "directory, its leaves solved by worker threads with a node budget (the proof manager)");
-    auto* positions = prove->add_option(
-        "POSITION", a->positions, "Positions to prove (up to 64 squares); none: every opening of --board");
-    auto* board = prove->add_option("--board", a->board, "Board RxC: every opening of it (alone), or the board the positions must have")
-                      ->check(non_empty());
+    auto* positions =
+        prove->add_option("POSITION", a->positions,
+                          "Positions to prove (up to 64 squares); none: every opening of --board");
+    auto* board =
+        prove
+            ->add_option(
+                "--board", a->board,
+                "Board RxC: every opening of it (alone), or the board the positions must have")
+            ->check(non_empty());
     auto* rules = prove->add_option("--rules", a->rules, "Opening ruleset")
                       ->capture_default_str()
                       ->check(non_empty());
     prove->add_flag("--jumps-only", a->jumps_only,
                     "No opening removals: full and one-hole boards are played with jumps too");
-    prove->add_option("--work", a->work,
-                      "Work directory of the proof tree (required): created on the first run; "
-                      "given alone, the run resumes the tree it holds (also copied to another "
-                      "machine)")
+    prove
+        ->add_option("--work", a->work,
+                     "Work directory of the proof tree (required): created on the first run; "
+                     "given alone, the run resumes the tree it holds (also copied to another "
+                     "machine)")
         ->check(non_empty());
-    prove->add_option("--leaf-nodes", a->leaf_nodes,
-                      "Node budget of one leaf's search; a leaf not decided within it is expanded")
+    prove
+        ->add_option("--leaf-nodes", a->leaf_nodes,
+                     "Node budget of one leaf's search; a leaf not decided within it is expanded")
         ->capture_default_str()
         ->check(decimal(1, kMaxNodes));
-    prove->add_option("-j,--workers", a->workers, "Worker threads, each with its own search")
-        ->capture_default_str()
-        ->check(decimal(1, 1024));
-    prove->add_option("--memory", a->memory,
-                      "Transposition tables of all the workers together, e.g. 4G (default 512M)")
+    auto* workers = prove->add_option(
+        "-j,--workers", a->workers,
+        "Worker threads, each with its own search (under mpirun, rank 0 runs none unless -j is "
+        "given: the other ranks are the workers)");
+    workers->capture_default_str()->check(decimal(1, 1024));
+    prove
+        ->add_option("--memory", a->memory,
+                     "Transposition tables of this process's worker threads together, e.g. 4G "
+                     "(default 512M); under mpirun, each worker rank's table")
         ->check(non_empty());
-    prove->add_option("--max-nodes", a->max_nodes,
-                      "Stop this run after about this many nodes (0: no limit); resume later")
+    prove
+        ->add_option("--max-nodes", a->max_nodes,
+                     "Stop this run after about this many nodes (0: no limit); resume later")
         ->check(decimal(0, kMaxNodes));
-    prove->add_option("--time", a->seconds,
-                      "Stop this run after this many seconds (0: no limit); resume later")
+    prove
+        ->add_option("--time", a->seconds,
+                     "Stop this run after this many seconds (0: no limit); resume later")
         ->check(decimal(0, 100'000'000));
-    prove->add_option("--checkpoint", a->checkpoint,
-                      "Seconds between saves of the tree (what a kill loses; 0: after every "
-                      "leaf)")
+    prove
+        ->add_option("--checkpoint", a->checkpoint,
+                     "Seconds between saves of the tree (what a kill loses; 0: after every "
+                     "leaf)")
         ->capture_default_str()
         ->check(decimal(0, 1'000'000));
     prove->add_flag("--dfpn", a->dfpn, "Workers search with df-pn instead of alpha-beta");
-    prove->add_option("--certificate", a->certificate,
-                      "When every root is decided, write their proof to this file, for `konane "
-                      "check-proof` (docs/certificate.md)")
+    prove
+        ->add_option("--certificate", a->certificate,
+                     "When every root is decided, write their proof to this file, for `konane "
+                     "check-proof` (docs/certificate.md)")
         ->check(non_empty());
     prove->add_flag("--json", a->json, "JSON output");
     prove->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
-    help_footer(prove,
-                {"konane prove --board 5x5 --work 5x5.tree --certificate 5x5.proof",
-                 "konane prove --board 6x8 --work 6x8.tree -j 2 --memory 8G --time 3600",
-                 "konane prove --work 6x8.tree --time 3600      resume (here or on another machine)",
-                 "konane prove 'xoxoxo/oxoxox/xo.oxo/ox.xox/xoxoxo/oxoxox b' --work c3c4.tree"});
-    out.push_back({prove, [a, positions, board, rules] {
+    help_footer(
+        prove, {"konane prove --board 5x5 --work 5x5.tree --certificate 5x5.proof",
+                "konane prove --board 6x8 --work 6x8.tree -j 2 --memory 8G --time 3600",
+                "konane prove --work 6x8.tree --time 3600      resume (here or on another machine)",
+                "konane prove 'xoxoxo/oxoxox/xo.oxo/ox.xox/xoxoxo/oxoxox b' --work c3c4.tree"});
+    out.push_back({prove, [a, positions, board, rules, workers] {
+#ifdef KONANE_HAVE_MPI
+                       if (mpi::launched_by_mpi()) {
+                           return run_prove_mpi(*a, positions->count() > 0, board->count() > 0,
+                                                rules->count() > 0, workers->count() > 0);
+                       }
+#endif
                        return run_prove(*a, positions->count() > 0, board->count() > 0,
-                                        rules->count() > 0);
+                                        rules->count() > 0, workers->count() > 0, {});
                    }});
 }
 

@@ -35,8 +35,8 @@ std::uint64_t file_bytes(const fs::path& p) {
 
 }  // namespace
 
-LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, const ProofKey& key,
-                      std::uint64_t budget, const std::atomic<bool>& stopped) {
+LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, const ProofKey& key, std::uint64_t budget,
+                      const std::atomic<bool>& stopped) {
     LeafResult out;
     const Position p = key.position();
     s.set_max_nodes(budget);
@@ -102,7 +102,9 @@ ProofManager ProofManager::open(const fs::path& dir) {
 }
 
 ManagerReport ProofManager::run(const ManagerOptions& o) {
-    if (o.workers < 1) throw std::invalid_argument("proof manager: at least one worker");
+    const int remotes = o.remote ? o.remote->count() : 0;
+    if (o.workers < 0 || (o.workers == 0 && remotes == 0))
+        throw std::invalid_argument("proof manager: at least one worker");
     if (o.leaf_nodes < 1) throw std::invalid_argument("proof manager: leaf budget of 0 nodes");
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
@@ -114,11 +116,42 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     std::condition_variable wake;
     std::atomic<bool> halt{false};  // stop the searches now
     bool draining = false;          // hand out no more leaves (node limit): under `mutex`
-    int running = o.workers;        // workers not yet returned: under `mutex`
+    int running = 0;                // worker threads not yet returned: under `mutex`
     std::exception_ptr failure;     // under `mutex`
     std::uint64_t leaves = 0;
 
-    auto worker = [&](int) {
+    // A leaf to hand out, with the number of its proof file; nullopt when none may be handed
+    // out now. Under `mutex`.
+    auto take = [&]() -> std::optional<std::pair<std::uint32_t, std::uint32_t>> {
+        if (halt.load() || draining || tree_.done()) return std::nullopt;
+        const auto leaf = tree_.select();
+        if (!leaf) return std::nullopt;
+        return std::make_pair(*leaf, tree_.next_proof_file());
+    };
+    // A worker's result merged into the tree (its proof file written already). Under `mutex`.
+    auto merge = [&](std::uint32_t leaf, std::uint32_t file, LeafResult& r) {
+        if (!r.win && halt.load()) {
+            tree_.release(leaf);
+        } else if (r.win) {
+            tree_.decided(leaf, *r.win, file, r.nodes);
+            ++report.decided;
+        } else {
+            r.children.proof_file = r.proof ? file : 0;
+            tree_.expand(leaf, r.children, r.nodes);
+            ++report.expanded;
+        }
+        report.nodes += r.nodes;
+        ++leaves;
+        if (o.max_nodes != 0 && report.nodes >= o.max_nodes) draining = true;
+        wake.notify_all();
+    };
+    // At zstd level 9 (level19_bytes 0): a leaf's proof is read back once, to be merged into the
+    // roots' certificate, which is written at level 19.
+    auto write_proof = [&](std::uint32_t file, const LeafResult& r) {
+        if (r.proof) write_certificate(proof_path(file), *r.proof, 0);
+    };
+
+    auto worker = [&] {
         try {
             ProofOptions so = o.search;
             so.threads = 1;
@@ -127,43 +160,23 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
             ProofSearch s(tree_.game().board(), so);
             for (;;) {
                 std::unique_lock lock(mutex);
-                std::optional<std::uint32_t> leaf;
-                for (;;) {
-                    if (halt.load() || draining || tree_.done()) break;
-                    leaf = tree_.select();
-                    if (leaf) break;
+                std::optional<std::pair<std::uint32_t, std::uint32_t>> job;
+                // Wait while every open leaf is with another worker.
+                while (!(job = take()) && !(halt.load() || draining || tree_.done()))
                     wake.wait(lock);
-                }
-                if (!leaf) break;
-                const ProofKey key = tree_.node(*leaf).key;
-                const std::uint32_t file = tree_.next_proof_file();
+                if (!job) break;
                 lock.unlock();
                 LeafResult r;
                 try {
-                    r = solve_leaf(s, tree_.game(), key, o.leaf_nodes, halt);
-                    // At zstd level 9 (level19_bytes 0): a leaf's proof is read back once, to
-                    // be merged into the roots' certificate, which is written at level 19.
-                    if (r.proof) write_certificate(proof_path(file), *r.proof, 0);
+                    r = solve_leaf(s, tree_.game(), tree_.node(job->first).key, o.leaf_nodes, halt);
+                    write_proof(job->second, r);
                 } catch (...) {
                     lock.lock();
-                    tree_.release(*leaf);
+                    tree_.release(job->first);
                     throw;
                 }
                 lock.lock();
-                if (!r.win && halt.load()) {
-                    tree_.release(*leaf);
-                } else if (r.win) {
-                    tree_.decided(*leaf, *r.win, file, r.nodes);
-                    ++report.decided;
-                } else {
-                    r.children.proof_file = r.proof ? file : 0;
-                    tree_.expand(*leaf, r.children, r.nodes);
-                    ++report.expanded;
-                }
-                report.nodes += r.nodes;
-                ++leaves;
-                if (o.max_nodes != 0 && report.nodes >= o.max_nodes) draining = true;
-                wake.notify_all();
+                merge(job->first, job->second, r);
             }
         } catch (...) {
             std::lock_guard lock(mutex);
@@ -181,10 +194,9 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         // Threads start under the lock, so that one that cannot start leaves the others to be
         // joined (running counts only those started).
         std::lock_guard lock(mutex);
-        running = 0;
         try {
             for (int w = 0; w < o.workers; ++w) {
-                threads.emplace_back(worker, w);
+                threads.emplace_back(worker);
                 ++running;
             }
         } catch (...) {
@@ -192,20 +204,72 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
             failure = std::current_exception();
         }
     }
+    // The calling thread: the remote workers (every call to them is made here), the limits,
+    // the checkpoints and the progress.
+    std::vector<std::optional<std::pair<std::uint32_t, std::uint32_t>>> remote_job(
+        static_cast<std::size_t>(remotes));
+    std::vector<bool> stop_sent(static_cast<std::size_t>(remotes), false);
+    auto remote_busy = [&] {
+        return std::any_of(remote_job.begin(), remote_job.end(),
+                           [](const auto& j) { return j.has_value(); });
+    };
     double last_save = 0, last_progress = 0;
+    std::uint64_t saved_leaves = 0;  // leaves merged when the tree was last saved
     {
         std::unique_lock lock(mutex);
-        while (running > 0) {
-            wake.wait_for(lock, std::chrono::milliseconds(100));
+        for (;;) {
+            bool active = false;
+            if (remotes > 0 && !failure) {
+                try {
+                    for (int w = 0; w < remotes; ++w) {
+                        auto& job = remote_job[static_cast<std::size_t>(w)];
+                        if (job) continue;
+                        job = take();
+                        if (!job) break;
+                        o.remote->send(w, tree_.node(job->first).key, o.leaf_nodes);
+                        stop_sent[static_cast<std::size_t>(w)] = false;
+                        active = true;
+                    }
+                    while (auto got = o.remote->poll()) {
+                        auto& job = remote_job.at(static_cast<std::size_t>(got->first));
+                        if (!job)
+                            throw std::runtime_error("proof manager: a result from an idle worker");
+                        lock.unlock();
+                        write_proof(job->second, got->second);
+                        lock.lock();
+                        merge(job->first, job->second, got->second);
+                        job.reset();
+                        active = true;
+                    }
+                    if (halt.load()) {
+                        for (int w = 0; w < remotes; ++w) {
+                            const auto i = static_cast<std::size_t>(w);
+                            if (remote_job[i] && !stop_sent[i]) {
+                                o.remote->stop(w);
+                                stop_sent[i] = true;
+                            }
+                        }
+                    }
+                } catch (...) {
+                    if (!failure) failure = std::current_exception();
+                    halt = true;
+                    wake.notify_all();
+                }
+            }
+            if (running == 0 && !(remotes > 0 && !failure && remote_busy()) &&
+                (remotes == 0 || failure || halt.load() || draining || tree_.done()))
+                break;
+            if (!active) wake.wait_for(lock, std::chrono::milliseconds(remotes > 0 ? 2 : 100));
             const double now = elapsed();
             if ((o.stop && o.stop->load()) || (o.max_seconds > 0 && now >= o.max_seconds)) {
                 halt = true;
                 wake.notify_all();
             }
-            if (now - last_save >= o.checkpoint_seconds && running > 0) {
+            if (leaves != saved_leaves && now - last_save >= o.checkpoint_seconds) {
                 tree_.save(tree_path());
                 ++report.saves;
                 last_save = now;
+                saved_leaves = leaves;
             }
             if (progress_ && now - last_progress >= interval_) {
                 ManagerProgress p;
@@ -227,6 +291,9 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                 lock.lock();
             }
         }
+        // Leaves still marked busy (a remote worker that failed) are given back.
+        for (auto& job : remote_job)
+            if (job) tree_.release(job->first);
     }
     for (std::thread& t : threads)
         t.join();
@@ -262,11 +329,10 @@ Certificate ProofManager::certificate(std::string generator) const {
     // proves it (each file proves every position it names), so the first is kept.
     std::stable_sort(entries.begin(), entries.end(),
                      [](const ProofEntry& a, const ProofEntry& b) { return a.key < b.key; });
-    entries.erase(std::unique(entries.begin(), entries.end(),
-                              [](const ProofEntry& a, const ProofEntry& b) {
-                                  return a.key == b.key;
-                              }),
-                  entries.end());
+    entries.erase(
+        std::unique(entries.begin(), entries.end(),
+                    [](const ProofEntry& a, const ProofEntry& b) { return a.key == b.key; }),
+        entries.end());
     Certificate c;
     const ProofGame& g = tree_.game();
     c.board = g.board();

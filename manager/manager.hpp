@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cert/certificate.hpp"
 #include "manager/tree.hpp"
@@ -37,16 +38,37 @@ struct LeafResult {
 /// and the certificate of it, or, undecided, the children's values s's table holds and their
 /// certificate. `stopped` tells it that the caller stopped the search (the result is then
 /// nothing but the nodes). Throws what ProofSearch::solve and CertificateBuilder throw.
-LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, const ProofKey& key,
-                      std::uint64_t budget, const std::atomic<bool>& stopped);
+LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, const ProofKey& key, std::uint64_t budget,
+                      const std::atomic<bool>& stopped);
+
+/// Workers in other processes (MPI ranks: mpi/prove_workers.hpp), driven by ProofManager::run()
+/// from its calling thread only: it sends a leaf to an idle worker, polls for results, and asks a
+/// busy worker to stop when the run stops.
+class RemoteWorkers {
+  public:
+    virtual ~RemoteWorkers() = default;
+    /// Number of workers (numbered 0 .. count()-1).
+    virtual int count() const = 0;
+    /// Sends worker w (idle) the leaf of `key` to search with at most `budget` nodes.
+    virtual void send(int w, const ProofKey& key, std::uint64_t budget) = 0;
+    /// A result that has arrived, without waiting: the worker's number and its LeafResult (a
+    /// stopped search: no value, no proof). nullopt when none has.
+    virtual std::optional<std::pair<int, LeafResult>> poll() = 0;
+    /// Asks busy worker w to stop its search soon (its result still comes, by poll()).
+    virtual void stop(int w) = 0;
+};
 
 /// Options of a ProofManager::run().
 struct ManagerOptions {
     /// Each worker's proof search (memory_bytes is each worker's table; max_nodes, max_seconds,
     /// stop and threads are set by the manager).
     ProofOptions search;
-    /// Worker threads, each with its own search and table (at least 1).
+    /// Worker threads, each with its own search and table (at least 1 unless `remote` has
+    /// workers).
     int workers = 1;
+    /// Workers in other processes beside the threads (nullptr: none); run() hands them leaves
+    /// as it does its threads, from its calling thread.
+    RemoteWorkers* remote = nullptr;
     /// Node budget of one leaf's search (at least 1).
     std::uint64_t leaf_nodes = 1'000'000;
     /// Most nodes of this run, all workers together (0: no limit): no leaf is handed out past it,
@@ -74,15 +96,15 @@ struct ManagerProgress {
 
 /// What a run did.
 struct ManagerReport {
-    bool done = false;             ///< every root decided
-    std::uint64_t nodes = 0;       ///< nodes searched in this run
-    std::uint64_t decided = 0;     ///< leaves decided in this run
-    std::uint64_t expanded = 0;    ///< leaves left undecided and expanded in this run
-    std::uint64_t saves = 0;       ///< times the tree was saved
-    double seconds = 0;            ///< wall time of this run
-    double cpu_seconds = 0;        ///< CPU time of this process during the run
-    TreeStats tree;                ///< the tree at the end
-    std::uint64_t tree_bytes = 0;  ///< bytes of the saved tree
+    bool done = false;              ///< every root decided
+    std::uint64_t nodes = 0;        ///< nodes searched in this run
+    std::uint64_t decided = 0;      ///< leaves decided in this run
+    std::uint64_t expanded = 0;     ///< leaves left undecided and expanded in this run
+    std::uint64_t saves = 0;        ///< times the tree was saved
+    double seconds = 0;             ///< wall time of this run
+    double cpu_seconds = 0;         ///< CPU time of this process during the run
+    TreeStats tree;                 ///< the tree at the end
+    std::uint64_t tree_bytes = 0;   ///< bytes of the saved tree
     std::uint64_t proof_bytes = 0;  ///< bytes of the proof files
 };
 

@@ -57,8 +57,7 @@ std::uint32_t get32(const char* p) {
 
 }  // namespace
 
-ProofTree::ProofTree(ProofGame game, CertificateKind kind)
-    : game_(std::move(game)), kind_(kind) {}
+ProofTree::ProofTree(ProofGame game, CertificateKind kind) : game_(std::move(game)), kind_(kind) {}
 
 ProofTree::ProofTree(const Board& b, const Opening& o, bool jumps_only, CertificateKind kind,
                      std::vector<Position> roots)
@@ -249,7 +248,9 @@ void ProofTree::expand(std::uint32_t i, const LeafChildren& c, std::uint64_t wor
     }
 }
 
-void ProofTree::release(std::uint32_t i) { nodes_[i].busy = false; }
+void ProofTree::release(std::uint32_t i) {
+    nodes_[i].busy = false;
+}
 
 ProofTree::Proof ProofTree::proof() const {
     if (!done()) throw std::logic_error("proof tree: a root is open");
@@ -313,15 +314,14 @@ void ProofTree::save(const std::filesystem::path& path) const {
 ProofTree ProofTree::load(const std::filesystem::path& path) {
     const std::string name = path.string();
     const std::string bytes = process::read_regular_file(path, kMaxTreeBytes);
-    auto bad = [&](const std::string& why) {
-        return std::runtime_error(name + ": " + why);
-    };
+    auto bad = [&](const std::string& why) { return std::runtime_error(name + ": " + why); };
     if (bytes.compare(0, std::strlen(kMagic), kMagic) != 0)
         throw bad("not a konane proof tree (no '" + std::string(kMagic) + "' line)");
     if (bytes.size() < 8) throw bad("truncated");
     const std::size_t body_end = bytes.size() - 8;
     if (XXH64(bytes.data(), body_end, 0) != get64(bytes.data() + body_end))
-        throw bad("damaged (checksum mismatch): the tree cannot be used; start again or use a copy");
+        throw bad(
+            "damaged (checksum mismatch): the tree cannot be used; start again or use a copy");
     const std::size_t end = bytes.find("\nend\n");
     if (end == std::string::npos || end > body_end) throw bad("no 'end' line in the header");
     std::istringstream h(bytes.substr(0, end + 1));

@@ -115,7 +115,7 @@ class ProofTree {
     /// node on the proof), and the proof files of the nodes workers decided on it. Throws
     /// std::logic_error when a root is open.
     struct Proof {
-        std::vector<ProofEntry> entries;  ///< sorted by key, distinct
+        std::vector<ProofEntry> entries;   ///< sorted by key, distinct
         std::vector<std::uint32_t> files;  ///< sorted, distinct
     };
     Proof proof() const;
@@ -136,8 +136,8 @@ class ProofTree {
     std::vector<TreeNode> nodes_;
     struct KeyHash {
         std::size_t operator()(const ProofKey& k) const {
-            return static_cast<std::size_t>((k.occ ^ (std::uint64_t{k.tag} << 62)) *
-                                            0x9E3779B97F4A7C15ULL >> 7);
+            return static_cast<std::size_t>(
+                (k.occ ^ (std::uint64_t{k.tag} << 62)) * 0x9E3779B97F4A7C15ULL >> 7);
         }
     };
     std::unordered_map<ProofKey, std::uint32_t, KeyHash> index_;  ///< key -> node

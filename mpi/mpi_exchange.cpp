@@ -144,8 +144,8 @@ std::vector<std::vector<std::uint8_t>> MpiExchange::gather_bytes(
     return out;
 }
 
-void MpiExchange::abort(const std::string& message, int code) {
-    std::fprintf(stderr, "konane generate: rank %d of %d: %s\n", rank_, size_, message.c_str());
+void MpiExchange::abort(const std::string& message, int code, const char* command) {
+    std::fprintf(stderr, "%s: rank %d of %d: %s\n", command, rank_, size_, message.c_str());
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, code);
     std::_Exit(code);

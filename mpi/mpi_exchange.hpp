@@ -34,9 +34,10 @@ class MpiExchange final : public solver::Exchange {
     std::uint64_t min(std::uint64_t v) override;
     std::vector<std::uint64_t> all(std::uint64_t v) override;
 
-    /// Prints "konane generate: rank R of N: MESSAGE" on standard error and ends every rank of
-    /// the job with exit status `code` (MPI_Abort): a failed rank never leaves the others waiting.
-    [[noreturn]] void abort(const std::string& message, int code);
+    /// Prints "COMMAND: rank R of N: MESSAGE" on standard error and ends every rank of the job
+    /// with exit status `code` (MPI_Abort): a failed rank never leaves the others waiting.
+    [[noreturn]] void abort(const std::string& message, int code,
+                            const char* command = "konane generate");
 
   protected:
     void alltoall_bytes(const std::uint8_t* send, const std::vector<std::uint64_t>& send_counts,

@@ -29,9 +29,10 @@ TEST_CASE("cli: prove decides a board and its certificate checks", "[cli][manage
     TempDir dir("cli-prove");
     const std::string work = quote((dir / "w").string());
     const std::string cert = quote((dir / "5x5.proof").string());
-    const json j = parse_json(
-        run("prove --board 5x5 --work " + work + " --leaf-nodes 40 -j 2 --memory 8M "
-            "--certificate " + cert + " --json -q 2>/dev/null"));
+    const json j = parse_json(run("prove --board 5x5 --work " + work +
+                                  " --leaf-nodes 40 -j 2 --memory 8M "
+                                  "--certificate " +
+                                  cert + " --json -q 2>/dev/null"));
     CHECK(j["done"] == true);
     CHECK(j["kind"] == "openings");
     CHECK(j["tree"]["positions"].get<int>() > 16);  // the tree grew past the 16 roots
@@ -57,8 +58,9 @@ TEST_CASE("cli: prove killed at random points resumes to the same verdict", "[cl
     TempDir dir("cli-prove-kill");
     std::mt19937 rng(20261206);
     fs::path work = dir / "w0";
-    const std::string start = "prove --board 4x6 --rules any --leaf-nodes 4 --memory 1M "
-                              "--checkpoint 0 -q --json";
+    const std::string start =
+        "prove --board 4x6 --rules any --leaf-nodes 4 --memory 1M "
+        "--checkpoint 0 -q --json";
     int kills = 0;
     bool created = false;
     for (int i = 0; i < 40; ++i) {

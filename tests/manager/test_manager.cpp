@@ -119,9 +119,10 @@ TEST_CASE("proof manager: random positions equal the table, both sides to move",
     check_proof(m, want);
 }
 
-TEST_CASE("proof manager: a run stopped again and again, resumed from a copy, gives the same "
-          "verdicts",
-          "[manager]") {
+TEST_CASE(
+    "proof manager: a run stopped again and again, resumed from a copy, gives the same "
+    "verdicts",
+    "[manager]") {
     const Tablebase& tb = table(5, 5, Ruleset::Brainking);
     const Board& b = tb.board();
     const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
@@ -129,9 +130,8 @@ TEST_CASE("proof manager: a run stopped again and again, resumed from a copy, gi
     TempDir dir("manager-resume");
     fs::path work = dir / "w0";
     {
-        ProofManager m = ProofManager::create(
-            work, ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings,
-                            roots));
+        ProofManager m = ProofManager::create(work, ProofTree(b, Opening(Ruleset::Brainking), false,
+                                                              CertificateKind::Openings, roots));
     }
     int runs = 0;
     std::uint64_t positions = 0;
@@ -172,8 +172,8 @@ TEST_CASE("proof manager: 1, 2 and 4 workers give the same verdicts", "[manager]
         INFO(workers << " workers");
         TempDir dir("manager-workers");
         ProofManager m = ProofManager::create(
-            dir / "w", ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings,
-                                 roots));
+            dir / "w",
+            ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
         const ManagerReport rep = m.run(small_options(Ruleset::Brainking, 25, workers));
         REQUIRE(rep.done);
         CHECK(tree_winners(m.tree()) == want);
@@ -212,11 +212,10 @@ TEST_CASE("proof manager: a damaged, truncated or foreign tree file is refused",
         m.run(o);
         REQUIRE(m.tree().size() > roots.size());
         // A second tree in the same directory is refused.
-        CHECK_THROWS_WITH(ProofManager::create(dir / "w", ProofTree(b, Opening(Ruleset::Brainking),
-                                                                     false,
-                                                                     CertificateKind::Openings,
-                                                                     roots)),
-                          Catch::Contains("holds a proof tree already"));
+        CHECK_THROWS_WITH(
+            ProofManager::create(dir / "w", ProofTree(b, Opening(Ruleset::Brainking), false,
+                                                      CertificateKind::Openings, roots)),
+            Catch::Contains("holds a proof tree already"));
     }
     const fs::path tree = dir / "w" / "tree";
     std::string bytes;

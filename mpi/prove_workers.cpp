@@ -1,0 +1,208 @@
+#include "mpi/prove_workers.hpp"
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace konane::mpi {
+
+namespace {
+
+// Message tags between rank 0 and a worker rank.
+constexpr int kJob = 11;     ///< 0 -> w: u64 occupancy, u64 key tag, u64 node budget
+constexpr int kStop = 12;    ///< 0 -> w: stop the leaf being searched (empty)
+constexpr int kQuit = 13;    ///< 0 -> w: end (empty)
+constexpr int kResult = 14;  ///< w -> 0: a LeafResult (encode_result)
+
+void put(std::string& out, std::uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i)
+        out.push_back(static_cast<char>(v >> (8 * i)));
+}
+
+/// Reads little-endian integers from a received message, refusing to run past its end.
+struct Reader {
+    const std::string& in;
+    std::size_t at = 0;
+    std::uint64_t get(int bytes) {
+        if (in.size() - at < static_cast<std::size_t>(bytes))
+            throw std::runtime_error("konane prove: a worker's result is truncated");
+        std::uint64_t v = 0;
+        for (int i = 0; i < bytes; ++i)
+            v |= std::uint64_t{static_cast<unsigned char>(in[at + static_cast<std::size_t>(i)])}
+                 << (8 * i);
+        at += static_cast<std::size_t>(bytes);
+        return v;
+    }
+};
+
+/// A LeafResult as bytes: decided (1), win (1), nodes (8); the children's values (4: count, then
+/// 1 each: 0 unknown, 1 lost, 2 won for the child's side to move); the proof's roots (4: count,
+/// then occupancy 8, side 1, winner 1) and entries (8: count, then occupancy 8, key tag 1,
+/// move 1). A result without a proof has no roots and no entries.
+std::string encode_result(const LeafResult& r) {
+    std::string out;
+    put(out, r.win ? 1 : 0, 1);
+    put(out, r.win && *r.win ? 1 : 0, 1);
+    put(out, r.nodes, 8);
+    put(out, r.children.values.size(), 4);
+    for (const auto& v : r.children.values)
+        put(out, !v ? 0 : *v ? 2 : 1, 1);
+    const std::size_t roots = r.proof ? r.proof->roots.size() : 0;
+    put(out, roots, 4);
+    for (std::size_t i = 0; i < roots; ++i) {
+        const ProofRoot& root = r.proof->roots[i];
+        put(out, root.position.occ, 8);
+        put(out, static_cast<std::uint64_t>(root.position.to_move), 1);
+        put(out, static_cast<std::uint64_t>(root.winner), 1);
+    }
+    put(out, r.proof ? r.proof->entries.size() : 0, 8);
+    if (r.proof) {
+        out.reserve(out.size() + r.proof->entries.size() * 10);
+        r.proof->entries.for_each([&](const ProofKey& k, std::uint8_t move) {
+            put(out, k.occ, 8);
+            put(out, k.tag, 1);
+            put(out, move, 1);
+        });
+    }
+    return out;
+}
+
+LeafResult decode_result(const std::string& in, const ProofGame& g, int rank) {
+    Reader rd{in};
+    LeafResult r;
+    const bool decided = rd.get(1) != 0;
+    const bool win = rd.get(1) != 0;
+    if (decided) r.win = win;
+    r.nodes = rd.get(8);
+    const std::uint64_t children = rd.get(4);
+    if (children > 256) throw std::runtime_error("konane prove: a worker's result is malformed");
+    for (std::uint64_t i = 0; i < children; ++i) {
+        const std::uint64_t v = rd.get(1);
+        r.children.values.push_back(v == 0 ? std::nullopt : std::optional<bool>(v == 2));
+    }
+    const std::uint64_t roots = rd.get(4);
+    if (roots == 0) return r;
+    Certificate c;
+    c.board = g.board();
+    c.opening = g.opening();
+    c.jumps_only = g.jumps_only();
+    c.kind = CertificateKind::Positions;
+    c.generator = "konane prove (leaf, rank " + std::to_string(rank) + ")";
+    for (std::uint64_t i = 0; i < roots; ++i) {
+        Position p;
+        p.occ = rd.get(8);
+        p.to_move = rd.get(1) != 0 ? Color::White : Color::Black;
+        const Color winner = rd.get(1) != 0 ? Color::White : Color::Black;
+        c.roots.push_back({p, winner});
+    }
+    const std::uint64_t entries = rd.get(8);
+    if (entries > (in.size() - rd.at) / 10)
+        throw std::runtime_error("konane prove: a worker's result is truncated");
+    std::vector<ProofEntry> list;
+    list.reserve(entries);
+    for (std::uint64_t i = 0; i < entries; ++i) {
+        ProofEntry e;
+        e.key.occ = rd.get(8);
+        e.key.tag = static_cast<std::uint8_t>(rd.get(1));
+        e.move = static_cast<std::uint8_t>(rd.get(1));
+        list.push_back(e);
+    }
+    c.entries = PackedKeys::from_vector(list);
+    r.proof = std::move(c);
+    return r;
+}
+
+}  // namespace
+
+MpiLeafWorkers::MpiLeafWorkers(const ProveSetup& setup)
+    : setup_(setup),
+      game_(Board::make(setup.rows, setup.cols), Opening(setup.rules), setup.jumps_only) {
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    std::uint64_t s[6] = {static_cast<std::uint64_t>(setup.rows),
+                          static_cast<std::uint64_t>(setup.cols),
+                          static_cast<std::uint64_t>(setup.rules),
+                          setup.jumps_only ? 1u : 0u,
+                          static_cast<std::uint64_t>(setup.algorithm),
+                          setup.memory_bytes};
+    MPI_Bcast(s, 6, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+}
+
+MpiLeafWorkers::~MpiLeafWorkers() {
+    for (int r = 1; r < size_; ++r)
+        MPI_Send(nullptr, 0, MPI_BYTE, r, kQuit, MPI_COMM_WORLD);
+}
+
+void MpiLeafWorkers::send(int w, const ProofKey& key, std::uint64_t budget) {
+    std::uint64_t m[3] = {key.occ, key.tag, budget};
+    MPI_Send(m, 3, MPI_UINT64_T, w + 1, kJob, MPI_COMM_WORLD);
+}
+
+void MpiLeafWorkers::stop(int w) {
+    MPI_Send(nullptr, 0, MPI_BYTE, w + 1, kStop, MPI_COMM_WORLD);
+}
+
+std::optional<std::pair<int, LeafResult>> MpiLeafWorkers::poll() {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, kResult, MPI_COMM_WORLD, &flag, &st);
+    if (!flag) return std::nullopt;
+    int n = 0;
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    std::string bytes(static_cast<std::size_t>(n), '\0');
+    MPI_Recv(bytes.data(), n, MPI_BYTE, st.MPI_SOURCE, kResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return std::make_pair(st.MPI_SOURCE - 1, decode_result(bytes, game_, st.MPI_SOURCE));
+}
+
+void run_prove_worker() {
+    std::uint64_t s[6] = {};
+    MPI_Bcast(s, 6, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    const Board b = Board::make(static_cast<int>(s[0]), static_cast<int>(s[1]));
+    ProofOptions o;
+    o.rules = static_cast<Ruleset>(s[2]);
+    o.jumps_only = s[3] != 0;
+    o.algorithm = static_cast<ProofAlgorithm>(s[4]);
+    o.memory_bytes = static_cast<std::size_t>(s[5]);
+    const ProofGame g(b, Opening(o.rules), o.jumps_only);
+    std::atomic<bool> stop{false};
+    o.stop = &stop;
+    ProofSearch search(b, o);
+    // A stop from rank 0 is looked for between nodes, on the search's own thread.
+    search.on_progress(
+        [&](const ProofProgress&) {
+            int flag = 0;
+            MPI_Iprobe(0, kStop, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+            if (flag) {
+                MPI_Recv(nullptr, 0, MPI_BYTE, 0, kStop, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                stop = true;
+            }
+        },
+        0.05);
+    for (;;) {
+        MPI_Status st;
+        MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        if (st.MPI_TAG == kJob) {
+            std::uint64_t m[3] = {};
+            MPI_Recv(m, 3, MPI_UINT64_T, 0, kJob, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            stop = false;
+            ProofKey key;
+            key.occ = m[0];
+            key.tag = static_cast<std::uint8_t>(m[1]);
+            const LeafResult r = solve_leaf(search, g, key, m[2], stop);
+            const std::string bytes = encode_result(r);
+            if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
+                throw std::runtime_error("konane prove: a leaf's proof past 2 GiB: give a smaller --leaf-nodes");
+            MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, kResult,
+                     MPI_COMM_WORLD);
+        } else {
+            // kQuit, or a kStop for a leaf already answered (rank 0 asked before it had the
+            // answer): taken and, for kStop, ignored.
+            MPI_Recv(nullptr, 0, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (st.MPI_TAG == kQuit) return;
+        }
+    }
+}
+
+}  // namespace konane::mpi
