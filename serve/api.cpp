@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <semaphore>
@@ -209,6 +211,93 @@ struct ApiServer::Impl {
                                         std::max(1, options.search_slots)),
                             {{"Retry-After", "1"}});
         }
+    }
+
+    /// What an engine search started with an id (/api/bestmove?...&id=ID) is doing now, for
+    /// /api/progress?id=ID: the page polls it to show the engine thinking.
+    struct Thinking {
+        Board board;
+        std::chrono::steady_clock::time_point start;
+        bool searching = false;  ///< false: the proof search (no iteration of the search yet)
+        engine::SearchInfo info;
+    };
+    /// The searches under way by id; at most kMaxThinking (a request past it gets 503).
+    std::mutex thinking_mutex;
+    std::map<std::string, Thinking> thinking;
+    static constexpr std::size_t kMaxThinking = 256;
+
+    /// The id of a search: 1 to 64 letters, digits, '-' or '_'. @throws HttpError 400 otherwise.
+    static std::string id_param(const httplib::Request& req) {
+        const std::string id = param(req, "id");
+        const bool ok =
+            !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+            });
+        if (!ok)
+            throw HttpError(
+                400, fmt::format("id '{}' is not 1 to 64 letters, digits, - or _", excerpt(id)));
+        return id;
+    }
+
+    /// A search's entry in `thinking` for the life of the guard (none when `id` is empty).
+    /// @throws HttpError 409 when the id is in use, 503 when kMaxThinking searches are.
+    class ThinkingEntry {
+      public:
+        ThinkingEntry(Impl& api, std::string id, const Board& b) : api_(api), id_(std::move(id)) {
+            if (id_.empty()) return;
+            const std::lock_guard lock(api_.thinking_mutex);
+            if (api_.thinking.count(id_)) throw HttpError(409, "id '" + id_ + "' is in use");
+            if (api_.thinking.size() >= kMaxThinking)
+                throw HttpError(503, "too many searches under way", {{"Retry-After", "1"}});
+            api_.thinking.emplace(id_, Thinking{b, std::chrono::steady_clock::now(), false, {}});
+        }
+        ~ThinkingEntry() {
+            if (id_.empty()) return;
+            const std::lock_guard lock(api_.thinking_mutex);
+            api_.thinking.erase(id_);
+        }
+        ThinkingEntry(const ThinkingEntry&) = delete;
+        ThinkingEntry& operator=(const ThinkingEntry&) = delete;
+        /// A completed iteration of the search (from the engine's thread).
+        void update(const engine::SearchInfo& info) {
+            if (id_.empty()) return;
+            const std::lock_guard lock(api_.thinking_mutex);
+            auto it = api_.thinking.find(id_);
+            if (it == api_.thinking.end()) return;
+            it->second.searching = true;
+            it->second.info = info;
+        }
+
+      private:
+        Impl& api_;
+        std::string id_;
+    };
+
+    /// GET /api/progress?id=ID: what the engine search of that id (/api/bestmove's id) is
+    /// doing: {"id", "thinking": true, "phase": "proof search" or "search", "seconds", and in
+    /// the search "depth", "score", "nodes", "line" (its principal variation)}, or {"id",
+    /// "thinking": false} when no search of that id is under way (not begun, or over).
+    json progress(const httplib::Request& req) {
+        const std::string id = id_param(req);
+        json j = {{"id", id}};
+        const std::lock_guard lock(thinking_mutex);
+        const auto it = thinking.find(id);
+        j["thinking"] = it != thinking.end();
+        if (it == thinking.end()) return j;
+        const Thinking& t = it->second;
+        j["phase"] = t.searching ? "search" : "proof search";
+        j["seconds"] =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t.start).count();
+        if (t.searching) {
+            j["depth"] = t.info.depth;
+            j["score"] = t.info.score;
+            j["nodes"] = t.info.nodes;
+            json line = json::array();
+            for (const Move& m : t.info.pv)
+                line.push_back(format_move(t.board, m));
+            j["line"] = line;
+        }
+        return j;
     }
 
     /// A query parameter, or "" when absent.
@@ -578,13 +667,13 @@ struct ApiServer::Impl {
         return n;
     }
 
-    /// GET /api/bestmove?position=TEXT[&rules=R][&time=S][&nodes=N][&depth=D]: the engine's
-    /// decision (decision_json(), as `konane bestmove --json`) with "budget": the limits it ran
-    /// under. The engine plays with the table of the board when one is loaded (its ruleset),
+    /// GET /api/bestmove?position=TEXT[&rules=R][&time=S][&nodes=N][&depth=D][&id=ID]: the
+    /// engine's decision (decision_json(), as `konane bestmove --json`) with "budget": the limits
+    /// it ran under. The engine plays with the table of the board when one is loaded (its ruleset),
     /// else on any board of up to 64 squares. Its time is S seconds, 1 s when none of S, N, D
     /// is given, and never more than work_timeout (the engine then answers the best move it
     /// has: a budget reached is no error). It takes a search slot, and stops when its client
-    /// goes or the server stops (503).
+    /// goes or the server stops (503). With an id, /api/progress?id=ID shows it thinking.
     json bestmove(const httplib::Request& req) {
         if (!req.has_param("position")) throw HttpError(400, "give position=TEXT");
         const std::string text = with_side(param(req, "position"));
@@ -615,6 +704,8 @@ struct ApiServer::Impl {
         eo.memory_bytes = options.engine_memory;
         eo.rules = st.rules;
         eo.table = std::move(st.tb);
+        ThinkingEntry entry(*this, req.has_param("id") ? id_param(req) : std::string(),
+                            parsed.board);
         take_slot();
         const Slot slot{search_slots};
         // A watcher asks every 20 ms whether the client has gone, the server stops or the time
@@ -626,7 +717,8 @@ struct ApiServer::Impl {
         std::optional<engine::Decision> d;
         try {
             engine::Engine eng(parsed.board, std::move(eo));
-            d = eng.decide(parsed.position, limits);
+            d = eng.decide(parsed.position, limits,
+                           [&](const engine::SearchInfo& info) { entry.update(info); });
         } catch (const format::FormatError& e) {
             if (st.served) throw damaged(*st.served, e.what());
             throw;
@@ -738,6 +830,7 @@ struct ApiServer::Impl {
         server.get("/api/solve", api([this](const httplib::Request& r) { return solve(r); }));
         server.get("/api/value", api([this](const httplib::Request& r) { return value(r); }));
         server.get("/api/bestmove", api([this](const httplib::Request& r) { return bestmove(r); }));
+        server.get("/api/progress", api([this](const httplib::Request& r) { return progress(r); }));
         server.get("/api/wdl", api([this](const httplib::Request& r) { return wdl(r); }));
         server.get("/api/openings", api([this](const httplib::Request& r) { return openings(r); }));
         server.get("/api/game", api([this](const httplib::Request& r) { return game(r); }));

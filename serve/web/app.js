@@ -36,7 +36,7 @@ const S = {
 };
 
 const $ = (id) => document.getElementById(id);
-const CELL = 60, MARGIN = 26, ANIM_MS = 450, REPLY_MS = 600;
+const CELL = 60, MARGIN = 26, ANIM_MS = 450, REPLY_MS = 600, THINK_POLL_MS = 250;
 const RULESETS = ['brainking', 'center', 'any'];
 // The most positions the page lets the server value for the game value of one position (a small
 // budget: a position whose value needs more is shown as "not computed within ..." at once).
@@ -286,8 +286,15 @@ function maybeReply() {
   if (!S.legal.length || sideAt(S.index) === side) return false;
   const text = current(), t0 = performance.now();
   document.body.dataset.state = 'replying';
-  getJson('/api/bestmove?' + query({ position: text, rules: S.rules, time: $('level').value }))
+  // While the engine thinks, its progress (/api/progress) in place of the last move's note.
+  const think = 'p' + Math.random().toString(36).slice(2, 12);
+  const poll = setInterval(async () => {
+    const p = await getJson('/api/progress?' + query({ id: think }));
+    if (id === S.request && p.status === 200 && p.body.thinking) $('engine').textContent = thinkingText(p.body);
+  }, THINK_POLL_MS);
+  getJson('/api/bestmove?' + query({ position: text, rules: S.rules, time: $('level').value, id: think }))
     .then((r) => {
+      clearInterval(poll);
       if (id !== S.request) return;
       if (r.status !== 200 || !r.body.move) {
         setMessage('The engine: ' + (r.body.error || 'no move'));
@@ -300,6 +307,15 @@ function maybeReply() {
       }, Math.max(0, REPLY_MS - (performance.now() - t0)));
     });
   return true;
+}
+
+// The engine thinking, from /api/progress: "thinking: proof search, 0.4 s", then "thinking:
+// depth 9, score 100, 1.20 M nodes, 0.8 s: e6-e4 c6-e6 ..." (the line's first six moves).
+function thinkingText(p) {
+  const s = `${p.seconds.toFixed(1)} s`;
+  if (p.phase !== 'search') return `thinking: proof search, ${s}`;
+  const line = p.line.slice(0, 6).join(' ') + (p.line.length > 6 ? ' …' : '');
+  return `thinking: depth ${p.depth}, score ${p.score}, ${(p.nodes / 1e6).toFixed(2)} M nodes, ${s}: ${line}`;
 }
 
 // Undo and redo: one ply, or against the table, to the player's previous (next) turn, so that

@@ -791,9 +791,14 @@ await test('without a table: 8x8 by default, played against the engine, its move
     let notes = await page.$$eval('#game .note', (ns) => ns.map((n) => n.textContent.slice(2, -1)));
     assert.equal(notes.length, 1);
     assert.match(notes[0], explained);
-    // A jump of Black's, answered by the engine again.
+    // A jump of Black's, answered by the engine again, at 3 s a move: the page shows it
+    // thinking (/api/progress) until the move comes.
+    await page.selectOption('#level', '3');
     const jump = await page.$eval('#moves li', (li) => li.dataset.move);
     await clickMove(page, jump);
+    await page.waitForFunction(
+      () => /^thinking: (proof search|depth [0-9]+, score -?[0-9]+, [0-9.]+ M nodes), [0-9.]+ s/
+        .test(document.querySelector('#engine').textContent), null, { timeout: 5000 });
     await waitPlies(page, 4);
     rec = await playedMoves(page);
     assert.equal(rec[2], jump);

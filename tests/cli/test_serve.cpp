@@ -1191,6 +1191,51 @@ TEST_CASE(
     holder.join();
 }
 
+TEST_CASE("serve: /api/progress shows the engine thinking, by the id its request gave", "[serve]") {
+    Running r({}, {});
+    const std::string pos =
+        "xoxoxoxo/oxoxoxox/xoxoxoxo/oxoxoxox/xoxo.oxo/oxox.xox/xoxoxoxo/oxoxoxox b";
+    const std::string ask = "/api/bestmove?time=3&id=think-1&position=" + encode(pos);
+    int status = 0;
+    std::thread asker([&] { status = r.client().Get(ask)->status; });
+    bool proving = false, searching = false;
+    const auto t = std::chrono::steady_clock::now();
+    while (!searching && seconds_since(t) < 20.0) {
+        const auto [s, j] = get_json(r, "/api/progress?id=think-1");
+        REQUIRE(s == 200);
+        CHECK(j["id"] == "think-1");
+        if (j["thinking"] == true) {
+            CHECK(j["seconds"].get<double>() >= 0);
+            if (j["phase"] == "proof search") proving = true;
+            if (j["phase"] == "search") {
+                searching = true;
+                CHECK(j["depth"].get<int>() >= 1);
+                CHECK(j["nodes"].get<std::uint64_t>() > 0);
+                REQUIRE(!j["line"].empty());
+                CHECK(legal_of(pos).count(j["line"][0].get<std::string>()) == 1);
+            }
+        }
+        if (!searching) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(proving);  // the proof search's share comes first
+    CHECK(searching);
+    // The same id while the search is under way is refused.
+    const auto [s409, j409] = get_json(r, ask);
+    CHECK(s409 == 409);
+    asker.join();
+    CHECK(status == 200);
+    // Over: nothing under way by that id; a malformed id is named.
+    const auto [s2, j2] = get_json(r, "/api/progress?id=think-1");
+    CHECK(s2 == 200);
+    CHECK(j2["thinking"] == false);
+    for (const std::string& bad :
+         {std::string(), std::string("a%20b"), std::string(65, 'x'), std::string("%C3%A9")}) {
+        const auto [s3, j3] = get_json(r, "/api/progress?id=" + bad);
+        CHECK(s3 == 400);
+        CHECK(j3["error"].get<std::string>().find("id") != std::string::npos);
+    }
+}
+
 TEST_CASE("serve: starts without a table: the engine and the searches on any board", "[serve]") {
     Running r({}, {});
     const auto [s1, tables_j] = get_json(r, "/api/tables");
