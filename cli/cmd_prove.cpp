@@ -1,7 +1,10 @@
 // `konane prove`: the proof manager (manager/manager.hpp) from the command line: a proof of
 // every opening of a board, or of positions, kept in a work directory across runs, machines and
 // kills, its leaves solved by worker threads; the certificate when every root is decided.
+#include <signal.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cert/certificate.hpp"
+#include "cert/check.hpp"
 #include "cli/common.hpp"
 #include "cli/help.hpp"
 #include "cli/proof_run.hpp"
@@ -52,6 +56,7 @@ struct ProveArgs {
     std::uint64_t checkpoint = 60;
     bool dfpn = false;
     std::string certificate;
+    bool no_check = false;
     bool json = false;
     bool quiet = false;
 };
@@ -102,6 +107,48 @@ std::optional<Color> board_winner(const ProofTree& t) {
     return black ? Color::Black : Color::White;
 }
 
+/// Set by SIGINT, SIGTERM or SIGHUP during a run: the manager stops its searches, saves the tree
+/// and the command ends (a second signal ends the process at once, as before the run).
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_stop_signal{0};
+struct sigaction g_previous[3];
+constexpr int kStopSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void on_stop_signal(int sig) {
+    if (g_stop.exchange(true)) {
+        // The second: the handler the process had (the cleanup of temporary files, which
+        // re-raises the signal) takes it.
+        for (int i = 0; i < 3; ++i)
+            if (kStopSignals[i] == sig) ::sigaction(sig, &g_previous[i], nullptr);
+        ::raise(sig);
+        return;
+    }
+    g_stop_signal = sig;
+    const char msg[] =
+        "\nkonane prove: stopping (the searches end, the tree is saved; a second "
+        "signal ends it at once)\n";
+    [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+}
+
+/// The signals that stop a run gracefully, for the life of the guard.
+struct StopOnSignals {
+    StopOnSignals() {
+        g_stop = false;
+        g_stop_signal = 0;
+        struct sigaction sa {};
+        sa.sa_handler = on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        for (int i = 0; i < 3; ++i)
+            ::sigaction(kStopSignals[i], &sa, &g_previous[i]);
+    }
+    ~StopOnSignals() {
+        for (int i = 0; i < 3; ++i)
+            ::sigaction(kStopSignals[i], &g_previous[i], nullptr);
+    }
+    StopOnSignals(const StopOnSignals&) = delete;
+    StopOnSignals& operator=(const StopOnSignals&) = delete;
+};
+
 /// Makes the workers of other processes once the tree's game and the search's options are known
 /// (under mpirun: the other ranks); empty: threads only.
 using RemoteFactory =
@@ -139,9 +186,10 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     o.max_nodes = a.max_nodes;
     o.max_seconds = static_cast<double>(a.seconds);
     o.checkpoint_seconds = static_cast<double>(a.checkpoint);
-    warn_memory_over_physical(
-        o.search.memory_bytes * static_cast<std::uint64_t>(std::max(threads, 1)),
-        a.memory.empty() ? kDefaultProofMemory : a.memory, a.quiet);
+    if (threads > 0) {
+        warn_memory_over_physical(o.search.memory_bytes * static_cast<std::uint64_t>(threads),
+                                  a.memory.empty() ? kDefaultProofMemory : a.memory, a.quiet);
+    }
     const std::string label = b.name() + " " + opening_tag(b, t.game().opening()) +
                               (t.game().jumps_only() ? " jumps-only" : "");
     if (!a.quiet) {
@@ -152,6 +200,12 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
                      static_cast<unsigned long long>(t.total_nodes()), threads,
                      threads == 1 ? "" : "s",
                      remote ? fmt::format(", {} worker ranks", remote->count()).c_str() : "");
+    }
+    if (m->reopened() > 0 && !a.quiet) {
+        std::fprintf(stderr,
+                     "konane prove: %llu positions are open again: their proof files are missing "
+                     "from %s/proofs\n",
+                     static_cast<unsigned long long>(m->reopened()), a.work.c_str());
     }
     process::set_interrupt_message(fmt::format(
         "\nkonane prove: interrupted; the tree of the last checkpoint is kept in {}: run "
@@ -182,7 +236,12 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
             },
             tty ? 0.25 : 5.0);
     }
+    std::optional<StopOnSignals> signals;
+    signals.emplace();
+    o.stop = &g_stop;
     const ManagerReport rep = m->run(o);
+    signals.reset();
+    const int stopped_by = g_stop_signal.load();
     const int ranks = remote ? remote->count() : 0;
     remote.reset();  // the worker ranks end
     o.remote = nullptr;
@@ -194,8 +253,11 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     std::uint64_t cert_entries = 0, cert_bytes = 0;
     if (rep.done && !a.certificate.empty()) {
         const Certificate c = m->certificate(
-            fmt::format("konane prove ({}, {} leaves of at most {} nodes)",
-                        algorithm_name(false, a.dfpn), t.stats().nodes, a.leaf_nodes));
+            fmt::format("konane prove ({}, a tree of {} positions, leaves of at most {} nodes)",
+                        algorithm_name(false, a.dfpn), t.size(), a.leaf_nodes));
+        // The assembled proof is checked before it is written (the checker shares nothing
+        // with the searches); a certificate that fails is an error, never a file.
+        if (!a.no_check) check_certificate(c);
         write_certificate(a.certificate, c);
         cert_entries = c.entries.size();
         std::error_code ec;
@@ -210,6 +272,11 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         j["work"] = a.work;
         j["resumed"] = resumed;
         j["done"] = rep.done;
+        if (stopped_by != 0)
+            j["stopped_by"] = stopped_by == SIGINT    ? "SIGINT"
+                              : stopped_by == SIGTERM ? "SIGTERM"
+                                                      : "SIGHUP";
+        if (m->reopened() > 0) j["reopened"] = m->reopened();
         json roots = json::array();
         for (std::size_t r = 0; r < t.root_count(); ++r) {
             const Position p = t.root_positions()[r];
@@ -237,10 +304,12 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
                      {"proof_bytes", rep.proof_bytes}, {"nodes_searched", t.total_nodes()},
                      {"seconds", t.total_seconds()}};
         if (!a.certificate.empty() && rep.done)
-            j["certificate"] = {
-                {"path", a.certificate}, {"entries", cert_entries}, {"bytes", cert_bytes}};
+            j["certificate"] = {{"path", a.certificate},
+                                {"entries", cert_entries},
+                                {"bytes", cert_bytes},
+                                {"checked", !a.no_check}};
         std::printf("%s\n", j.dump(2).c_str());
-        return kOk;
+        return stopped_by != 0 ? 128 + stopped_by : kOk;
     }
     std::printf("%s: %s\n", label.c_str(),
                 rep.done ? "every root decided" : "not decided yet (resume with --work alone)");
@@ -265,9 +334,15 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         static_cast<unsigned long long>(rep.proof_bytes),
         static_cast<unsigned long long>(t.total_nodes()));
     if (!a.certificate.empty() && rep.done)
-        std::printf("certificate: %s (%llu entries, %llu bytes)\n", a.certificate.c_str(),
+        std::printf("certificate: %s (%llu entries, %llu bytes%s)\n", a.certificate.c_str(),
                     static_cast<unsigned long long>(cert_entries),
-                    static_cast<unsigned long long>(cert_bytes));
+                    static_cast<unsigned long long>(cert_bytes),
+                    a.no_check ? ", not checked" : ", checked");
+    if (stopped_by != 0) {
+        std::printf("stopped by a signal; the tree is saved: resume with konane prove --work %s\n",
+                    a.work.c_str());
+        return 128 + stopped_by;
+    }
     return kOk;
 }
 
@@ -279,6 +354,9 @@ int run_prove_mpi(const ProveArgs& a, bool positions_given, bool board_given, bo
     mpi::MpiExchange ex;
     try {
         if (ex.rank() != 0) {
+            // A signal mpirun passes on (SIGINT, SIGTERM) is for rank 0, which stops the run
+            // and then tells every worker to end.
+            StopOnSignals signals;
             mpi::run_prove_worker();
             return kOk;
         }
@@ -286,6 +364,11 @@ int run_prove_mpi(const ProveArgs& a, bool positions_given, bool board_given, bo
         if (ex.size() > 1) {
             make = [](const ProofGame& g,
                       const ProofOptions& so) -> std::unique_ptr<RemoteWorkers> {
+                if (g.opening().gap) {
+                    throw UsageError(
+                        "a tree of a gap opening runs with threads only, not under "
+                        "mpirun");
+                }
                 mpi::ProveSetup setup;
                 setup.rows = g.board().rows;
                 setup.cols = g.board().cols;
@@ -367,6 +450,9 @@ void add_prove_command(CLI::App& app, Commands& out) {
                      "When every root is decided, write their proof to this file, for `konane "
                      "check-proof` (docs/certificate.md)")
         ->check(non_empty());
+    prove->add_flag("--no-check", a->no_check,
+                    "Write the certificate without checking it first (by default it is checked "
+                    "as `konane check-proof` would)");
     prove->add_flag("--json", a->json, "JSON output");
     prove->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
     help_footer(

@@ -1,11 +1,16 @@
 #include "manager/manager.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <system_error>
@@ -35,37 +40,72 @@ std::uint64_t file_bytes(const fs::path& p) {
 
 }  // namespace
 
-LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, const ProofKey& key, std::uint64_t budget,
+LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, ProofKey key, std::uint64_t budget,
                       const std::atomic<bool>& stopped) {
     LeafResult out;
     const Position p = key.position();
     s.set_max_nodes(budget);
     const ProofResult r = s.solve(p);
     out.nodes = r.nodes;
-    out.win = r.win;
-    if (!r.win && stopped.load()) return out;
-    // The certificate is built with no stop flag: what it searches again is proven already.
-    s.set_stop(nullptr);
-    CertificateBuilder builder(s);
-    bool any = false;
-    if (r.win) {
-        builder.add_root(p, *r.win ? p.to_move : other(p.to_move));
-        any = true;
-    } else {
-        for (const MoveChild& m : g.moves(key)) {
-            const std::optional<bool> v = s.proven(m.child);
-            out.children.values.push_back(v);
-            if (v) {
-                builder.add_root(m.child, *v ? m.child.to_move : other(m.child.to_move));
-                any = true;
+    if (stopped.load()) return out;  // given back: a stopped run builds no proof
+    // The certificate: the stop flag stays set, so that a stop also ends its building (the
+    // builder then throws, and the leaf is given back as stopped).
+    try {
+        CertificateBuilder builder(s);
+        bool any = false;
+        if (r.win) {
+            builder.add_root(p, *r.win ? p.to_move : other(p.to_move));
+            any = true;
+        } else {
+            for (const MoveChild& m : g.moves(key)) {
+                const std::optional<bool> v = s.proven(m.child);
+                out.children.values.push_back(v);
+                if (v) {
+                    builder.add_root(m.child, *v ? m.child.to_move : other(m.child.to_move));
+                    any = true;
+                }
             }
         }
+        if (any) {
+            out.proof =
+                builder.finish(CertificateKind::Positions, g.opening(), "konane prove (leaf)");
+        }
+    } catch (const std::exception&) {
+        if (!stopped.load()) throw;
+        LeafResult given_back;
+        given_back.nodes = r.nodes;
+        return given_back;
     }
-    s.set_stop(&stopped);
-    if (any)
-        out.proof = builder.finish(CertificateKind::Positions, g.opening(), "konane prove (leaf)");
+    out.win = r.win;
     return out;
 }
+
+/// The lock of a work directory: an exclusive flock on DIR/lock, held by the manager's life.
+struct ProofManager::DirectoryLock {
+    int fd = -1;
+    explicit DirectoryLock(const fs::path& dir) {
+        const fs::path path = dir / "lock";
+        fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            throw std::runtime_error(path.string() + ": cannot open: " +
+                                     std::error_code(errno, std::generic_category()).message());
+        }
+        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            ::close(fd);
+            throw std::runtime_error(dir.string() +
+                                     ": another konane prove is working on this tree (two runs "
+                                     "would overwrite each other's proofs): wait for it to end");
+        }
+    }
+    ~DirectoryLock() {
+        if (fd >= 0) ::close(fd);
+    }
+    DirectoryLock(const DirectoryLock&) = delete;
+    DirectoryLock& operator=(const DirectoryLock&) = delete;
+};
+
+ProofManager::ProofManager(fs::path dir, ProofTree tree, std::shared_ptr<DirectoryLock> lock)
+    : dir_(std::move(dir)), tree_(std::move(tree)), lock_(std::move(lock)) {}
 
 fs::path ProofManager::proof_path(std::uint32_t file) const {
     return dir_ / "proofs" / (std::to_string(file) + ".proof");
@@ -85,7 +125,13 @@ ProofManager ProofManager::create(const fs::path& dir, ProofTree tree) {
     std::error_code ec;
     fs::create_directories(dir / "proofs", ec);
     if (ec) throw std::runtime_error(dir.string() + ": cannot create: " + ec.message());
-    ProofManager m(dir, std::move(tree));
+    auto lock = std::make_shared<DirectoryLock>(dir);
+    if (!fs::is_empty(dir / "proofs", ec)) {
+        throw std::runtime_error((dir / "proofs").string() +
+                                 ": holds files already (another tree's proofs?): give an empty "
+                                 "or new directory");
+    }
+    ProofManager m(dir, std::move(tree), std::move(lock));
     m.tree_.save(m.tree_path());
     return m;
 }
@@ -95,10 +141,18 @@ ProofManager ProofManager::open(const fs::path& dir) {
     std::error_code ec;
     fs::create_directories(dir / "proofs", ec);
     if (ec) throw std::runtime_error(dir.string() + "/proofs: cannot create: " + ec.message());
+    auto lock = std::make_shared<DirectoryLock>(dir);
     // Temporary files of a run that was killed (SIGKILL, a power cut) before it renamed them.
     process::remove_stale_temporaries_in(dir);
     process::remove_stale_temporaries_in(dir / "proofs");
-    return ProofManager(dir, ProofTree::load(dir / "tree"));
+    ProofManager m(dir, ProofTree::load(dir / "tree"), std::move(lock));
+    // A proof file the tree names that is gone (a copy without proofs/, a file removed): the
+    // positions it proved are open again, and what the tree decided from them is undone.
+    m.reopened_ = m.tree_.forget_proofs([&](std::uint32_t f) {
+        std::error_code e;
+        return !fs::is_regular_file(m.proof_path(f), e);
+    });
+    return m;
 }
 
 ManagerReport ProofManager::run(const ManagerOptions& o) {
@@ -118,7 +172,19 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     bool draining = false;          // hand out no more leaves (node limit): under `mutex`
     int running = 0;                // worker threads not yet returned: under `mutex`
     std::exception_ptr failure;     // under `mutex`
-    std::uint64_t leaves = 0;
+    std::uint64_t leaves = 0;       // results merged: under `mutex`
+    std::uint64_t changes = 0;      // results merged or leaves given back: under `mutex`
+
+    // So that every worker has a leaf from the start, leaves are expanded without search (the
+    // most-proving first) while the tree has fewer open leaves than workers.
+    if (!(o.stop && o.stop->load())) {
+        const std::uint64_t want = static_cast<std::uint64_t>(o.workers) + remotes;
+        for (int i = 0; i < 10000 && !tree_.done() && tree_.stats().open_leaves < want; ++i) {
+            const auto leaf = tree_.select();
+            if (!leaf) break;
+            tree_.expand(*leaf, {}, 0);
+        }
+    }
 
     // A leaf to hand out, with the number of its proof file; nullopt when none may be handed
     // out now. Under `mutex`.
@@ -130,9 +196,19 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     };
     // A worker's result merged into the tree (its proof file written already). Under `mutex`.
     auto merge = [&](std::uint32_t leaf, std::uint32_t file, LeafResult& r) {
-        if (!r.win && halt.load()) {
+        ++changes;
+        if (!r.win && (halt.load() || r.children.values.empty())) {
+            // Stopped (an undecided leaf has moves, so a result without its children's values
+            // was stopped): the leaf is given back unsearched.
             tree_.release(leaf);
-        } else if (r.win) {
+            report.nodes += r.nodes;
+            return;
+        }
+        if (r.win && !r.proof) {
+            tree_.release(leaf);
+            throw std::runtime_error("proof manager: a worker decided a leaf without its proof");
+        }
+        if (r.win) {
             tree_.decided(leaf, *r.win, file, r.nodes);
             ++report.decided;
         } else {
@@ -150,6 +226,11 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     auto write_proof = [&](std::uint32_t file, const LeafResult& r) {
         if (r.proof) write_certificate(proof_path(file), *r.proof, 0);
     };
+    auto fail = [&](std::exception_ptr e) {  // under `mutex`
+        if (!failure) failure = e;
+        halt = true;
+        wake.notify_all();
+    };
 
     auto worker = [&] {
         try {
@@ -165,10 +246,13 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                 while (!(job = take()) && !(halt.load() || draining || tree_.done()))
                     wake.wait(lock);
                 if (!job) break;
+                // The key is copied under the lock: another worker's expand() may move the
+                // tree's nodes while this one searches.
+                const ProofKey key = tree_.node(job->first).key;
                 lock.unlock();
                 LeafResult r;
                 try {
-                    r = solve_leaf(s, tree_.game(), tree_.node(job->first).key, o.leaf_nodes, halt);
+                    r = solve_leaf(s, tree_.game(), key, o.leaf_nodes, halt);
                     write_proof(job->second, r);
                 } catch (...) {
                     lock.lock();
@@ -180,8 +264,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
             }
         } catch (...) {
             std::lock_guard lock(mutex);
-            if (!failure) failure = std::current_exception();
-            halt = true;
+            fail(std::current_exception());
         }
         std::lock_guard lock(mutex);
         --running;
@@ -200,8 +283,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                 ++running;
             }
         } catch (...) {
-            halt = true;
-            failure = std::current_exception();
+            fail(std::current_exception());
         }
     }
     // The calling thread: the remote workers (every call to them is made here), the limits,
@@ -214,18 +296,22 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                            [](const auto& j) { return j.has_value(); });
     };
     double last_save = 0, last_progress = 0;
-    std::uint64_t saved_leaves = 0;  // leaves merged when the tree was last saved
+    std::uint64_t saved_leaves = 0;                // leaves merged when the tree was last saved
+    std::uint64_t no_leaf_at = ~std::uint64_t{0};  // `changes` when no leaf was free for a remote
     {
         std::unique_lock lock(mutex);
         for (;;) {
             bool active = false;
             if (remotes > 0 && !failure) {
                 try {
-                    for (int w = 0; w < remotes; ++w) {
+                    for (int w = 0; w < remotes && no_leaf_at != changes; ++w) {
                         auto& job = remote_job[static_cast<std::size_t>(w)];
                         if (job) continue;
                         job = take();
-                        if (!job) break;
+                        if (!job) {
+                            no_leaf_at = changes;  // none until a result or a leaf given back
+                            break;
+                        }
                         o.remote->send(w, tree_.node(job->first).key, o.leaf_nodes);
                         stop_sent[static_cast<std::size_t>(w)] = false;
                         active = true;
@@ -234,11 +320,18 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                         auto& job = remote_job.at(static_cast<std::size_t>(got->first));
                         if (!job)
                             throw std::runtime_error("proof manager: a result from an idle worker");
-                        lock.unlock();
-                        write_proof(job->second, got->second);
-                        lock.lock();
-                        merge(job->first, job->second, got->second);
+                        const auto [leaf, file] = *job;
                         job.reset();
+                        lock.unlock();
+                        try {
+                            write_proof(file, got->second);
+                        } catch (...) {
+                            lock.lock();
+                            tree_.release(leaf);
+                            throw;
+                        }
+                        lock.lock();
+                        merge(leaf, file, got->second);
                         active = true;
                     }
                     if (halt.load()) {
@@ -251,9 +344,8 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                         }
                     }
                 } catch (...) {
-                    if (!failure) failure = std::current_exception();
-                    halt = true;
-                    wake.notify_all();
+                    if (!lock.owns_lock()) lock.lock();
+                    fail(std::current_exception());
                 }
             }
             if (running == 0 && !(remotes > 0 && !failure && remote_busy()) &&
@@ -265,30 +357,36 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                 halt = true;
                 wake.notify_all();
             }
-            if (leaves != saved_leaves && now - last_save >= o.checkpoint_seconds) {
-                tree_.save(tree_path());
-                ++report.saves;
-                last_save = now;
-                saved_leaves = leaves;
-            }
-            if (progress_ && now - last_progress >= interval_) {
-                ManagerProgress p;
-                p.tree = tree_.stats();
-                p.nodes = report.nodes;
-                p.leaves = leaves;
-                p.seconds = now;
-                for (std::size_t r = 0; r < tree_.root_count(); ++r) {
-                    const TreeNode& n = tree_.node(tree_.root_node(r));
-                    if (n.state != TreeState::Open) continue;
-                    if (p.root_pn == 0 || std::min(n.pn, n.dn) < std::min(p.root_pn, p.root_dn)) {
-                        p.root_pn = n.pn;
-                        p.root_dn = n.dn;
-                    }
+            try {
+                if (leaves != saved_leaves && now - last_save >= o.checkpoint_seconds) {
+                    tree_.save(tree_path());
+                    ++report.saves;
+                    last_save = now;
+                    saved_leaves = leaves;
                 }
-                last_progress = now;
-                lock.unlock();
-                progress_(p);
-                lock.lock();
+                if (progress_ && now - last_progress >= interval_) {
+                    ManagerProgress p;
+                    p.tree = tree_.stats();
+                    p.nodes = report.nodes;
+                    p.leaves = leaves;
+                    p.seconds = now;
+                    for (std::size_t r = 0; r < tree_.root_count(); ++r) {
+                        const TreeNode& n = tree_.node(tree_.root_node(r));
+                        if (n.state != TreeState::Open) continue;
+                        if (p.root_pn == 0 ||
+                            std::min(n.pn, n.dn) < std::min(p.root_pn, p.root_dn)) {
+                            p.root_pn = n.pn;
+                            p.root_dn = n.dn;
+                        }
+                    }
+                    last_progress = now;
+                    lock.unlock();
+                    progress_(p);
+                    lock.lock();
+                }
+            } catch (...) {
+                if (!lock.owns_lock()) lock.lock();
+                fail(std::current_exception());
             }
         }
         // Leaves still marked busy (a remote worker that failed) are given back.
@@ -314,27 +412,23 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
 
 Certificate ProofManager::certificate(std::string generator) const {
     const ProofTree::Proof proof = tree_.proof();
-    std::vector<ProofEntry> entries = proof.entries;
+    // One entry per key, a few bytes each (the proof files of a long run hold hundreds of
+    // millions): where two proofs name different winning moves of a position, either proves it
+    // (each file proves every position it names), so the first is kept.
+    CompactKeyMap entries;
+    for (const ProofEntry& e : proof.entries)
+        entries.insert(e.key, e.move);
+    const ProofGame& g = tree_.game();
     for (const std::uint32_t f : proof.files) {
         const Certificate c = read_certificate(proof_path(f));
-        const ProofGame& g = tree_.game();
         if (!(c.board == g.board()) || c.jumps_only != g.jumps_only() ||
             !(c.opening == g.opening())) {
             throw CertificateError(proof_path(f).string() +
                                    ": a proof of another board or game than the tree's");
         }
-        c.entries.for_each([&](const ProofKey& k, std::uint8_t v) { entries.push_back({k, v}); });
+        c.entries.for_each([&](const ProofKey& k, std::uint8_t v) { entries.insert(k, v); });
     }
-    // One entry per key: where two proofs name different winning moves of a position, either
-    // proves it (each file proves every position it names), so the first is kept.
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](const ProofEntry& a, const ProofEntry& b) { return a.key < b.key; });
-    entries.erase(
-        std::unique(entries.begin(), entries.end(),
-                    [](const ProofEntry& a, const ProofEntry& b) { return a.key == b.key; }),
-        entries.end());
     Certificate c;
-    const ProofGame& g = tree_.game();
     c.board = g.board();
     c.opening = g.opening();
     c.jumps_only = g.jumps_only();
@@ -344,7 +438,7 @@ Certificate ProofManager::certificate(std::string generator) const {
         const bool win = *tree_.root_value(r);
         c.roots.push_back({p, win ? p.to_move : other(p.to_move)});
     }
-    c.entries = PackedKeys::from_vector(entries);
+    c.entries = entries.take();
     c.generator = std::move(generator);
     return c;
 }

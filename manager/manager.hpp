@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -36,9 +37,10 @@ struct LeafResult {
 
 /// Searches the position of `key` (ProofGame g) with search s, at most `budget` nodes: its value
 /// and the certificate of it, or, undecided, the children's values s's table holds and their
-/// certificate. `stopped` tells it that the caller stopped the search (the result is then
-/// nothing but the nodes). Throws what ProofSearch::solve and CertificateBuilder throw.
-LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, const ProofKey& key, std::uint64_t budget,
+/// certificate. `stopped` (also s's stop flag) tells it that the caller stopped the search, then
+/// or while the certificate was built: the result is then nothing but the nodes. Throws what
+/// ProofSearch::solve and CertificateBuilder throw.
+LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, ProofKey key, std::uint64_t budget,
                       const std::atomic<bool>& stopped);
 
 /// Workers in other processes (MPI ranks: mpi/prove_workers.hpp), driven by ProofManager::run()
@@ -108,17 +110,22 @@ struct ManagerReport {
     std::uint64_t proof_bytes = 0;  ///< bytes of the proof files
 };
 
-/// A proof manager over a work directory: `tree` (the saved ProofTree) and `proofs/` (the
-/// certificates of the leaves the workers decided, N.proof). Not thread-safe itself (run()
-/// starts and joins its workers).
+/// A proof manager over a work directory: `tree` (the saved ProofTree), `proofs/` (the
+/// certificates of the leaves the workers decided, N.proof) and `lock` (an exclusive flock held
+/// while a manager has the directory open: two runs at once would overwrite each other's
+/// proofs). Not thread-safe itself (run() starts and joins its workers).
 class ProofManager {
   public:
     /// Starts a new work directory with `tree` (created with its parents when missing; it must
-    /// hold no tree yet: std::runtime_error naming it). Saves the tree at once.
+    /// hold no tree and no proof yet: std::runtime_error naming it). Saves the tree at once.
+    /// Throws std::runtime_error when another manager holds the directory.
     static ProofManager create(const std::filesystem::path& dir, ProofTree tree);
     /// Opens a work directory create() started (std::runtime_error naming what is missing or
-    /// damaged, from ProofTree::load).
+    /// damaged, from ProofTree::load; or that another manager holds it). The positions whose
+    /// proof file is missing are open again (reopened() counts them).
     static ProofManager open(const std::filesystem::path& dir);
+    /// Positions open again because their proof file was missing when the directory was opened.
+    std::uint64_t reopened() const { return reopened_; }
     /// Whether `dir` holds a proof tree.
     static bool exists(const std::filesystem::path& dir);
 
@@ -145,11 +152,13 @@ class ProofManager {
     Certificate certificate(std::string generator) const;
 
   private:
-    ProofManager(std::filesystem::path dir, ProofTree tree)
-        : dir_(std::move(dir)), tree_(std::move(tree)) {}
+    struct DirectoryLock;
+    ProofManager(std::filesystem::path dir, ProofTree tree, std::shared_ptr<DirectoryLock> lock);
 
     std::filesystem::path dir_;
     ProofTree tree_;
+    std::shared_ptr<DirectoryLock> lock_;
+    std::uint64_t reopened_ = 0;
     std::function<void(const ManagerProgress&)> progress_;
     double interval_ = 1.0;
 };

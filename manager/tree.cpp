@@ -7,8 +7,10 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <queue>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -137,14 +139,50 @@ bool ProofTree::recompute(std::uint32_t i) {
 }
 
 void ProofTree::update(std::uint32_t i) {
-    std::vector<std::uint32_t> work{i};
+    // Fewest pieces first: a parent has more pieces than its children, so each node is
+    // recomputed once, after every child of it that changed (on a DAG, a walk by paths would
+    // recompute an ancestor once per path).
+    using Item = std::pair<int, std::uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> work;
+    std::unordered_set<std::uint32_t> queued{i};
+    work.push({std::popcount(nodes_[i].key.occ), i});
     while (!work.empty()) {
-        const std::uint32_t j = work.back();
-        work.pop_back();
+        const std::uint32_t j = work.top().second;
+        work.pop();
+        queued.erase(j);
         if (!recompute(j) && j != i) continue;
-        for (const std::uint32_t p : nodes_[j].parents)
-            if (nodes_[p].state == TreeState::Open) work.push_back(p);
+        for (const std::uint32_t p : nodes_[j].parents) {
+            if (nodes_[p].state == TreeState::Open && queued.insert(p).second)
+                work.push({std::popcount(nodes_[p].key.occ), p});
+        }
     }
+}
+
+std::uint64_t ProofTree::forget_proofs(const std::function<bool(std::uint32_t)>& missing) {
+    std::uint64_t opened = 0;
+    std::unordered_map<std::uint32_t, bool> known;
+    for (TreeNode& n : nodes_) {
+        if (n.proof_file == 0) continue;
+        auto it = known.find(n.proof_file);
+        if (it == known.end()) it = known.emplace(n.proof_file, missing(n.proof_file)).first;
+        if (!it->second) continue;
+        n.state = TreeState::Open;
+        n.proof_file = 0;
+        ++opened;
+    }
+    if (opened == 0) return 0;
+    // What the tree derived (expanded nodes without a proof file) is derived again, from the
+    // leaves up.
+    for (TreeNode& n : nodes_)
+        if (n.expanded && n.proof_file == 0) n.state = TreeState::Open;
+    std::vector<std::uint32_t> order(nodes_.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return std::popcount(nodes_[a].key.occ) < std::popcount(nodes_[b].key.occ);
+    });
+    for (const std::uint32_t i : order)
+        recompute(i);
+    return opened;
 }
 
 std::optional<bool> ProofTree::root_value(std::size_t r) const {
@@ -315,7 +353,7 @@ ProofTree ProofTree::load(const std::filesystem::path& path) {
     const std::string name = path.string();
     const std::string bytes = process::read_regular_file(path, kMaxTreeBytes);
     auto bad = [&](const std::string& why) { return std::runtime_error(name + ": " + why); };
-    if (bytes.compare(0, std::strlen(kMagic), kMagic) != 0)
+    if (bytes.compare(0, std::strlen(kMagic) + 1, std::string(kMagic) + "\n") != 0)
         throw bad("not a konane proof tree (no '" + std::string(kMagic) + "' line)");
     if (bytes.size() < 8) throw bad("truncated");
     const std::size_t body_end = bytes.size() - 8;
@@ -434,8 +472,23 @@ ProofTree ProofTree::load(const std::filesystem::path& path) {
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
         return std::popcount(t.nodes_[a].key.occ) < std::popcount(t.nodes_[b].key.occ);
     });
-    for (const std::uint32_t i : order)
+    for (const std::uint32_t i : order) {
+        // A value the tree derived must follow from the children's (a damaged or forged file
+        // would otherwise give a proof with a hole).
+        const TreeNode& n = t.nodes_[i];
+        if (n.proof_file == 0 && n.state != TreeState::Open) {
+            bool ok = true;
+            if (n.state == TreeState::Won) {
+                ok = t.nodes_[n.children[n.move]].state == TreeState::Lost;
+            } else {
+                for (const std::uint32_t c : n.children)
+                    ok = ok && t.nodes_[c].state == TreeState::Won;
+                ok = ok && (n.expanded || t.game_.moves(n.key).empty());
+            }
+            if (!ok) throw bad(fmt::format("node {}: a value its children do not give", i));
+        }
         t.recompute(i);
+    }
     for (const std::string& text : roots) {
         Position p;
         try {

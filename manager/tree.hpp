@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -66,17 +67,23 @@ class ProofTree {
   public:
     /// A tree of one node per root (roots may share a node: symmetric start positions).
     /// `kind` says what the certificate will prove (Openings: the roots are
-    /// start_positions(board, opening) in order). Throws std::invalid_argument for no root, a
-    /// root of another stage than the game allows, or more than 2^32 - 1 roots.
+    /// start_positions(board, opening) in order). Throws std::invalid_argument for no root or
+    /// more than 2^32 - 1 roots.
     ProofTree(const Board& b, const Opening& o, bool jumps_only, CertificateKind kind,
               std::vector<Position> roots);
 
     /// Reads a tree written by save(). Throws std::runtime_error naming the file for a file that
-    /// is not a proof tree, damaged (checksum), truncated, or inconsistent (a child missing).
+    /// is not a proof tree, damaged (checksum), truncated, or inconsistent (a child missing, a
+    /// value the children do not give).
     static ProofTree load(const std::filesystem::path& path);
-    /// Writes the tree to `path` through a temporary file renamed when complete: a text header,
-    /// 32 bytes a node (docs/beyond.md "The proof manager"), the roots' node numbers, an XXH64.
+    /// Writes the tree to `path` through a temporary file renamed when complete: a text header
+    /// (the roots as positions), 32 bytes a node (docs/beyond.md "The proof manager"), an XXH64
+    /// of every byte before it.
     void save(const std::filesystem::path& path) const;
+
+    /// Opens again every node decided by a proof file for which `missing(file)` is true, and
+    /// every value the tree derived from them; returns how many nodes it opened.
+    std::uint64_t forget_proofs(const std::function<bool(std::uint32_t)>& missing);
 
     const ProofGame& game() const { return game_; }
     CertificateKind kind() const { return kind_; }

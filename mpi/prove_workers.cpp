@@ -121,12 +121,10 @@ MpiLeafWorkers::MpiLeafWorkers(const ProveSetup& setup)
     : setup_(setup),
       game_(Board::make(setup.rows, setup.cols), Opening(setup.rules), setup.jumps_only) {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    std::uint64_t s[6] = {static_cast<std::uint64_t>(setup.rows),
-                          static_cast<std::uint64_t>(setup.cols),
-                          static_cast<std::uint64_t>(setup.rules),
-                          setup.jumps_only ? 1u : 0u,
-                          static_cast<std::uint64_t>(setup.algorithm),
-                          setup.memory_bytes};
+    std::uint64_t s[6] = {
+        static_cast<std::uint64_t>(setup.rows),      static_cast<std::uint64_t>(setup.cols),
+        static_cast<std::uint64_t>(setup.rules),     setup.jumps_only ? 1u : 0u,
+        static_cast<std::uint64_t>(setup.algorithm), setup.memory_bytes};
     MPI_Bcast(s, 6, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 }
 
@@ -193,7 +191,8 @@ void run_prove_worker() {
             const LeafResult r = solve_leaf(search, g, key, m[2], stop);
             const std::string bytes = encode_result(r);
             if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
-                throw std::runtime_error("konane prove: a leaf's proof past 2 GiB: give a smaller --leaf-nodes");
+                throw std::runtime_error(
+                    "konane prove: a leaf's proof past 2 GiB: give a smaller --leaf-nodes");
             MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, kResult,
                      MPI_COMM_WORLD);
         } else {

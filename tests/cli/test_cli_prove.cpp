@@ -91,6 +91,28 @@ TEST_CASE("cli: prove killed at random points resumes to the same verdict", "[cl
     CHECK(search["winner"] == j["board_winner"]);
 }
 
+TEST_CASE("cli: prove stopped by SIGTERM saves its tree and says so; the next run resumes it",
+          "[cli][manager]") {
+    TempDir dir("cli-prove-term");
+    const std::string work = quote((dir / "w").string());
+    const Run r = run("prove --board 6x6 --work " + work +
+                          " --leaf-nodes 5000 --memory 16M --checkpoint 1000 --json -q",
+                      "timeout --preserve-status -s TERM 1.5");
+    INFO(r.out);
+    CHECK(r.code == 128 + 15);  // the signal's status, after a clean stop
+    // stderr's line saying it stops comes before the JSON (run() joins the two streams).
+    CHECK(r.out.find("konane prove: stopping") != std::string::npos);
+    const json j = json::parse(r.out.substr(r.out.find('{')));
+    CHECK(j["done"] == false);
+    CHECK(j["stopped_by"] == "SIGTERM");
+    // The tree was saved at the stop (the checkpoint interval is far longer than the run).
+    CHECK(j["tree"]["positions"].get<int>() > 2);
+    const json again =
+        parse_json(run("prove --work " + work + " --max-nodes 20000 --json -q 2>/dev/null"));
+    CHECK(again["resumed"] == true);
+    CHECK(again["tree"]["positions"].get<int>() >= j["tree"]["positions"].get<int>());
+}
+
 TEST_CASE("cli: prove refuses what it cannot do, naming the problem", "[cli][manager]") {
     TempDir dir("cli-prove-bad");
     const std::string work = quote((dir / "w").string());

@@ -6,10 +6,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <xxhash.h>
 
 #include <catch2/catch.hpp>
 
@@ -194,8 +198,11 @@ TEST_CASE("proof manager: a stop flag ends the run at once, the tree resumable",
     const ManagerReport rep = m.run(o);
     CHECK_FALSE(rep.done);
     CHECK(rep.tree.busy == 0);  // every leaf given back
-    ProofManager again = ProofManager::open(dir / "w");
-    CHECK(again.tree().size() == m.tree().size());
+    const std::size_t size = m.tree().size();
+    m = ProofManager::create(dir / "other", ProofTree(b, Opening(Ruleset::Brainking), false,
+                                                      CertificateKind::Openings, roots));
+    ProofManager again = ProofManager::open(dir / "w");  // the first manager gone, its lock too
+    CHECK(again.tree().size() == size);
     CHECK_THROWS_AS(again.certificate("x"), std::logic_error);
 }
 
@@ -231,10 +238,168 @@ TEST_CASE("proof manager: a damaged, truncated or foreign tree file is refused",
     write(flipped);
     CHECK_THROWS_WITH(ProofManager::open(dir / "w"), Catch::Contains("checksum"));
     write(bytes.substr(0, bytes.size() / 2));
-    CHECK_THROWS_WITH(ProofManager::open(dir / "w"), Catch::Contains("tree"));
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"), Catch::Contains("checksum"));
     write("konane proof certificate 1\n");
     CHECK_THROWS_WITH(ProofManager::open(dir / "w"), Catch::Contains("not a konane proof tree"));
     write(bytes);
     CHECK_NOTHROW(ProofManager::open(dir / "w"));
     CHECK_THROWS_WITH(ProofManager::open(dir / "none"), Catch::Contains("holds no proof tree"));
+}
+
+namespace {
+
+/// Workers "elsewhere" run in this process: each send() queues a leaf, each poll() searches one
+/// queued leaf with that worker's own search and answers it (as an MPI rank would).
+class FakeRemote final : public RemoteWorkers {
+  public:
+    FakeRemote(const Board& b, const ProofOptions& o, int n) : game_(b, Opening(o.rules), false) {
+        for (int i = 0; i < n; ++i)
+            searches_.push_back(std::make_unique<ProofSearch>(b, o));
+        stop_.resize(static_cast<std::size_t>(n));
+        for (auto& s : stop_)
+            s = std::make_unique<std::atomic<bool>>(false);
+    }
+    int count() const override { return static_cast<int>(searches_.size()); }
+    void send(int w, const ProofKey& key, std::uint64_t budget) override {
+        REQUIRE(std::none_of(jobs_.begin(), jobs_.end(), [&](const Job& j) { return j.w == w; }));
+        stop_[static_cast<std::size_t>(w)]->store(false);
+        jobs_.push_back({w, key, budget});
+        ++sent;
+    }
+    std::optional<std::pair<int, LeafResult>> poll() override {
+        if (jobs_.empty()) return std::nullopt;
+        const Job j = jobs_.front();
+        jobs_.pop_front();
+        auto& s = *searches_[static_cast<std::size_t>(j.w)];
+        auto& stop = *stop_[static_cast<std::size_t>(j.w)];
+        s.set_stop(&stop);
+        return std::make_pair(j.w, solve_leaf(s, game_, j.key, j.budget, stop));
+    }
+    void stop(int w) override {
+        stop_[static_cast<std::size_t>(w)]->store(true);
+        ++stops;
+    }
+    int sent = 0, stops = 0;
+
+  private:
+    struct Job {
+        int w;
+        ProofKey key;
+        std::uint64_t budget;
+    };
+    ProofGame game_;
+    std::vector<std::unique_ptr<ProofSearch>> searches_;
+    std::vector<std::unique_ptr<std::atomic<bool>>> stop_;
+    std::deque<Job> jobs_;
+};
+
+}  // namespace
+
+TEST_CASE("proof manager: workers elsewhere, alone or beside threads, give the table's verdicts",
+          "[manager]") {
+    const Tablebase& tb = table(5, 5, Ruleset::Brainking);
+    const Board& b = tb.board();
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    const std::vector<Color> want = table_winners(tb, roots);
+    for (const int threads : {0, 1}) {
+        INFO(threads << " threads beside 3 remote workers");
+        TempDir dir("manager-remote");
+        ProofManager m = ProofManager::create(
+            dir / "w",
+            ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+        ManagerOptions o = small_options(Ruleset::Brainking, 25, threads);
+        FakeRemote remote(b, o.search, 3);
+        o.remote = &remote;
+        const ManagerReport rep = m.run(o);
+        REQUIRE(rep.done);
+        CHECK(remote.sent > 3);
+        CHECK(tree_winners(m.tree()) == want);
+        check_proof(m, want);
+    }
+    // Stopped from the start: the remote workers are handed nothing, the run ends.
+    TempDir dir("manager-remote-stop");
+    ProofManager m = ProofManager::create(
+        dir / "w",
+        ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+    std::atomic<bool> stop{true};
+    ManagerOptions o = small_options(Ruleset::Brainking, 25, 0);
+    FakeRemote remote(b, o.search, 2);
+    o.remote = &remote;
+    o.stop = &stop;
+    const ManagerReport rep = m.run(o);
+    CHECK_FALSE(rep.done);
+    CHECK(remote.sent == 0);
+    CHECK(rep.tree.busy == 0);
+}
+
+TEST_CASE(
+    "proof manager: proof files gone reopen what they proved; two managers cannot share "
+    "a directory",
+    "[manager]") {
+    const Tablebase& tb = table(4, 5, Ruleset::Brainking);
+    const Board& b = tb.board();
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    const std::vector<Color> want = table_winners(tb, roots);
+    TempDir dir("manager-reopen");
+    {
+        ProofManager m = ProofManager::create(
+            dir / "w",
+            ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+        // The directory is held: a second manager is refused, naming why.
+        CHECK_THROWS_WITH(ProofManager::open(dir / "w"), Catch::Contains("another konane prove"));
+        REQUIRE(m.run(small_options(Ruleset::Brainking, 8)).done);
+    }
+    // Every proof file removed (a copy of the tree alone): the run starts over from the tree's
+    // shape and reaches the same verdicts, with a certificate that checks.
+    std::uint64_t removed = 0;
+    for (const auto& e : fs::directory_iterator(dir / "w" / "proofs"))
+        removed += fs::remove(e.path()) ? 1 : 0;
+    REQUIRE(removed > 0);
+    ProofManager m = ProofManager::open(dir / "w");
+    CHECK(m.reopened() > 0);
+    CHECK_FALSE(m.tree().done());
+    REQUIRE(m.run(small_options(Ruleset::Brainking, 8)).done);
+    CHECK(tree_winners(m.tree()) == want);
+    check_proof(m, want);
+}
+
+TEST_CASE("proof manager: a tree whose derived value its children do not give is refused",
+          "[manager]") {
+    const Tablebase& tb = table(4, 5, Ruleset::Brainking);
+    const Board& b = tb.board();
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    TempDir dir("manager-forged");
+    std::uint32_t derived = 0;
+    {
+        ProofManager m = ProofManager::create(
+            dir / "w",
+            ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+        REQUIRE(m.run(small_options(Ruleset::Brainking, 3)).done);
+        const ProofTree& t = m.tree();
+        bool found = false;
+        for (std::uint32_t i = 0; i < t.size() && !found; ++i) {
+            const TreeNode& n = t.node(i);
+            if (n.state == TreeState::Won && n.proof_file == 0) {
+                derived = i;
+                found = true;
+            }
+        }
+        REQUIRE(found);
+    }
+    // Node `derived` forged from won to lost, with a checksum that matches again.
+    const fs::path tree = dir / "w" / "tree";
+    std::string bytes;
+    {
+        std::ifstream in(tree, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::size_t data = bytes.find("\nend\n") + 5;
+    bytes[data + derived * 32 + 25] = 2;  // the node's value: lost
+    const std::size_t body = bytes.size() - 8;
+    const std::uint64_t sum = XXH64(bytes.data(), body, 0);
+    for (int i = 0; i < 8; ++i)
+        bytes[body + static_cast<std::size_t>(i)] = static_cast<char>(sum >> (8 * i));
+    std::ofstream(tree, std::ios::binary | std::ios::trunc) << bytes;
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"),
+                      Catch::Contains("a value its children do not give"));
 }
