@@ -2,6 +2,7 @@
 // every opening of a board, or of positions, kept in a work directory across runs, machines and
 // kills, its leaves solved by worker threads; the certificate when every root is decided.
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -114,18 +115,30 @@ std::atomic<int> g_stop_signal{0};
 struct sigaction g_previous[3];
 constexpr int kStopSignals[3] = {SIGINT, SIGTERM, SIGHUP};
 
+std::atomic<std::int64_t> g_stop_at_ms{0};
+
+std::int64_t monotonic_ms() {  // clock_gettime is async-signal-safe (POSIX)
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
 extern "C" void on_stop_signal(int sig) {
     if (g_stop.exchange(true)) {
-        // The second: the handler the process had (the cleanup of temporary files, which
-        // re-raises the signal) takes it.
+        // A second signal within a second is the same request (`timeout` signals the command
+        // and then its whole process group; a launcher may forward a signal it also sent).
+        if (monotonic_ms() - g_stop_at_ms.load() < 1000) return;
+        // Later: the handler the process had (the cleanup of temporary files, which re-raises
+        // the signal) takes it.
         for (int i = 0; i < 3; ++i)
             if (kStopSignals[i] == sig) ::sigaction(sig, &g_previous[i], nullptr);
         ::raise(sig);
         return;
     }
+    g_stop_at_ms = monotonic_ms();
     g_stop_signal = sig;
     const char msg[] =
-        "\nkonane prove: stopping (the searches end, the tree is saved; a second "
+        "\nkonane prove: stopping (the searches end, the tree is saved; another "
         "signal ends it at once)\n";
     [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
 }
