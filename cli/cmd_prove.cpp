@@ -139,7 +139,7 @@ extern "C" void on_stop_signal(int sig) {
     g_stop_signal = sig;
     const char msg[] =
         "\nkonane prove: stopping (the searches end, the tree is saved; another "
-        "signal ends it at once)\n";
+        "signal a second later ends it at once)\n";
     [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
 }
 
