@@ -295,7 +295,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         return std::any_of(remote_job.begin(), remote_job.end(),
                            [](const auto& j) { return j.has_value(); });
     };
-    double last_save = 0, last_progress = 0;
+    double last_save = 0, last_progress = 0, accounted = 0;
     std::uint64_t saved_leaves = 0;                // leaves merged when the tree was last saved
     std::uint64_t no_leaf_at = ~std::uint64_t{0};  // `changes` when no leaf was free for a remote
     {
@@ -359,6 +359,9 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
             }
             try {
                 if (leaves != saved_leaves && now - last_save >= o.checkpoint_seconds) {
+                    // The run's seconds so far go with the tree (a killed run keeps them).
+                    tree_.add_seconds(now - accounted);
+                    accounted = now;
                     tree_.save(tree_path());
                     ++report.saves;
                     last_save = now;
@@ -397,7 +400,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         t.join();
     report.seconds = elapsed();
     report.cpu_seconds = process_cpu_seconds() - cpu_start;
-    tree_.add_seconds(report.seconds);
+    tree_.add_seconds(report.seconds - accounted);
     tree_.save(tree_path());
     ++report.saves;
     if (failure) std::rethrow_exception(failure);
