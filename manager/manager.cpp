@@ -238,7 +238,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
             so.threads = 1;
             so.max_seconds = 0;
             so.stop = &halt;
-            ProofSearch s(tree_.game().board(), so);
+            std::optional<ProofSearch> s;  // made with the first leaf (none: no table mapped)
             for (;;) {
                 std::unique_lock lock(mutex);
                 std::optional<std::pair<std::uint32_t, std::uint32_t>> job;
@@ -252,7 +252,8 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                 lock.unlock();
                 LeafResult r;
                 try {
-                    r = solve_leaf(s, tree_.game(), key, o.leaf_nodes, halt);
+                    if (!s) s.emplace(tree_.game().board(), so);
+                    r = solve_leaf(*s, tree_.game(), key, o.leaf_nodes, halt);
                     write_proof(job->second, r);
                 } catch (...) {
                     lock.lock();
