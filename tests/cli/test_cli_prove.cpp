@@ -91,7 +91,7 @@ TEST_CASE("cli: prove killed at random points resumes to the same verdict", "[cl
     CHECK(search["winner"] == j["board_winner"]);
 }
 
-TEST_CASE("cli: prove stopped by SIGTERM saves its tree and says so; the next run resumes it",
+TEST_CASE("cli: prove stopped by SIGTERM saves its tree and says so and the next run resumes it",
           "[cli][manager]") {
     TempDir dir("cli-prove-term");
     const std::string work = quote((dir / "w").string());

@@ -333,7 +333,7 @@ TEST_CASE("proof manager: workers elsewhere, alone or beside threads, give the t
 }
 
 TEST_CASE(
-    "proof manager: proof files gone reopen what they proved; two managers cannot share "
+    "proof manager: proof files gone reopen what they proved and two managers cannot share "
     "a directory",
     "[manager]") {
     const Tablebase& tb = table(4, 5, Ruleset::Brainking);
