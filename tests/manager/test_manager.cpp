@@ -403,3 +403,29 @@ TEST_CASE("proof manager: a tree whose derived value its children do not give is
     CHECK_THROWS_WITH(ProofManager::open(dir / "w"),
                       Catch::Contains("a value its children do not give"));
 }
+
+TEST_CASE("proof manager: the trees of the long runs kept in docs/proofs/trees load", "[manager]") {
+    // The 6x8 and 8x8 runs of docs/beyond.md, kept so that a later run (here or on another
+    // machine) goes on from them: `cp -r docs/proofs/trees/8x8-a8b8 W && konane prove --work W`.
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(fs::path(KONANE_PROOFS_DIR) / "trees")) {
+        INFO(e.path().string());
+        const ProofTree t = ProofTree::load(e.path() / "tree");
+        CHECK(t.size() > 100);
+        CHECK(t.total_nodes() > 1'000'000'000);
+        CHECK_FALSE(t.done());
+        const int squares = t.game().board().squares();
+        CHECK((squares == 48 || squares == 64));
+        // A copy of the tree alone opens as a work directory: what its missing proof files
+        // proved is open again.
+        TempDir dir("manager-kept");
+        fs::create_directories(dir / "w");
+        fs::copy_file(e.path() / "tree", dir / "w" / "tree");
+        const ProofManager m = ProofManager::open(dir / "w");
+        CHECK(m.tree().size() == t.size());
+        CHECK(m.reopened() ==
+              t.stats().won + t.stats().lost - m.tree().stats().won - m.tree().stats().lost);
+        ++n;
+    }
+    CHECK(n == 2);
+}
