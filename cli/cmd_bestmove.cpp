@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "cli/common.hpp"
 #include "cli/engine_args.hpp"
@@ -12,6 +13,7 @@
 #include "cli/help.hpp"
 #include "core/notation.hpp"
 #include "engine/engine.hpp"
+#include "query/move.hpp"
 
 namespace konane::cli {
 
@@ -25,7 +27,13 @@ struct BestmoveArgs : EngineArgs {
 int run_bestmove(BestmoveArgs a) {
     const ParsedPosition parsed = engine_position(a.position, a.board, nullptr);
     const Board& b = parsed.board;
-    engine::Engine eng(b, engine_options(a));
+    query::MoveRequest req;
+    req.board = b;
+    req.position = parsed.position;
+    req.options = engine_options(a);
+    if (a.rules_option && a.rules_option->count() > 0) req.asked_rules = parse_ruleset(a.rules);
+    req.table_name = a.table;
+    req.limits = move_limits(a);
     const std::function<void(const engine::SearchInfo&)> progress =
         a.quiet ? std::function<void(const engine::SearchInfo&)>{}
                 : [&](const engine::SearchInfo& i) {
@@ -33,7 +41,7 @@ int run_bestmove(BestmoveArgs a) {
                                    i.score, static_cast<unsigned long long>(i.nodes), i.seconds,
                                    line_text(b, i.pv).c_str());
                   };
-    const auto d = eng.decide(parsed.position, move_limits(a), progress);
+    const auto d = query::best_move(std::move(req), progress);
     if (a.json) {
         std::printf("%s\n", decision_json(b, parsed.position, d).dump(2).c_str());
         return kOk;

@@ -25,9 +25,9 @@ void add_engine_options(CLI::App* cmd, EngineArgs& a) {
     cmd->add_option("--table", a.table, "Table of the board: its positions are played perfectly")
         ->check(non_empty());
     add_load_option(cmd, a.load, "map");
-    cmd->add_option("--rules", a.rules, "Opening ruleset (brainking, center, any)")
-        ->capture_default_str()
-        ->check(non_empty());
+    a.rules_option = cmd->add_option("--rules", a.rules, "Opening ruleset (brainking, center, any)")
+                         ->capture_default_str()
+                         ->check(non_empty());
     cmd->add_option("--memory", a.memory,
                     "Memory of the searches' tables, e.g. 64M, 1G (a quarter for the heuristic "
                     "search, an eighth for the valuer, the rest for the proof search)")

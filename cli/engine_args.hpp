@@ -31,7 +31,8 @@ struct EngineArgs {
     std::uint64_t threads = 1;
     bool baseline = false;
     bool quiet = false;
-    CLI::Option* time_option = nullptr;  ///< --time, to tell whether it was given
+    CLI::Option* time_option = nullptr;   ///< --time, to tell whether it was given
+    CLI::Option* rules_option = nullptr;  ///< --rules, to tell whether it was given
 };
 
 /// Adds the engine's options to `cmd`: --time, --nodes, --depth, --table, --load, --rules,

@@ -38,6 +38,7 @@
 #include "probe/analysis.hpp"
 #include "probe/openings.hpp"
 #include "probe/probe.hpp"
+#include "query/move.hpp"
 #include "query/proof.hpp"
 #include "query/value.hpp"
 #include "search/proof.hpp"
@@ -716,9 +717,13 @@ struct ApiServer::Impl {
         Watcher watcher(work, stop);
         std::optional<engine::Decision> d;
         try {
-            engine::Engine eng(parsed.board, std::move(eo));
-            d = eng.decide(parsed.position, limits,
-                           [&](const engine::SearchInfo& info) { entry.update(info); });
+            query::MoveRequest mr;
+            mr.board = parsed.board;
+            mr.position = parsed.position;
+            mr.options = std::move(eo);
+            mr.limits = limits;
+            d = query::best_move(std::move(mr),
+                                 [&](const engine::SearchInfo& info) { entry.update(info); });
         } catch (const format::FormatError& e) {
             if (st.served) throw damaged(*st.served, e.what());
             throw;

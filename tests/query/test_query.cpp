@@ -7,9 +7,11 @@
 #include <catch2/catch.hpp>
 
 #include "cgt/konane.hpp"
+#include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "core/outcome.hpp"
 #include "query/budget.hpp"
+#include "query/move.hpp"
 #include "query/proof.hpp"
 #include "query/tables.hpp"
 #include "query/value.hpp"
@@ -148,4 +150,48 @@ TEST_CASE("query: the value answer's regions sum to its value, and a limit names
         query::value_answer(v2, parsed.position.occ, tiny, "--memory", "--max-nodes"),
         Catch::StartsWith("value not computed within 1 position") &&
             Catch::EndsWith("(--max-nodes)"));
+}
+
+TEST_CASE("query: the engine's move with a table is the table's perfect move, under its ruleset",
+          "[query]") {
+    const Tablebase& tb = table(4, 5, Ruleset::Brainking);
+    const Board& b = tb.board();
+    int checked = 0;
+    for (const ref::RefPos& rp :
+         ref::random_positions(ref::RefBoard(4, 5), ref::Rules::Brainking, 6, 4545)) {
+        const Position p = ref::to_core(ref::RefBoard(4, 5), rp);
+        const auto v = tb.value(p);
+        if (!v || legal_moves(b, Ruleset::Brainking, p).size() < 2) continue;
+        query::MoveRequest r;
+        r.board = b;
+        r.position = p;
+        r.options.table = tb;
+        r.options.rules = Ruleset::Any;  // the table's ruleset holds
+        r.options.memory_bytes = std::size_t{4} << 20;
+        r.limits.nodes = 1000;
+        const auto d = query::best_move(r);
+        REQUIRE(d.has_value());
+        INFO(format_position(b, p) << " " << format_move(b, d->move.move));
+        CHECK(d->source == engine::Source::Table);
+        // The move keeps the table's value: a win is played by a winning move.
+        const auto after = tb.value(d->move.child);
+        REQUIRE(after.has_value());
+        if (v->win) CHECK_FALSE(after->win);
+        ++checked;
+    }
+    CHECK(checked > 20);
+    // A ruleset asked that differs from the table's, and a table of another board, are named.
+    query::MoveRequest r;
+    r.board = b;
+    r.position = b.start();
+    r.options.table = tb;
+    r.options.memory_bytes = std::size_t{4} << 20;
+    r.asked_rules = Ruleset::Center;
+    r.table_name = "t.kbt";
+    REQUIRE_THROWS_WITH(query::best_move(r), Catch::Contains("--rules center differs from the "
+                                                             "table's ruleset brainking"));
+    r.asked_rules.reset();
+    r.board = Board::make(5, 4);
+    r.position = r.board.start();
+    REQUIRE_THROWS_WITH(query::best_move(r), Catch::Contains("the table t.kbt is for a 4x5"));
 }
