@@ -100,7 +100,7 @@ TEST_CASE("cli: prove stopped by SIGTERM saves its tree and says so and the next
     const std::string work = quote((dir / "w").string());
     const Run r = run("prove --board 6x6 --work " + work +
                           " --leaf-nodes 5000 --memory 16M --checkpoint 1000 --json -q",
-                      "timeout --preserve-status -s TERM 1.5");
+                      "timeout --preserve-status -s TERM 3");
     INFO(r.out);
     CHECK(r.code == 128 + 15);  // the signal's status, after a clean stop
     // stderr's line saying it stops comes before the JSON (run() joins the two streams).
