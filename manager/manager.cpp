@@ -1,12 +1,8 @@
 #include "manager/manager.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -18,6 +14,7 @@
 #include <vector>
 
 #include "process/cleanup.hpp"
+#include "process/directory_lock.hpp"
 #include "search/proof_certificate.hpp"
 
 namespace konane {
@@ -30,6 +27,23 @@ double process_cpu_seconds() {
     timespec ts{};
     ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+/// The lock of a work directory, held by a manager's life. @throws std::runtime_error when
+/// another manager holds it or it cannot be opened.
+process::DirectoryLock lock_directory(const fs::path& dir) {
+    std::optional<process::DirectoryLock> l;
+    try {
+        l = process::DirectoryLock::try_take(dir);
+    } catch (const std::system_error& e) {
+        throw std::runtime_error(std::string(e.what()) + ": cannot open");
+    }
+    if (!l) {
+        throw std::runtime_error(dir.string() +
+                                 ": another konane prove is working on this tree (two runs "
+                                 "would overwrite each other's proofs): wait for it to end");
+    }
+    return std::move(*l);
 }
 
 std::uint64_t file_bytes(const fs::path& p) {
@@ -80,31 +94,7 @@ LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, ProofKey key, std::uin
     return out;
 }
 
-/// The lock of a work directory: an exclusive flock on DIR/lock, held by the manager's life.
-struct ProofManager::DirectoryLock {
-    int fd = -1;
-    explicit DirectoryLock(const fs::path& dir) {
-        const fs::path path = dir / "lock";
-        fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            throw std::runtime_error(path.string() + ": cannot open: " +
-                                     std::error_code(errno, std::generic_category()).message());
-        }
-        if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            ::close(fd);
-            throw std::runtime_error(dir.string() +
-                                     ": another konane prove is working on this tree (two runs "
-                                     "would overwrite each other's proofs): wait for it to end");
-        }
-    }
-    ~DirectoryLock() {
-        if (fd >= 0) ::close(fd);
-    }
-    DirectoryLock(const DirectoryLock&) = delete;
-    DirectoryLock& operator=(const DirectoryLock&) = delete;
-};
-
-ProofManager::ProofManager(fs::path dir, ProofTree tree, std::shared_ptr<DirectoryLock> lock)
+ProofManager::ProofManager(fs::path dir, ProofTree tree, process::DirectoryLock lock)
     : dir_(std::move(dir)), tree_(std::move(tree)), lock_(std::move(lock)) {}
 
 fs::path ProofManager::proof_path(std::uint32_t file) const {
@@ -125,7 +115,7 @@ ProofManager ProofManager::create(const fs::path& dir, ProofTree tree) {
     std::error_code ec;
     fs::create_directories(dir / "proofs", ec);
     if (ec) throw std::runtime_error(dir.string() + ": cannot create: " + ec.message());
-    auto lock = std::make_shared<DirectoryLock>(dir);
+    process::DirectoryLock lock = lock_directory(dir);
     if (!fs::is_empty(dir / "proofs", ec)) {
         throw std::runtime_error((dir / "proofs").string() +
                                  ": holds files already (another tree's proofs?): give an empty "
@@ -141,7 +131,7 @@ ProofManager ProofManager::open(const fs::path& dir) {
     std::error_code ec;
     fs::create_directories(dir / "proofs", ec);
     if (ec) throw std::runtime_error(dir.string() + "/proofs: cannot create: " + ec.message());
-    auto lock = std::make_shared<DirectoryLock>(dir);
+    process::DirectoryLock lock = lock_directory(dir);
     // Temporary files of a run that was killed (SIGKILL, a power cut) before it renamed them.
     process::remove_stale_temporaries_in(dir);
     process::remove_stale_temporaries_in(dir / "proofs");

@@ -12,13 +12,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "cert/certificate.hpp"
 #include "manager/tree.hpp"
+#include "process/directory_lock.hpp"
 #include "search/proof.hpp"
 
 namespace konane {
@@ -152,12 +152,11 @@ class ProofManager {
     Certificate certificate(std::string generator) const;
 
   private:
-    struct DirectoryLock;
-    ProofManager(std::filesystem::path dir, ProofTree tree, std::shared_ptr<DirectoryLock> lock);
+    ProofManager(std::filesystem::path dir, ProofTree tree, process::DirectoryLock lock);
 
     std::filesystem::path dir_;
     ProofTree tree_;
-    std::shared_ptr<DirectoryLock> lock_;
+    process::DirectoryLock lock_;
     std::uint64_t reopened_ = 0;
     std::function<void(const ManagerProgress&)> progress_;
     double interval_ = 1.0;

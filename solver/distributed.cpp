@@ -1,8 +1,6 @@
 #include "solver/distributed.hpp"
 
-#include <fcntl.h>
 #include <omp.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +26,7 @@
 #include "format/layer_encoder.hpp"
 #include "format/table.hpp"
 #include "process/cleanup.hpp"
+#include "process/directory_lock.hpp"
 #include "process/huge_pages.hpp"
 #include "process/read_file.hpp"
 #include "process/replace_file.hpp"
@@ -95,28 +94,22 @@ class RankDir {
                                      std::to_string(ranks) + ": " + mpi_resume_advice(work, other));
         }
         fs::create_directories(dir_);
-        const fs::path lock = dir_ / "lock";
-        lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (lock_fd_ < 0) {
+        try {
+            lock_ = process::DirectoryLock::try_take(dir_);
+        } catch (const std::system_error& e) {
             throw std::runtime_error("work directory " + dir_.string() +
-                                     ": not writable: " + std::strerror(errno));
+                                     ": not writable: " + e.code().message());
         }
-        if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-            ::close(lock_fd_);
+        if (!lock_) {
             throw std::runtime_error("work directory " + dir_.string() +
                                      ": in use by another konane process (another MPI job on "
                                      "the same --work?)");
         }
-        try {
-            // The files a killed rank was writing (SIGKILL, a power cut): nobody holds them now.
-            process::remove_stale_temporaries_in(dir_);
-            check_identity(identity);
-        } catch (...) {
-            ::close(lock_fd_);
-            throw;
-        }
+        // The files a killed rank was writing (SIGKILL, a power cut): nobody holds them now.
+        // (A throw releases the lock with the member.)
+        process::remove_stale_temporaries_in(dir_);
+        check_identity(identity);
     }
-    ~RankDir() { ::close(lock_fd_); }
     RankDir(const RankDir&) = delete;
     RankDir& operator=(const RankDir&) = delete;
 
@@ -160,7 +153,7 @@ class RankDir {
     }
 
     fs::path dir_;
-    int lock_fd_ = -1;
+    std::optional<process::DirectoryLock> lock_;
 };
 
 // A solved part of a layer: the perfect hash of its keys and their depths by slot.

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -129,22 +128,13 @@ WorkDir::WorkDir(std::filesystem::path dir, const Board& b, const Opening& o)
             }
         }
     }
-    const auto lock = dir_ / "lock";
-    lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_fd_ < 0) fail(dir_, std::string("not writable: ") + std::strerror(errno));
-    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-        ::close(lock_fd_);
-        lock_fd_ = -1;
-        fail(dir_, "in use by another konane process");
-    }
-
     try {
-        load();
-    } catch (...) {
-        ::close(lock_fd_);
-        lock_fd_ = -1;
-        throw;
+        lock_ = process::DirectoryLock::try_take(dir_);
+    } catch (const std::system_error& e) {
+        fail(dir_, "not writable: " + e.code().message());
     }
+    if (!lock_) fail(dir_, "in use by another konane process");
+    load();  // a throw releases the lock with the member
 }
 
 void WorkDir::load() {
@@ -231,9 +221,7 @@ void WorkDir::load() {
     if (!resumed_) save();
 }
 
-WorkDir::~WorkDir() {
-    if (lock_fd_ >= 0) ::close(lock_fd_);
-}
+WorkDir::~WorkDir() = default;
 
 std::filesystem::path WorkDir::layer_keys(int pieces) const {
     return dir_ / ("layer-" + std::to_string(pieces) + ".keys");
@@ -430,10 +418,7 @@ void WorkDir::remove_all() {
         if (p.filename() != "lock") std::filesystem::remove(p, ec);
     }
     std::filesystem::remove(dir_ / "lock", ec);
-    if (lock_fd_ >= 0) {
-        ::close(lock_fd_);
-        lock_fd_ = -1;
-    }
+    if (lock_) lock_->release();
     std::filesystem::remove(dir_, ec);  // only if empty
     for (const auto& p : created_parents_)
         if (!std::filesystem::remove(p, ec)) break;  // only if empty; stop at the first kept

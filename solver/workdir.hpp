@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/board.hpp"
 #include "core/gap.hpp"
+#include "process/directory_lock.hpp"
 
 namespace konane::solver {
 
@@ -125,7 +127,7 @@ class WorkDir {
     std::map<int, LayerRecord> layers_;
     bool complete_ = false;
     bool resumed_ = false;
-    int lock_fd_ = -1;
+    std::optional<process::DirectoryLock> lock_;
 };
 
 /// Bytes of the regular files directly in `dir` (0 when it cannot be read).
