@@ -42,7 +42,7 @@ std::size_t GameStore::bytes() const {
     std::size_t b = nodes_.capacity() * sizeof(Node);
     for (const Node& n : nodes_)
         b += (n.left.capacity() + n.right.capacity()) * sizeof(GameId) * 2;  // node + map key
-    b += canonical_.size() * 64 + leq_.size() * 32 + sum_.size() * 32 + neg_.size() * 32;
+    b += canonical_.size() * 64 + leq_.bytes() + sum_.bytes() + neg_.size() * 32;
     b += stops_.size() * 64 + thermo_.size() * 256;
     return b;
 }
@@ -304,7 +304,7 @@ GameId GameStore::add(GameId g, GameId h) {
         return number(nodes_[g].value + nodes_[h].value);
     if (g > h) std::swap(g, h);
     const std::uint64_t key = (std::uint64_t{g} << 32) | h;
-    if (auto it = sum_.find(key); it != sum_.end()) return it->second;
+    if (const GameId* known = sum_.find(key)) return *known;
     std::vector<GameId> l, r;
     const std::vector<GameId> gl = nodes_[g].left, gr = nodes_[g].right;
     const std::vector<GameId> hl = nodes_[h].left, hr = nodes_[h].right;
@@ -324,7 +324,7 @@ GameId GameStore::add(GameId g, GameId h) {
         for (GameId x : hr)
             r.push_back(add(g, x));
     const GameId s = make(std::move(l), std::move(r));
-    sum_[key] = s;
+    sum_.insert(key, s);
     return s;
 }
 
@@ -342,7 +342,7 @@ bool GameStore::leq(GameId g, GameId h) {
         if (right_stop(g) > nodes_[h].value) return false;
     }
     const std::uint64_t key = (std::uint64_t{g} << 32) | h;
-    if (auto it = leq_.find(key); it != leq_.end()) return it->second;
+    if (const std::uint32_t* known = leq_.find(key)) return *known != 0;
     // G <= H iff no G^L >= H and no H^R <= G (Siegel II.1).
     // leq() creates no node, so references into nodes_ stay valid here.
     bool result = true;
@@ -360,7 +360,7 @@ bool GameStore::leq(GameId g, GameId h) {
                 break;
             }
     }
-    leq_[key] = result;
+    leq_.insert(key, result ? 1 : 0);
     return result;
 }
 

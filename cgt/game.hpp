@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cgt/dyadic.hpp"
+#include "cgt/position_map.hpp"
 
 namespace konane::cgt {
 
@@ -153,8 +154,8 @@ class GameStore {
     std::vector<Node> nodes_;
     std::unordered_map<std::pair<std::vector<GameId>, std::vector<GameId>>, GameId, OptionsHash>
         canonical_;
-    std::unordered_map<std::uint64_t, bool> leq_;
-    std::unordered_map<std::uint64_t, GameId> sum_;
+    PositionMap<std::uint64_t> leq_;  // (g << 32 | h) -> g <= h (1 or 0)
+    PositionMap<std::uint64_t> sum_;  // (g << 32 | h), g <= h -> g + h
     std::unordered_map<GameId, GameId> neg_;
     std::unordered_map<GameId, std::pair<Rational, Rational>> stops_;
     std::unordered_map<GameId, Thermograph> thermo_;

@@ -18,6 +18,10 @@ std::uint64_t reach(const Board& b, std::uint64_t occ) {
     return generic::reach(b, occ);
 }
 
+std::uint64_t bounded_reach(const Board& b, std::uint64_t occ) {
+    return generic::bounded_reach(b, occ);
+}
+
 std::uint64_t dilate(const Board& b, std::uint64_t x) {
     // The first and last files' masks, kept for the last board seen (one per thread).
     thread_local int rows = 0, cols = 0;
@@ -44,6 +48,10 @@ std::vector<std::uint64_t> regions(const Board& b, std::uint64_t occ, std::size_
 
 BigBits reach(const BigBoard& b, const BigBits& occ) {
     return generic::reach(b, occ);
+}
+
+BigBits bounded_reach(const BigBoard& b, const BigBits& occ) {
+    return generic::bounded_reach(b, occ);
 }
 
 BigBits dilate(const BigBoard& b, const BigBits& x) {

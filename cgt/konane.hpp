@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -15,9 +16,11 @@
 #include <vector>
 
 #include "cgt/game.hpp"
+#include "cgt/position_map.hpp"
 #include "core/board.hpp"
 #include "core/outcome.hpp"
 #include "core/symmetry.hpp"
+#include "core/wide.hpp"
 #include "core/wide_symmetry.hpp"
 
 namespace konane::cgt {
@@ -45,6 +48,15 @@ constexpr Outcome konane_outcome(OutcomeClass o) {
 /// the moves every piece stays in P (docs/cgt.md "Regions").
 std::uint64_t reach(const Board& b, std::uint64_t occ);
 
+/// reach() bounded by counting: a jump captures one piece of the other colour and moves the
+/// jumping piece two squares, so a Black piece never stands more than 2 * (White's pieces in
+/// occ) squares (rows plus files) from where it started, a White piece 2 * (Black's pieces).
+/// The closure of reach() kept inside the box those distances allow around each colour's
+/// pieces (a piece never lands outside it), on boards whose lines have at most 64 squares;
+/// reach() on the others. Usually far smaller than reach(), whose rays run to the board's edge
+/// (docs/cgt.md "Regions").
+std::uint64_t bounded_reach(const Board& b, std::uint64_t occ);
+
 /// The squares of x and their orthogonal neighbours on the board.
 std::uint64_t dilate(const Board& b, std::uint64_t x);
 
@@ -55,15 +67,16 @@ std::optional<std::uint64_t> exact_reach(const Board& b, std::uint64_t occ, std:
 
 /// Splits the pieces of occ into regions that never interact: groups whose reach sets are
 /// neither overlapping nor orthogonally adjacent, the reach of a group being exact_reach() when
-/// it has at most `exact_budget` positions below it (0: never) and reach() otherwise. The game is
-/// then the sum of the regions' games (docs/cgt.md "Regions" proves it). Groups of pieces that
-/// can never jump are left out: their value is 0. Returned in increasing order of their lowest
+/// it has at most `exact_budget` positions below it (0: never) and bounded_reach() otherwise. The
+/// game is then the sum of the regions' games (docs/cgt.md "Regions" proves it). Groups of pieces
+/// that can never jump are left out: their value is 0. Returned in increasing order of their lowest
 /// square; empty when nobody can ever move.
 std::vector<std::uint64_t> regions(const Board& b, std::uint64_t occ, std::size_t exact_budget = 0);
 
 /// reach(), dilate(), exact_reach() and regions() on the wide board (core/wide.hpp), the same
 /// code (cgt/konane_generic.hpp).
 BigBits reach(const BigBoard& b, const BigBits& occ);
+BigBits bounded_reach(const BigBoard& b, const BigBits& occ);
 BigBits dilate(const BigBoard& b, const BigBits& x);
 std::optional<BigBits> exact_reach(const BigBoard& b, const BigBits& occ, std::size_t budget);
 std::vector<BigBits> regions(const BigBoard& b, const BigBits& occ, std::size_t exact_budget = 0);
@@ -95,6 +108,13 @@ struct ValueOptions {
     /// The position given to value() is split with exact_reach() of at most this many positions
     /// per group (the positions below it with the cheaper reach()).
     std::size_t exact_reach_budget = 4096;
+    /// Value each region on the smallest board that holds its reach set (its bounding box), not
+    /// on the board it stands on: the same region anywhere on any board is then one position of
+    /// the memo, and a region whose box has at most 64 squares is valued by the 64-bit code even
+    /// on a wide board. The game is the same (no piece of the region ever stands outside its
+    /// reach set; docs/cgt.md "Local boards"). False: every region on the board given (for
+    /// checking, and for measuring the difference).
+    bool local_boards = true;
     /// Called with positions() each time the memo has grown by 65,536 (progress of long work).
     std::function<void(std::size_t positions, std::size_t games)> progress;
     /// Asked every kValueStopPoll new positions or splits (a split of a large board costs
@@ -108,6 +128,15 @@ struct ValueOptions {
 /// 5x5 and 6x6 positions, docs/cgt.md): a memory budget allows budget / this many positions.
 inline constexpr std::size_t kValueBytesPerPosition = 512;
 
+template <class BoardT>
+class BasicValuer;
+
+namespace detail {
+/// The valuers of the local boards (ValueOptions::local_boards) one valuer and those it made
+/// share, and the positions all of them hold (cgt/konane_generic.hpp).
+struct ValuerFamily;
+}  // namespace detail
+
 /// Values Kōnane positions on one board: the canonical form, for Black as Left, of the game
 /// where the pieces of `occ` play by jumps alone (the side to move does not enter: a value is
 /// both players' options). Memoised by region, up to the board's symmetries; a symmetry that
@@ -120,6 +149,8 @@ class BasicValuer {
 
     /// A valuer for board b putting its games into `store` (which must outlive it).
     BasicValuer(const BoardT& b, GameStore& store, const ValueOptions& options = {});
+    BasicValuer(BasicValuer&&) noexcept;
+    ~BasicValuer();
 
     const BoardT& board() const { return board_; }
     GameStore& store() { return store_; }
@@ -132,18 +163,30 @@ class BasicValuer {
     /// The value of the position with pieces `occ` (Left = Black). @throws ValueLimit.
     GameId value(const Bits& occ);
 
-    /// Positions (regions, up to symmetry) in the memo.
-    std::size_t positions() const { return memo_.size(); }
+    /// Positions (regions, up to symmetry) in the memo, with those of the local boards'
+    /// valuers (ValueOptions::local_boards).
+    std::size_t positions() const;
+    /// The local boards (ValueOptions::local_boards) regions have been moved to so far.
+    std::size_t local_boards() const;
 
   private:
-    using Hash = std::conditional_t<std::is_same_v<Bits, std::uint64_t>, std::hash<std::uint64_t>,
-                                    WideBitsHash>;
+    template <class>
+    friend class BasicValuer;
+    /// A valuer of a local board, sharing the family of the valuer that makes it.
+    BasicValuer(const BoardT& b, GameStore& store, const ValueOptions& options,
+                detail::ValuerFamily* family);
     using Group = std::conditional_t<std::is_same_v<BoardT, Board>, SymmetryGroup,
                                      WideSymmetryGroup<sizeof(Bits) / 8>>;
     GameId value_split(const Bits& occ, std::size_t exact_budget);
+    /// dilate() on this board.
+    Bits dilate_here(const Bits& x) const;
     /// Counts one unit of new work; every kValueStopPoll, asks options_.should_stop.
     void poll_stop();
-    GameId value_region(const Bits& occ);
+    /// The value of one region of pieces `occ` whose pieces never leave `reach`: on its local
+    /// board when options_.local_boards, else here (value_here()).
+    GameId value_region(const Bits& occ, const Bits& reach);
+    /// The value of the region `occ` on this board: memoised by its least image.
+    GameId value_here(const Bits& occ);
     /// The least image of occ under the board's symmetries, and whether the symmetry that gives
     /// it swaps the colours (the image's game is then the negative).
     std::pair<Bits, bool> least_image(const Bits& occ) const;
@@ -152,9 +195,11 @@ class BasicValuer {
     Group group_;
     GameStore& store_;
     ValueOptions options_;
-    std::unordered_map<Bits, GameId, Hash> memo_;        // region (least image) -> value
-    std::unordered_map<Bits, GameId, Hash> split_memo_;  // position -> sum of its regions
-    std::size_t work_ = 0;                               // new positions and splits, for polls
+    PositionMap<Bits> memo_;                            // region (least image) -> value
+    PositionMap<Bits> split_memo_;                      // position -> sum of its regions
+    std::size_t work_ = 0;                              // new positions and splits, for polls
+    std::unique_ptr<detail::ValuerFamily> own_family_;  // the first valuer's: owns the others
+    detail::ValuerFamily* family_ = nullptr;            // own_family_'s, or the first valuer's
 };
 
 /// The valuer of boards of up to 64 squares.

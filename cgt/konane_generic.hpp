@@ -4,6 +4,8 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -13,6 +15,7 @@
 
 #include "cgt/konane.hpp"
 #include "core/rules_generic.hpp"
+#include "core/wide.hpp"
 
 namespace konane::cgt::generic {
 
@@ -26,11 +29,14 @@ B forth(const B& x, int s) {
     return shift_back(x, -s);
 }
 
-/// cgt/konane.hpp reach() on any board type.
+/// cgt/konane.hpp reach() on any board type, within the squares `within` (the least set P
+/// holding occ & within and closed under "s, s + d in P and s + 2d in `within`"): the squares
+/// the pieces of occ can reach when they are known never to leave `within`.
 template <class BoardT>
-rules::BitsOf<BoardT> reach(const BoardT& b, const rules::BitsOf<BoardT>& occ) {
+rules::BitsOf<BoardT> reach(const BoardT& b, const rules::BitsOf<BoardT>& occ,
+                            const rules::BitsOf<BoardT>& within) {
     using B = rules::BitsOf<BoardT>;
-    B p = occ & b.all;
+    B p = occ & within;
     if constexpr (std::is_same_v<B, std::uint64_t>) {
         for (;;) {
             B next = p;
@@ -39,7 +45,7 @@ rules::BitsOf<BoardT> reach(const BoardT& b, const rules::BitsOf<BoardT>& occ) {
                 const int s = b.step[d];
                 // s in P, s + d in P, s + 2d on the board: s + 2d joins P.
                 const B from = p & shift_back(p, s) & b.can_jump[d];
-                next |= forth(from, 2 * s);
+                next |= forth(from, 2 * s) & within;
             }
             if (next == p) return p;
             p = next;
@@ -59,7 +65,7 @@ rules::BitsOf<BoardT> reach(const BoardT& b, const rules::BitsOf<BoardT>& occ) {
             for (int d = 0; d < 4; ++d) {
                 if (!b.can_jump[d]) continue;
                 const int s = b.step[d];
-                B ray = forth(B(p & shift_back(p, s) & b.can_jump[d]), 2 * s);
+                B ray = forth(B(p & shift_back(p, s) & b.can_jump[d]), 2 * s) & within;
                 const int length = s == 1 || s == -1 ? b.cols : b.rows;
                 if (!ray || length <= kRoundsPerLine) {
                     next |= ray;  // short lines: the rounds cost less than the fill
@@ -68,7 +74,7 @@ rules::BitsOf<BoardT> reach(const BoardT& b, const rules::BitsOf<BoardT>& occ) {
                 // The squares one step along d from a square of the same line: a square steps
                 // one iff it can jump two or is one past such a square (a line with a jump has
                 // at least three squares).
-                B e = forth(B(b.can_jump[d] | forth(b.can_jump[d], s)), s);
+                B e = forth(B(b.can_jump[d] | forth(b.can_jump[d], s)), s) & within;
                 for (int k = 1; k < length; k *= 2) {
                     ray |= e & forth(ray, k * s);
                     e &= forth(e, k * s);
@@ -79,6 +85,12 @@ rules::BitsOf<BoardT> reach(const BoardT& b, const rules::BitsOf<BoardT>& occ) {
             p = next;
         }
     }
+}
+
+/// cgt/konane.hpp reach() on any board type.
+template <class BoardT>
+rules::BitsOf<BoardT> reach(const BoardT& b, const rules::BitsOf<BoardT>& occ) {
+    return reach(b, occ, b.all);
 }
 
 /// cgt/konane.hpp dilate() on any board type, given the masks of the first and last files.
@@ -117,10 +129,157 @@ std::optional<rules::BitsOf<BoardT>> exact_reach(const BoardT& b, const rules::B
     return all;
 }
 
-/// cgt/konane.hpp regions() on any board type; dil(x) is dilate() on the board.
+/// Whether either side has a jump in the position of pieces occ (the game is 0 when neither has:
+/// { | }).
+template <class BoardT>
+bool any_jump(const BoardT& b, const rules::BitsOf<BoardT>& occ) {
+    using B = rules::BitsOf<BoardT>;
+    const B empty = b.all & ~occ;
+    for (int d = 0; d < 4; ++d) {
+        if (!b.can_jump[d]) continue;
+        const int s = b.step[d];
+        // A piece on t, a piece on t + d (the other colour: neighbours differ) and t + 2d empty.
+        if (occ & b.can_jump[d] & shift_back(occ, s) & shift_back(empty, 2 * s)) return true;
+    }
+    return false;
+}
+
+/// The lowest 64 bits of a set of squares.
+inline std::uint64_t low_word(std::uint64_t x) {
+    return x;
+}
+template <int N>
+std::uint64_t low_word(const WideBits<N>& x) {
+    return x.w[0];
+}
+
+/// The set whose lowest 64 bits are `word`, the others empty.
+template <class B>
+B from_word(std::uint64_t word) {
+    if constexpr (std::is_same_v<B, std::uint64_t>) {
+        return word;
+    } else {
+        B x;
+        x.w[0] = word;
+        return x;
+    }
+}
+
+/// The ranks r0..r1 and files f0..f1 a set of squares spans (empty: r1 < r0).
+struct Box {
+    int r0 = 0, r1 = -1, f0 = 0, f1 = -1;
+    int rows() const { return r1 - r0 + 1; }
+    int cols() const { return f1 - f0 + 1; }
+};
+
+/// The highest member of a non-empty set.
+inline int highest(std::uint64_t x) {
+    return 63 - std::countl_zero(x);
+}
+template <int N>
+int highest(const WideBits<N>& x) {
+    for (int i = N - 1; i > 0; --i)
+        if (x.w[i]) return 64 * i + 63 - std::countl_zero(x.w[i]);
+    return 63 - std::countl_zero(x.w[0]);
+}
+
+/// The bounding box of x on board b, whose lines have at most 64 squares (b.cols <= 64).
+template <class BoardT>
+Box bounding_box(const BoardT& b, const rules::BitsOf<BoardT>& x) {
+    using B = rules::BitsOf<BoardT>;
+    if (!x) return Box{};
+    Box box;
+    box.r0 = BitOps<B>::lowest(x) / b.cols + 1;
+    box.r1 = highest(x) / b.cols + 1;
+    // The files: the box's rows folded onto its first (after the steps of k = 1, 2, 4, ...
+    // row 0 holds rows 0 to 2k - 1).
+    B f = shift_back(x, (box.r0 - 1) * b.cols);
+    for (int k = 1; k < box.rows(); k *= 2)
+        f |= shift_back(f, k * b.cols);
+    const std::uint64_t line = b.cols == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b.cols) - 1;
+    const std::uint64_t files = low_word(f) & line;
+    box.f0 = std::countr_zero(files);
+    box.f1 = 63 - std::countl_zero(files);
+    return box;
+}
+
+/// A box the pieces of occ never leave, by counting: a jump captures one piece of the other
+/// colour and moves the jumping piece two squares, so a Black piece ends within 2 * (White's
+/// pieces) squares of where it stands (in rows plus files), and a White piece within 2 *
+/// (Black's pieces). The union of the two colours' boxes so widened, on the board.
+template <class BoardT>
+Box count_box(const BoardT& b, const rules::BitsOf<BoardT>& occ) {
+    using B = rules::BitsOf<BoardT>;
+    const B black = occ & b.color[static_cast<int>(Color::Black)];
+    const B white = occ & b.color[static_cast<int>(Color::White)];
+    const int nb = BitOps<B>::count(black), nw = BitOps<B>::count(white);
+    Box box;
+    auto add = [&](const B& pieces, int reach) {
+        if (!pieces) return;
+        const Box p = bounding_box(b, pieces);
+        const Box wide{std::max(1, p.r0 - reach), std::min(b.rows, p.r1 + reach),
+                       std::max(0, p.f0 - reach), std::min(b.cols - 1, p.f1 + reach)};
+        if (box.r1 < box.r0) {
+            box = wide;
+            return;
+        }
+        box = Box{std::min(box.r0, wide.r0), std::max(box.r1, wide.r1), std::min(box.f0, wide.f0),
+                  std::max(box.f1, wide.f1)};
+    };
+    add(black, 2 * nw);
+    add(white, 2 * nb);
+    return box;
+}
+
+/// The squares of `box` on board b (lines of at most 64 squares).
+template <class BoardT>
+rules::BitsOf<BoardT> box_mask(const BoardT& b, const Box& box) {
+    using B = rules::BitsOf<BoardT>;
+    const int w = box.cols();
+    const std::uint64_t line = (w == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1)
+                               << box.f0;
+    const B row = from_word<B>(line);
+    B m{};
+    for (int r = box.r0; r <= box.r1; ++r)
+        m |= shift_back(row, -(r - 1) * b.cols);
+    return m;
+}
+
+/// cgt/konane.hpp bounded_reach() on any board type; from `start` (occ and squares of its
+/// bounded reach) when given.
+template <class BoardT>
+rules::BitsOf<BoardT> bounded_reach(const BoardT& b, const rules::BitsOf<BoardT>& occ,
+                                    const rules::BitsOf<BoardT>& start) {
+    if (b.cols > 64) return reach(b, start);
+    return reach(b, start, box_mask(b, count_box(b, occ)));
+}
+template <class BoardT>
+rules::BitsOf<BoardT> bounded_reach(const BoardT& b, const rules::BitsOf<BoardT>& occ) {
+    return bounded_reach(b, occ, occ);
+}
+
+/// The squares of x inside `box` on board b, as a set of the box's own board (box.rows() x
+/// box.cols(), its rank 1 the box's lowest rank, its file a the box's first file).
+template <class Local, class BoardT>
+Local to_box(const BoardT& b, const rules::BitsOf<BoardT>& x, const Box& box) {
+    const int w = box.cols();
+    const std::uint64_t line = w == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1;
+    Local out{};
+    for (int r = box.r0; r <= box.r1; ++r) {
+        const std::uint64_t row = low_word(shift_back(x, (r - 1) * b.cols + box.f0)) & line;
+        if (row) out |= shift_back(from_word<Local>(row), -(r - box.r0) * w);
+    }
+    return out;
+}
+
+/// cgt/konane.hpp regions() on any board type; dil(x) is dilate() on the board. With `reaches`,
+/// also, in the same order, a set of squares each region's pieces never leave: its reach set
+/// (the exact one where it was computed), or the whole board for a position of one group,
+/// where no reach set is needed to split it.
 template <class BoardT, class Dilate>
 std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<BoardT>& occ,
-                                           std::size_t exact_budget, Dilate&& dil) {
+                                           std::size_t exact_budget, Dilate&& dil,
+                                           std::vector<rules::BitsOf<BoardT>>* reaches = nullptr) {
     using B = rules::BitsOf<BoardT>;
     using Ops = BitOps<B>;
     // Start from the pieces' orthogonally connected groups (adjacent pieces interact at once),
@@ -139,15 +298,17 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
         rest &= ~g;
     }
     // One group: nothing to split (a group without moves is valued 0 at once anyway).
-    if (groups.size() <= 1) return groups;
+    if (groups.size() <= 1) {
+        if (reaches) reaches->assign(groups.size(), b.all);  // not computed: the whole board
+        return groups;
+    }
     struct Group {
         B pieces, coarse;
         std::optional<B> exact;
         bool tried = false;
     };
-    std::vector<Group> gs;
-    for (const B& g : groups)
-        gs.push_back(Group{g, reach(b, g), std::nullopt, false});
+    // A group's reach set: bounded_reach(), from `start`, a subset of it.
+    auto tight = [&](const B& pieces, const B& start) { return bounded_reach(b, pieces, start); };
     auto exact_of = [&](Group& g) -> const std::optional<B>& {
         if (!g.tried && exact_budget > 0) g.exact = exact_reach(b, g.pieces, exact_budget);
         g.tried = true;
@@ -162,50 +323,145 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
         const auto& ey = exact_of(y);
         return !ex || !ey || static_cast<bool>(dil(*ex) & *ey);
     };
-    for (bool merged = gs.size() > 1; merged;) {
-        merged = false;
-        for (std::size_t i = 0; i < gs.size() && !merged; ++i) {
-            for (std::size_t j = i + 1; j < gs.size(); ++j) {
-                if (touch(gs[i], gs[j])) {
+    // Merging: each group in turn absorbs the groups kept so far that it touches. A merged
+    // group's reach is at first the union of the two (`open`: not closed yet, a subset of its
+    // reach set): closing it costs a reach computation a merge, and most positions end as one
+    // region, which needs no reach set. Only when two or more groups are left are the open ones
+    // closed and the merging run again, until every group left is closed and none touches
+    // another.
+    std::vector<Group> gs;
+    std::vector<bool> open;
+    for (const B& g0 : groups) {
+        gs.push_back(Group{g0, tight(g0, g0), std::nullopt, false});
+        open.push_back(false);
+    }
+    for (;;) {
+        std::vector<Group> kept;
+        std::vector<bool> kept_open;
+        for (std::size_t i = 0; i < gs.size(); ++i) {
+            Group g = std::move(gs[i]);
+            bool g_open = open[i];
+            for (bool grew = true; grew;) {
+                grew = false;
+                for (std::size_t j = 0; j < kept.size(); ++j) {
+                    if (!touch(g, kept[j])) continue;
                     // A group over the budget makes the merged one (more pieces, more
                     // positions) not worth trying again.
                     const bool hopeless =
-                        (gs[i].tried && !gs[i].exact) || (gs[j].tried && !gs[j].exact);
-                    const B both = gs[i].pieces | gs[j].pieces;
-                    gs[i] = Group{both, reach(b, both), std::nullopt, hopeless};
-                    gs.erase(gs.begin() + static_cast<std::ptrdiff_t>(j));
-                    merged = true;
+                        (g.tried && !g.exact) || (kept[j].tried && !kept[j].exact);
+                    g = Group{B(g.pieces | kept[j].pieces), B(g.coarse | kept[j].coarse),
+                              std::nullopt, hopeless};
+                    g_open = true;
+                    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(j));
+                    kept_open.erase(kept_open.begin() + static_cast<std::ptrdiff_t>(j));
+                    grew = true;
                     break;
                 }
             }
+            kept.push_back(std::move(g));
+            kept_open.push_back(g_open);
         }
+        gs = std::move(kept);
+        open = std::move(kept_open);
+        if (gs.size() == 1) {
+            // One region: its reach set is not needed (nor known, when open).
+            if (reaches) reaches->assign(1, b.all);
+            return {gs[0].pieces};
+        }
+        bool closed_all = true;
+        for (std::size_t i = 0; i < gs.size(); ++i) {
+            if (!open[i]) continue;
+            // The closure of the union of reach sets is the reach of the merged group (reach
+            // is a closure: monotone, idempotent; the merged count box holds both boxes).
+            gs[i].coarse = tight(gs[i].pieces, gs[i].coarse);
+            open[i] = false;
+            closed_all = false;
+        }
+        if (closed_all) break;
     }
     // A group whose pieces can never jump (no two squares of its reach adjacent) has value 0.
-    std::vector<B> out;
+    std::vector<std::pair<B, B>> live_groups;  // pieces, reach
     for (Group& g : gs) {
         const B p = g.exact ? *g.exact : g.coarse;
         bool live = false;
         for (int d = 0; d < 4 && !live; ++d)
             live = b.can_jump[d] && (p & shift_back(p, b.step[d]) & b.can_jump[d]);
-        if (live) out.push_back(g.pieces);
+        if (live) live_groups.emplace_back(g.pieces, p);
     }
-    std::sort(out.begin(), out.end(),
-              [](const B& x, const B& y) { return Ops::lowest(x) < Ops::lowest(y); });
+    std::sort(live_groups.begin(), live_groups.end(), [](const auto& x, const auto& y) {
+        return Ops::lowest(x.first) < Ops::lowest(y.first);
+    });
+    std::vector<B> out;
+    if (reaches) reaches->clear();
+    for (const auto& [pieces, p] : live_groups) {
+        out.push_back(pieces);
+        if (reaches) reaches->push_back(p);
+    }
     return out;
 }
 
 }  // namespace konane::cgt::generic
 
-namespace konane::cgt {
+namespace konane::cgt::detail {
 
+/// The valuers of the local boards, by shape (rows * 1024 + cols), made on first use; the first
+/// valuer owns the family, and every valuer of it counts its positions here.
+struct ValuerFamily {
+    std::size_t positions = 0;
+    std::unordered_map<int, std::unique_ptr<BasicValuer<Board>>> narrow;        // <= 64 squares
+    std::unordered_map<int, std::unique_ptr<BasicValuer<WideBoard<2>>>> wide2;  // <= 128
+    std::unordered_map<int, std::unique_ptr<BasicValuer<WideBoard<3>>>> wide3;  // <= 192
+    std::unordered_map<int, std::unique_ptr<BasicValuer<BigBoard>>> wide;       // the rest
+};
+
+}  // namespace konane::cgt::detail
+
+namespace konane::cgt {
 template <class BoardT>
 BasicValuer<BoardT>::BasicValuer(const BoardT& b, GameStore& store, const ValueOptions& options)
-    : board_(b), group_(b), store_(store), options_(options) {}
+    : board_(b),
+      group_(b),
+      store_(store),
+      options_(options),
+      own_family_(std::make_unique<detail::ValuerFamily>()),
+      family_(own_family_.get()) {}
+
+template <class BoardT>
+BasicValuer<BoardT>::BasicValuer(const BoardT& b, GameStore& store, const ValueOptions& options,
+                                 detail::ValuerFamily* family)
+    : board_(b), group_(b), store_(store), options_(options), family_(family) {}
+
+template <class BoardT>
+BasicValuer<BoardT>::BasicValuer(BasicValuer&&) noexcept = default;
+
+template <class BoardT>
+BasicValuer<BoardT>::~BasicValuer() = default;
+
+template <class BoardT>
+std::size_t BasicValuer<BoardT>::positions() const {
+    return family_->positions;
+}
+
+template <class BoardT>
+std::size_t BasicValuer<BoardT>::local_boards() const {
+    return family_->narrow.size() + family_->wide2.size() + family_->wide3.size() +
+           family_->wide.size();
+}
 
 template <class BoardT>
 auto BasicValuer<BoardT>::regions_of(const Bits& occ) const -> std::vector<Bits> {
     if (!options_.decompose) return occ ? std::vector<Bits>{occ} : std::vector<Bits>{};
-    return regions(board(), occ, options_.exact_reach_budget);
+    return generic::regions(board(), occ, options_.exact_reach_budget,
+                            [&](const Bits& x) { return dilate_here(x); });
+}
+
+template <class BoardT>
+auto BasicValuer<BoardT>::dilate_here(const Bits& x) const -> Bits {
+    if constexpr (std::is_same_v<BoardT, Board>) {
+        return dilate(board(), x);
+    } else {
+        return generic::dilate(board(), x, board().first_file, board().last_file);
+    }
 }
 
 template <class BoardT>
@@ -215,15 +471,19 @@ GameId BasicValuer<BoardT>::value(const Bits& occ) {
 
 template <class BoardT>
 GameId BasicValuer<BoardT>::value_split(const Bits& occ, std::size_t exact_budget) {
-    if (!options_.decompose) return value_region(occ);
+    if (!options_.decompose)
+        return occ ? value_region(occ, generic::reach(board(), occ)) : store_.zero();
     // Positions met again (transpositions) skip the split; the memo is of the exact occupancy.
-    if (auto it = split_memo_.find(occ); it != split_memo_.end()) return it->second;
+    if (!generic::any_jump(board(), occ)) return store_.zero();
+    if (const GameId* known = split_memo_.find(occ)) return *known;
     poll_stop();
-    const std::vector<Bits> parts = regions(board(), occ, exact_budget);
+    std::vector<Bits> reaches;
+    const std::vector<Bits> parts = generic::regions(
+        board(), occ, exact_budget, [&](const Bits& x) { return dilate_here(x); }, &reaches);
     GameId sum = store_.zero();
-    for (const Bits& r : parts)
-        sum = store_.add(sum, value_region(r));
-    split_memo_.emplace(occ, sum);
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        sum = store_.add(sum, value_region(parts[i], reaches[i]));
+    split_memo_.insert(occ, sum);
     return sum;
 }
 
@@ -265,13 +525,41 @@ auto BasicValuer<BoardT>::least_image(const Bits& occ) const -> std::pair<Bits, 
 }
 
 template <class BoardT>
-GameId BasicValuer<BoardT>::value_region(const Bits& occ) {
+GameId BasicValuer<BoardT>::value_region(const Bits& occ, const Bits& reach) {
+    const BoardT& b = board();
+    if (!options_.local_boards || b.cols > 64) return value_here(occ);
+    // Two boxes the pieces never leave: the reach set's, and the count's.
+    const generic::Box rb = generic::bounding_box(b, reach), cb = generic::count_box(b, occ);
+    const generic::Box box{std::max(rb.r0, cb.r0), std::min(rb.r1, cb.r1), std::max(rb.f0, cb.f0),
+                           std::min(rb.f1, cb.f1)};
+    const int h = box.rows(), w = box.cols();
+    // The box's top-left square is Black's on its own board: where it is White's here, every
+    // piece changes colour on the way, and the game is the negative.
+    const bool negate = ((box.f0 + b.rows - box.r1) & 1) != 0;
+    // On the board of the box's shape with the fewest words that hold it.
+    auto on = [&]<class L>(std::unordered_map<int, std::unique_ptr<BasicValuer<L>>>& boards) {
+        if constexpr (std::is_same_v<L, BoardT>) {
+            if (h == b.rows && w == b.cols) return value_here(occ);
+        }
+        auto& slot = boards[h * 1024 + w];
+        if (!slot) slot.reset(new BasicValuer<L>(L::make(h, w), store_, options_, family_));
+        const GameId v = slot->value_here(generic::to_box<rules::BitsOf<L>>(b, occ, box));
+        return negate ? store_.neg(v) : v;
+    };
+    const int squares = h * w;
+    if (squares <= kMaxSquares) return on(family_->narrow);
+    if (squares <= 128) return on(family_->wide2);
+    if (squares <= 192) return on(family_->wide3);
+    return on(family_->wide);
+}
+
+template <class BoardT>
+GameId BasicValuer<BoardT>::value_here(const Bits& occ) {
     // The least image under the board's symmetries; an image through a colour-swapping symmetry
     // is the same position with Black and White exchanged: the negative game.
     const auto [key, negate] = least_image(occ);
-    if (auto it = memo_.find(key); it != memo_.end())
-        return negate ? store_.neg(it->second) : it->second;
-    if (options_.max_positions && memo_.size() >= options_.max_positions)
+    if (const GameId* known = memo_.find(key)) return negate ? store_.neg(*known) : *known;
+    if (options_.max_positions && family_->positions >= options_.max_positions)
         throw ValueLimit("not computed within " + std::to_string(options_.max_positions) +
                          " positions");
     if (options_.max_games && store_.size() >= options_.max_games)
@@ -285,9 +573,10 @@ GameId BasicValuer<BoardT>::value_region(const Bits& occ) {
     rules::jumps(b, key, Color::White,
                  [&](int, int, const Bits& child) { right.push_back(value_split(child, 0)); });
     const GameId v = store_.make(std::move(left), std::move(right));
-    memo_.emplace(key, v);
-    if (options_.progress && (memo_.size() & 0xFFFF) == 0)
-        options_.progress(memo_.size(), store_.size());
+    memo_.insert(key, v);
+    ++family_->positions;
+    if (options_.progress && (family_->positions & 0xFFFF) == 0)
+        options_.progress(family_->positions, store_.size());
     return negate ? store_.neg(v) : v;
 }
 

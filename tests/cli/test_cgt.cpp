@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -300,8 +301,10 @@ TEST_CASE("cgt: regions never interact, and their sum is the whole board's value
         const Board b = Board::make(rows, cols);
         GameStore s;
         Valuer parts(b, s);
+        // The plainest valuer: the board as one game, on the board given.
         ValueOptions whole_opt;
         whole_opt.decompose = false;
+        whole_opt.local_boards = false;
         Valuer whole(b, s, whole_opt);
         std::uniform_real_distribution<double> density(0.1, 0.35);
         for (int t = 0; t < 300; ++t) {
@@ -316,7 +319,7 @@ TEST_CASE("cgt: regions never interact, and their sum is the whole board's value
                 CHECK((rs[i] & seen) == 0);
                 seen |= rs[i];
                 for (std::size_t j = i + 1; j < rs.size(); ++j)
-                    CHECK((dilate(b, reach(b, rs[i])) & reach(b, rs[j])) == 0);
+                    CHECK((dilate(b, bounded_reach(b, rs[i])) & bounded_reach(b, rs[j])) == 0);
             }
             // With exact reaches (as value() splits the position it is given): apart too, and
             // a finer split (the closure alone splits few of these positions).
@@ -341,29 +344,75 @@ TEST_CASE("cgt: regions never interact, and their sum is the whole board's value
 
 TEST_CASE("cgt: reach holds every square a piece ever stands on", "[cgt][konane][regions]") {
     // Walk random games from random positions: every occupied square stays in the start's
-    // exact reach, which is within its reach.
+    // exact reach, which is within its bounded reach, within its reach.
     std::mt19937_64 rng(5);
-    const Board b = Board::make(4, 5);
-    int walked = 0;
-    for (int t = 0; t < 300; ++t) {
-        std::bernoulli_distribution on(0.45);
-        std::uint64_t occ = 0;
-        for (int sq = 0; sq < b.squares(); ++sq)
-            if (on(rng)) occ |= std::uint64_t{1} << sq;
-        const std::uint64_t r = reach(b, occ);
-        const auto exact = exact_reach(b, occ, 200'000);
-        if (!exact) continue;
-        ++walked;
-        CHECK((*exact & ~r) == 0);
-        Position p{occ, Color::Black};
-        for (;;) {
-            const auto moves = legal_moves(b, Ruleset::Any, p, true);
-            if (moves.empty()) break;
-            p = moves[std::uniform_int_distribution<std::size_t>(0, moves.size() - 1)(rng)].child;
-            CHECK((p.occ & ~*exact) == 0);
+    int walked = 0, bounded_smaller = 0;
+    // Random 4x5 positions, and on larger boards random pieces in a window of w x w squares
+    // at a random place (where the count bounds the reach).
+    for (const auto& [rows, cols, w] :
+         {std::tuple{4, 5, 5}, std::tuple{6, 6, 3}, std::tuple{8, 8, 3}}) {
+        const Board b = Board::make(rows, cols);
+        for (int t = 0; t < 300; ++t) {
+            std::bernoulli_distribution on(0.45);
+            const int r0 = std::uniform_int_distribution<int>(1, b.rows)(rng);
+            const int f0 = std::uniform_int_distribution<int>(0, b.cols - 1)(rng);
+            std::uint64_t occ = 0;
+            for (int sq = 0; sq < b.squares(); ++sq) {
+                const int dr = b.rank_of(sq) - r0, df = b.file_of(sq) - f0;
+                if ((w >= b.cols || (dr >= 0 && dr < w && df >= 0 && df < w)) && on(rng))
+                    occ |= std::uint64_t{1} << sq;
+            }
+            const std::uint64_t r = reach(b, occ), br = bounded_reach(b, occ);
+            CHECK((br & ~r) == 0);
+            if (br != r) ++bounded_smaller;
+            const auto exact = exact_reach(b, occ, 200'000);
+            if (!exact) continue;
+            ++walked;
+            INFO(format_position(b, Position{occ, Color::Black}));
+            CHECK((*exact & ~br) == 0);
+            Position p{occ, Color::Black};
+            for (;;) {
+                const auto moves = legal_moves(b, Ruleset::Any, p, true);
+                if (moves.empty()) break;
+                p = moves[std::uniform_int_distribution<std::size_t>(0, moves.size() - 1)(rng)]
+                        .child;
+                CHECK((p.occ & ~*exact) == 0);
+            }
         }
     }
-    CHECK(walked > 250);
+    CHECK(walked > 750);
+    // The count bounds the reach of sparse positions, and so the check above is not empty.
+    CHECK(bounded_smaller > 100);
+}
+
+TEST_CASE("cgt: a region valued on its own board (local boards) keeps its value",
+          "[cgt][konane][regions]") {
+    // The default valuer values each region on the smallest board holding its reach, moving it
+    // (and changing the colours where the box starts on a White square); the reference values
+    // every region where it stands. Boards of 64-bit keys, of 64 squares (no keys), and a
+    // dense 4x16.
+    std::mt19937_64 rng(31);
+    int moved = 0;
+    for (const auto& [rows, cols, density] : {std::tuple{6, 6, 0.25}, std::tuple{7, 9, 0.15},
+                                              std::tuple{8, 8, 0.15}, std::tuple{4, 16, 0.2}}) {
+        const Board b = Board::make(rows, cols);
+        GameStore s;
+        Valuer local(b, s);
+        ValueOptions in_place_opt;
+        in_place_opt.local_boards = false;
+        Valuer in_place(b, s, in_place_opt);
+        for (int t = 0; t < 100; ++t) {
+            std::bernoulli_distribution on(density);
+            std::uint64_t occ = 0;
+            for (int sq = 0; sq < b.squares(); ++sq)
+                if (on(rng)) occ |= std::uint64_t{1} << sq;
+            INFO(format_position(b, Position{occ, Color::Black}));
+            CHECK(local.value(occ) == in_place.value(occ));
+        }
+        // Regions were moved to boards of their own.
+        if (local.local_boards() > 0 && in_place.local_boards() == 0) ++moved;
+    }
+    CHECK(moved == 4);
 }
 
 TEST_CASE("cgt: an 8x8 endgame of small regions, and the limits", "[cgt][konane][regions]") {

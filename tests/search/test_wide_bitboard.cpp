@@ -376,6 +376,7 @@ TEST_CASE(
         cgt::WideValuer v(b, store);
         cgt::ValueOptions whole_opt;
         whole_opt.decompose = false;
+        whole_opt.local_boards = false;
         cgt::WideValuer whole(b, store, whole_opt);
         SearchOptions so;
         so.jumps_only = true;
@@ -427,6 +428,55 @@ TEST_CASE(
     }
     CHECK(outcomes == 160);
     CHECK(embedded > 20);
+}
+
+TEST_CASE(
+    "wide boards: regions valued on their own boards (64-bit or fewer words) keep their "
+    "values",
+    "[cgt][wide]") {
+    // konjecture's STAIR(n): n pairs "xo" down a diagonal, each row one square right of the one
+    // above, in an (n + 2) x (n + 3) window; and sparse random positions. The default valuer
+    // moves each region to the board of its box (the 64-bit code at most 64 squares, two or
+    // three words at most 128 or 192); the reference values every region in place on the
+    // seven-word board.
+    auto stair = [](int n) {
+        std::string rows;
+        for (int r = 0; r < n + 2; ++r) {
+            std::string row(static_cast<std::size_t>(n + 3), '.');
+            if (r >= 1 && r <= n) {
+                row[static_cast<std::size_t>(r)] = 'x';
+                row[static_cast<std::size_t>(r + 1)] = 'o';
+            }
+            rows += (r ? "/" : "") + row;
+        }
+        return parse_big_position(rows + " b");
+    };
+    cgt::ValueOptions in_place_opt;
+    in_place_opt.local_boards = false;
+    for (int n = 4; n <= 7; ++n) {
+        const ParsedBigPosition p = stair(n);
+        cgt::GameStore s;
+        cgt::WideValuer local(p.board, s), in_place(p.board, s, in_place_opt);
+        INFO("STAIR(" << n << ")");
+        CHECK(local.value(p.position.occ) == in_place.value(p.position.occ));
+    }
+    std::mt19937_64 rng(4242);
+    int compared = 0;
+    for (const auto& [rows, cols] :
+         std::vector<std::pair<int, int>>{{9, 9}, {12, 13}, {10, 20}, {2, 60}}) {
+        const BigBoard b = BigBoard::make(rows, cols);
+        const ref::RefBoard rb(rows, cols);
+        cgt::GameStore s;
+        cgt::WideValuer local(b, s), in_place(b, s, in_place_opt);
+        for (int i = 0; i < 40; ++i) {
+            const ref::RefPos rp = random_position(rb, rng, 14.0 / (rows * cols), 'b');
+            INFO(b.name() << " " << ref::to_text(rb, rp));
+            const BigBits occ = to_big(rb, rp).occ;
+            CHECK(local.value(occ) == in_place.value(occ));
+            ++compared;
+        }
+    }
+    CHECK(compared == 160);
 }
 
 TEST_CASE("wide boards: moves, perft, value and solve on the command line", "[cli][wide]") {

@@ -1,0 +1,90 @@
+// The valuer's memo: an open-addressing hash map from a set of squares (a position's
+// occupancy, 64-bit or wide) to a game, linear probing, doubled at half load; the game store's
+// memo of comparisons and sums uses it with 64-bit keys (two games' ids). It replaces
+// std::unordered_map, whose node per entry and pointer chase cost a cache miss or two a look-up
+// (18% of the valuer's time on konjecture's STAIR(9); docs/cgt.md "Speed").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "core/bitboard.hpp"
+
+namespace konane::cgt {
+
+/// Map from a set of squares B (std::uint64_t or WideBits<N>) to a 32-bit value below
+/// 0xFFFFFFFF (a GameId, or a flag). Not thread-safe; never shrinks.
+template <class B>
+class PositionMap {
+  public:
+    using Value = std::uint32_t;
+    PositionMap() { resize(256); }
+
+    std::size_t size() const { return size_; }
+
+    /// The value of key k, or nullptr.
+    const Value* find(const B& k) const {
+        for (std::size_t i = slot(k);; i = (i + 1) & mask_) {
+            const Slot& s = slots_[i];
+            if (s.value == kEmpty) return nullptr;
+            if (s.key == k) return &s.value;
+        }
+    }
+
+    /// Inserts k -> v when k is absent (v must not be kEmpty); a present k keeps its value.
+    void insert(const B& k, Value v) {
+        if (2 * (size_ + 1) > slots_.size()) resize(2 * slots_.size());
+        for (std::size_t i = slot(k);; i = (i + 1) & mask_) {
+            Slot& s = slots_[i];
+            if (s.value == kEmpty) {
+                s.key = k;
+                s.value = v;
+                ++size_;
+                return;
+            }
+            if (s.key == k) return;
+        }
+    }
+
+    /// Bytes of the slots.
+    std::size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
+
+  private:
+    /// No game of a store has this id (GameStore stops at 2^32 - 16 games).
+    static constexpr Value kEmpty = 0xFFFFFFFFu;
+    struct Slot {
+        B key{};
+        Value value = kEmpty;
+    };
+
+    std::size_t slot(const B& k) const {
+        std::uint64_t h;
+        if constexpr (std::is_same_v<B, std::uint64_t>) {
+            h = k;  // splitmix64's finaliser: every bit of k reaches the low bits
+            h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+            h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+            h ^= h >> 31;
+        } else {
+            h = WideBitsHash{}(k);
+        }
+        return static_cast<std::size_t>(h) & mask_;
+    }
+
+    void resize(std::size_t n) {
+        std::vector<Slot> old;
+        old.swap(slots_);
+        slots_.assign(n, Slot{});
+        mask_ = n - 1;
+        size_ = 0;
+        for (const Slot& s : old)
+            if (s.value != kEmpty) insert(s.key, s.value);
+    }
+
+    std::vector<Slot> slots_;
+    std::size_t mask_ = 0;
+    std::size_t size_ = 0;
+};
+
+}  // namespace konane::cgt
