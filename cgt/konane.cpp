@@ -43,7 +43,10 @@ std::optional<std::uint64_t> exact_reach(const Board& b, std::uint64_t occ, std:
 }
 
 std::vector<std::uint64_t> regions(const Board& b, std::uint64_t occ, std::size_t exact_budget) {
-    return generic::regions(b, occ, exact_budget, [&](std::uint64_t x) { return dilate(b, x); });
+    auto dil = [&](std::uint64_t x) { return dilate(b, x); };
+    if (exact_budget == 0) return generic::regions(b, occ, nullptr, dil);
+    return generic::regions(
+        b, occ, [&](std::uint64_t g) { return generic::exact_reach(b, g, exact_budget); }, dil);
 }
 
 BigBits reach(const BigBoard& b, const BigBits& occ) {
@@ -63,7 +66,10 @@ std::optional<BigBits> exact_reach(const BigBoard& b, const BigBits& occ, std::s
 }
 
 std::vector<BigBits> regions(const BigBoard& b, const BigBits& occ, std::size_t exact_budget) {
-    return generic::regions(b, occ, exact_budget, [&](const BigBits& x) { return dilate(b, x); });
+    auto dil = [&](const BigBits& x) { return dilate(b, x); };
+    if (exact_budget == 0) return generic::regions(b, occ, nullptr, dil);
+    return generic::regions(
+        b, occ, [&](const BigBits& g) { return generic::exact_reach(b, g, exact_budget); }, dil);
 }
 
 template class BasicValuer<Board>;

@@ -110,6 +110,25 @@ template <class BoardT>
 std::optional<rules::BitsOf<BoardT>> exact_reach(const BoardT& b, const rules::BitsOf<BoardT>& occ,
                                                  std::size_t budget) {
     using B = rules::BitsOf<BoardT>;
+    if (budget <= 128) {
+        // Few positions: a list searched from its end costs less than a hash set.
+        std::vector<B> seen{occ};
+        seen.reserve(budget + 16);
+        B all = occ;
+        for (std::size_t next = 0; next < seen.size(); ++next) {
+            const B p = seen[next];
+            for (Color c : {Color::Black, Color::White}) {
+                rules::jumps(b, p, c, [&](int, int, const B& child) {
+                    for (std::size_t i = seen.size(); i-- > 0;)
+                        if (seen[i] == child) return;
+                    all |= child;
+                    seen.push_back(child);
+                });
+            }
+            if (seen.size() > budget) return std::nullopt;
+        }
+        return all;
+    }
     std::unordered_set<B, HashOf<B>> seen{occ};
     std::vector<B> stack{occ};
     B all = occ;
@@ -272,14 +291,17 @@ Local to_box(const BoardT& b, const rules::BitsOf<BoardT>& x, const Box& box) {
     return out;
 }
 
-/// cgt/konane.hpp regions() on any board type; dil(x) is dilate() on the board. With `reaches`,
+/// cgt/konane.hpp regions() on any board type; dil(x) is dilate() on the board; exact(g) is
+/// exact_reach() of a group g within the budget (nullopt over it), or nullptr: none tried. With
+/// `reaches`,
 /// also, in the same order, a set of squares each region's pieces never leave: its reach set
 /// (the exact one where it was computed), or the whole board for a position of one group,
 /// where no reach set is needed to split it.
-template <class BoardT, class Dilate>
+template <class BoardT, class Dilate, class Exact>
 std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<BoardT>& occ,
-                                           std::size_t exact_budget, Dilate&& dil,
+                                           Exact&& exact, Dilate&& dil,
                                            std::vector<rules::BitsOf<BoardT>>* reaches = nullptr) {
+    constexpr bool kExact = !std::is_same_v<std::decay_t<Exact>, std::nullptr_t>;
     using B = rules::BitsOf<BoardT>;
     using Ops = BitOps<B>;
     // Start from the pieces' orthogonally connected groups (adjacent pieces interact at once),
@@ -309,19 +331,22 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
     };
     // A group's reach set: bounded_reach(), from `start`, a subset of it.
     auto tight = [&](const B& pieces, const B& start) { return bounded_reach(b, pieces, start); };
-    auto exact_of = [&](Group& g) -> const std::optional<B>& {
-        if (!g.tried && exact_budget > 0) g.exact = exact_reach(b, g.pieces, exact_budget);
-        g.tried = true;
-        return g.exact;
-    };
     // Two groups interact unless one of their reach sets (the exact one when affordable, which
     // is smaller) keeps them apart by at least one square.
     auto touch = [&](Group& x, Group& y) {
         if (!(dil(x.coarse) & y.coarse)) return false;
-        if (exact_budget == 0) return true;
-        const auto& ex = exact_of(x);
-        const auto& ey = exact_of(y);
-        return !ex || !ey || static_cast<bool>(dil(*ex) & *ey);
+        if constexpr (!kExact) {
+            return true;
+        } else {
+            auto exact_of = [&](Group& g) -> const std::optional<B>& {
+                if (!g.tried) g.exact = exact(g.pieces);
+                g.tried = true;
+                return g.exact;
+            };
+            const auto& ex = exact_of(x);
+            const auto& ey = exact_of(y);
+            return !ex || !ey || static_cast<bool>(dil(*ex) & *ey);
+        }
     };
     // Merging: each group in turn absorbs the groups kept so far that it touches. A merged
     // group's reach is at first the union of the two (`open`: not closed yet, a subset of its
@@ -451,8 +476,14 @@ std::size_t BasicValuer<BoardT>::local_boards() const {
 template <class BoardT>
 auto BasicValuer<BoardT>::regions_of(const Bits& occ) const -> std::vector<Bits> {
     if (!options_.decompose) return occ ? std::vector<Bits>{occ} : std::vector<Bits>{};
-    return generic::regions(board(), occ, options_.exact_reach_budget,
-                            [&](const Bits& x) { return dilate_here(x); });
+    auto dil = [&](const Bits& x) { return dilate_here(x); };
+    if (options_.exact_reach_budget == 0) return generic::regions(board(), occ, nullptr, dil);
+    return generic::regions(
+        board(), occ,
+        [&](const Bits& g) {
+            return generic::exact_reach(board(), g, options_.exact_reach_budget);
+        },
+        dil);
 }
 
 template <class BoardT>
@@ -478,13 +509,42 @@ GameId BasicValuer<BoardT>::value_split(const Bits& occ, std::size_t exact_budge
     if (const GameId* known = split_memo_.find(occ)) return *known;
     poll_stop();
     std::vector<Bits> reaches;
-    const std::vector<Bits> parts = generic::regions(
-        board(), occ, exact_budget, [&](const Bits& x) { return dilate_here(x); }, &reaches);
+    auto dil = [&](const Bits& x) { return dilate_here(x); };
+    // The position given: exact reaches within the options' budget; the positions below it:
+    // within the small budget, memoised (the same groups recur in many positions).
+    const std::vector<Bits> parts =
+        exact_budget > 0
+            ? generic::regions(
+                  board(), occ,
+                  [&](const Bits& g) { return generic::exact_reach(board(), g, exact_budget); },
+                  dil, &reaches)
+        : options_.exact_reach_below > 0
+            ? generic::regions(
+                  board(), occ, [&](const Bits& g) { return exact_reach_below(g); }, dil, &reaches)
+            : generic::regions(board(), occ, nullptr, dil, &reaches);
     GameId sum = store_.zero();
     for (std::size_t i = 0; i < parts.size(); ++i)
         sum = store_.add(sum, value_region(parts[i], reaches[i]));
     split_memo_.insert(occ, sum);
     return sum;
+}
+
+template <class BoardT>
+auto BasicValuer<BoardT>::exact_reach_below(const Bits& group) -> std::optional<Bits> {
+    constexpr std::uint32_t kOver = 0xFFFFFFFEu;  // more positions than the budget
+    if (const std::uint32_t* known = exact_index_.find(group)) {
+        if (*known == kOver) return std::nullopt;
+        return exact_sets_[*known];
+    }
+    const std::optional<Bits> r = generic::exact_reach(board(), group, options_.exact_reach_below);
+    if (exact_sets_.size() >= kOver) return r;  // a full memo: not kept
+    if (r) {
+        exact_index_.insert(group, static_cast<std::uint32_t>(exact_sets_.size()));
+        exact_sets_.push_back(*r);
+    } else {
+        exact_index_.insert(group, kOver);
+    }
+    return r;
 }
 
 template <class BoardT>
