@@ -169,7 +169,7 @@ class BasicValuer {
     GameId value(const Bits& occ);
 
     /// Positions (regions, up to symmetry) in the memo, with those of the local boards'
-    /// valuers (ValueOptions::local_boards).
+    /// valuers (ValueOptions::local_boards), and those begun when a limit stopped the valuer.
     std::size_t positions() const;
     /// The local boards (ValueOptions::local_boards) regions have been moved to so far.
     std::size_t local_boards() const;
@@ -187,6 +187,8 @@ class BasicValuer {
     Bits dilate_here(const Bits& x) const;
     /// exact_reach() of a group within options_.exact_reach_below positions, memoised.
     std::optional<Bits> exact_reach_below(const Bits& group);
+    /// bounded_reach() of a group, memoised.
+    Bits bounded_reach_of(const Bits& group);
     /// Counts one unit of new work; every kValueStopPoll, asks options_.should_stop.
     void poll_stop();
     /// The value of one region of pieces `occ` whose pieces never leave `reach`: on its local
@@ -206,6 +208,8 @@ class BasicValuer {
     PositionMap<Bits> split_memo_;   // position -> sum of its regions
     PositionMap<Bits> exact_index_;  // group -> index of its exact reach in exact_sets_, or over
     std::vector<Bits> exact_sets_;
+    PositionMap<Bits> bounded_index_;  // group -> index of its bounded reach in bounded_sets_
+    std::vector<Bits> bounded_sets_;
     std::size_t work_ = 0;                              // new positions and splits, for polls
     std::unique_ptr<detail::ValuerFamily> own_family_;  // the first valuer's: owns the others
     detail::ValuerFamily* family_ = nullptr;            // own_family_'s, or the first valuer's

@@ -292,14 +292,15 @@ Local to_box(const BoardT& b, const rules::BitsOf<BoardT>& x, const Box& box) {
 }
 
 /// cgt/konane.hpp regions() on any board type; dil(x) is dilate() on the board; exact(g) is
-/// exact_reach() of a group g within the budget (nullopt over it), or nullptr: none tried. With
+/// exact_reach() of a group g within the budget (nullopt over it), or nullptr: none tried;
+/// bounded(g) is bounded_reach() of an orthogonally connected group (callers memoise it). With
 /// `reaches`,
 /// also, in the same order, a set of squares each region's pieces never leave: its reach set
 /// (the exact one where it was computed), or the whole board for a position of one group,
 /// where no reach set is needed to split it.
-template <class BoardT, class Dilate, class Exact>
+template <class BoardT, class Dilate, class Exact, class Bounded>
 std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<BoardT>& occ,
-                                           Exact&& exact, Dilate&& dil,
+                                           Exact&& exact, Dilate&& dil, Bounded&& bounded,
                                            std::vector<rules::BitsOf<BoardT>>* reaches = nullptr) {
     constexpr bool kExact = !std::is_same_v<std::decay_t<Exact>, std::nullptr_t>;
     using B = rules::BitsOf<BoardT>;
@@ -357,7 +358,7 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
     std::vector<Group> gs;
     std::vector<bool> open;
     for (const B& g0 : groups) {
-        gs.push_back(Group{g0, tight(g0, g0), std::nullopt, false});
+        gs.push_back(Group{g0, bounded(g0), std::nullopt, false});
         open.push_back(false);
     }
     for (;;) {
@@ -477,13 +478,15 @@ template <class BoardT>
 auto BasicValuer<BoardT>::regions_of(const Bits& occ) const -> std::vector<Bits> {
     if (!options_.decompose) return occ ? std::vector<Bits>{occ} : std::vector<Bits>{};
     auto dil = [&](const Bits& x) { return dilate_here(x); };
-    if (options_.exact_reach_budget == 0) return generic::regions(board(), occ, nullptr, dil);
+    auto bounded = [&](const Bits& g) { return generic::bounded_reach(board(), g); };
+    if (options_.exact_reach_budget == 0)
+        return generic::regions(board(), occ, nullptr, dil, bounded);
     return generic::regions(
         board(), occ,
         [&](const Bits& g) {
             return generic::exact_reach(board(), g, options_.exact_reach_budget);
         },
-        dil);
+        dil, bounded);
 }
 
 template <class BoardT>
@@ -510,6 +513,7 @@ GameId BasicValuer<BoardT>::value_split(const Bits& occ, std::size_t exact_budge
     poll_stop();
     std::vector<Bits> reaches;
     auto dil = [&](const Bits& x) { return dilate_here(x); };
+    auto bounded = [&](const Bits& g) { return bounded_reach_of(g); };
     // The position given: exact reaches within the options' budget; the positions below it:
     // within the small budget, memoised (the same groups recur in many positions).
     const std::vector<Bits> parts =
@@ -517,11 +521,12 @@ GameId BasicValuer<BoardT>::value_split(const Bits& occ, std::size_t exact_budge
             ? generic::regions(
                   board(), occ,
                   [&](const Bits& g) { return generic::exact_reach(board(), g, exact_budget); },
-                  dil, &reaches)
+                  dil, bounded, &reaches)
         : options_.exact_reach_below > 0
             ? generic::regions(
-                  board(), occ, [&](const Bits& g) { return exact_reach_below(g); }, dil, &reaches)
-            : generic::regions(board(), occ, nullptr, dil, &reaches);
+                  board(), occ, [&](const Bits& g) { return exact_reach_below(g); }, dil, bounded,
+                  &reaches)
+            : generic::regions(board(), occ, nullptr, dil, bounded, &reaches);
     GameId sum = store_.zero();
     for (std::size_t i = 0; i < parts.size(); ++i)
         sum = store_.add(sum, value_region(parts[i], reaches[i]));
@@ -543,6 +548,17 @@ auto BasicValuer<BoardT>::exact_reach_below(const Bits& group) -> std::optional<
         exact_sets_.push_back(*r);
     } else {
         exact_index_.insert(group, kOver);
+    }
+    return r;
+}
+
+template <class BoardT>
+auto BasicValuer<BoardT>::bounded_reach_of(const Bits& group) -> Bits {
+    if (const std::uint32_t* known = bounded_index_.find(group)) return bounded_sets_[*known];
+    const Bits r = generic::bounded_reach(board(), group);
+    if (bounded_sets_.size() < 0xFFFFFFF0u) {
+        bounded_index_.insert(group, static_cast<std::uint32_t>(bounded_sets_.size()));
+        bounded_sets_.push_back(r);
     }
     return r;
 }
@@ -625,6 +641,9 @@ GameId BasicValuer<BoardT>::value_here(const Bits& occ) {
     if (options_.max_games && store_.size() >= options_.max_games)
         throw ValueLimit("not computed within " + std::to_string(options_.max_games) + " games");
     poll_stop();
+    // Counted when begun, so that the limit holds along a line of positions begun and not yet
+    // finished (the memo holds them all once they are).
+    ++family_->positions;
     // The options of the canonical image `key` (Left = Black's jumps, Right = White's).
     const BoardT& b = board();
     std::vector<GameId> left, right;
@@ -634,7 +653,6 @@ GameId BasicValuer<BoardT>::value_here(const Bits& occ) {
                  [&](int, int, const Bits& child) { right.push_back(value_split(child, 0)); });
     const GameId v = store_.make(std::move(left), std::move(right));
     memo_.insert(key, v);
-    ++family_->positions;
     if (options_.progress && (family_->positions & 0xFFFF) == 0)
         options_.progress(family_->positions, store_.size());
     return negate ? store_.neg(v) : v;

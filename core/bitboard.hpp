@@ -19,7 +19,14 @@ struct WideBits {
     static constexpr int kBits = 64 * N;
     std::array<std::uint64_t, N> w{};
 
-    friend constexpr bool operator==(const WideBits&, const WideBits&) = default;
+    // Word by word (the defaulted comparison of the array calls memcmp, which costs more
+    // than the comparison of a few words).
+    friend constexpr bool operator==(const WideBits& a, const WideBits& b) {
+        std::uint64_t diff = 0;
+        for (int i = 0; i < N; ++i)
+            diff |= a.w[i] ^ b.w[i];
+        return diff == 0;
+    }
     friend constexpr bool operator<(const WideBits& a, const WideBits& b) {
         for (int i = N - 1; i >= 0; --i)
             if (a.w[i] != b.w[i]) return a.w[i] < b.w[i];
