@@ -129,9 +129,11 @@ struct ValueOptions {
     std::function<std::string()> should_stop;
 };
 
-/// About the bytes one memoised position takes with its share of the game store (measured on
-/// 5x5 and 6x6 positions, docs/cgt.md): a memory budget allows budget / this many positions.
-inline constexpr std::size_t kValueBytesPerPosition = 512;
+/// About the bytes one memoised position takes with its share of the game store and of the
+/// memos of splits and reach sets (measured: 780 bytes on a dense 5x5 position, 1.2 to 1.8 KB
+/// on konjecture's STAIR(8) to STAIR(10); docs/cgt.md "Limits"): a memory budget allows
+/// budget / this many positions.
+inline constexpr std::size_t kValueBytesPerPosition = 2048;
 
 template <class BoardT>
 class BasicValuer;

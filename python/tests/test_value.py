@@ -67,14 +67,14 @@ def test_value_limits_are_the_clis():
     assert konane.value("xo..", max_positions=2**40)["value"] == "1"
     with pytest.raises(konane.SearchLimit, match=r"within 2 positions \(max_positions=\)"):
         konane.value(".oxoxoxoxoxo.", max_positions=2)
-    # memory as --memory: about 512 bytes a position; too small for one is a ValueError.
+    # memory as --memory: about 2048 bytes a position; too small for one is a ValueError.
     with pytest.raises(ValueError, match="too small"):
-        konane.value("xo..", memory=511)
+        konane.value("xo..", memory=2047)
     with pytest.raises(ValueError, match="memory: expected"):
         konane.value("xo..", memory="lots")
-    assert konane.value("xo..", memory=512)["value"] == "1"
+    assert konane.value("xo..", memory=2048)["value"] == "1"
     # The memory budget binds when it allows fewer positions than max_positions (or 0).
     for limit in (0, 1_000_000):
         with pytest.raises(konane.SearchLimit,
-                           match=r"within 2048 positions \(the memory budget 1 MiB"):
+                           match=r"within 512 positions \(the memory budget 1 MiB"):
             BIG.value(max_positions=limit, memory="1M")
