@@ -1,7 +1,5 @@
 #include "manager/manager.hpp"
 
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -15,6 +13,7 @@
 
 #include "process/cleanup.hpp"
 #include "process/directory_lock.hpp"
+#include "process/self.hpp"
 #include "search/proof_certificate.hpp"
 
 namespace konane {
@@ -22,12 +21,6 @@ namespace konane {
 namespace fs = std::filesystem;
 
 namespace {
-
-double process_cpu_seconds() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 /// The lock of a work directory, held by a manager's life. @throws std::runtime_error when
 /// another manager holds it or it cannot be opened.
@@ -152,7 +145,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     if (o.leaf_nodes < 1) throw std::invalid_argument("proof manager: leaf budget of 0 nodes");
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
-    const double cpu_start = process_cpu_seconds();
+    const double cpu_start = process::cpu_seconds();
     auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
 
     ManagerReport report;
@@ -390,7 +383,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     for (std::thread& t : threads)
         t.join();
     report.seconds = elapsed();
-    report.cpu_seconds = process_cpu_seconds() - cpu_start;
+    report.cpu_seconds = process::cpu_seconds() - cpu_start;
     tree_.add_seconds(report.seconds - accounted);
     tree_.save(tree_path());
     ++report.saves;

@@ -1,6 +1,7 @@
 #include "process/self.hpp"
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -45,6 +46,12 @@ std::uint64_t machine_memory_bytes() {
         if (line.rfind("MemTotal:", 0) == 0) total = std::stoull(line.substr(9)) * 1024;
     }
     return total;
+}
+
+double cpu_seconds() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 }  // namespace konane::process

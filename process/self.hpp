@@ -1,5 +1,5 @@
-// What this process holds (its resident memory, from /proc/self/status) and the kill point the
-// tests use to end it at a chosen step, as a power cut would.
+// What this process holds (its resident memory, from /proc/self/status), the CPU time it has
+// used, and the kill point the tests use to end it at a chosen step, as a power cut would.
 #pragma once
 
 #include <cstdint>
@@ -20,5 +20,9 @@ void kill_point();
 
 /// The machine's memory in bytes (MemTotal of /proc/meminfo), 0 when it cannot be read.
 std::uint64_t machine_memory_bytes();
+
+/// CPU seconds this process has used so far, all its threads together
+/// (CLOCK_PROCESS_CPUTIME_ID).
+double cpu_seconds();
 
 }  // namespace konane::process

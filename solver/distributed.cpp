@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -51,13 +50,6 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
-// CPU seconds of this process so far (every thread).
-double cpu_seconds() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
 // Times the collective exchanges of a rank.
 struct ExchangeClock {
     double seconds = 0;
@@ -1077,14 +1069,14 @@ struct RankParts final : LayerStore {
 
     // 3. Encode and write: the ranks encode the layer by ranges, rank 0 copies them.
     void write(const LayerCount& l, format::TableWriter* writer) override {
-        const double cw = cpu_seconds();
+        const double cw = process::cpu_seconds();
         if (!o.output.empty()) {
             rep.write_rounds += write_parts(
                 ex, wait, writer, meta,
                 format::LayerInfo{static_cast<std::uint32_t>(l.pieces), l.classes, l.raw}, keys,
                 depth, wb, dir.path(), threads);
         }
-        write_cpu += cpu_seconds() - cw;
+        write_cpu += process::cpu_seconds() - cw;
     }
 
     // The parts of the layers no later jump reaches went in solve(); the layer's own go now.
