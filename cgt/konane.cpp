@@ -43,12 +43,9 @@ std::optional<std::uint64_t> exact_reach(const Board& b, std::uint64_t occ, std:
 }
 
 std::vector<std::uint64_t> regions(const Board& b, std::uint64_t occ, std::size_t exact_budget) {
-    auto dil = [&](std::uint64_t x) { return dilate(b, x); };
-    auto bounded = [&](std::uint64_t g) { return generic::bounded_reach(b, g); };
-    if (exact_budget == 0) return generic::regions(b, occ, nullptr, dil, bounded);
-    return generic::regions(
-        b, occ, [&](std::uint64_t g) { return generic::exact_reach(b, g, exact_budget); }, dil,
-        bounded);
+    return generic::regions_within(
+        b, occ, exact_budget, [&](std::uint64_t x) { return dilate(b, x); },
+        [&](std::uint64_t g) { return generic::bounded_reach(b, g); });
 }
 
 BigBits reach(const BigBoard& b, const BigBits& occ) {
@@ -68,12 +65,9 @@ std::optional<BigBits> exact_reach(const BigBoard& b, const BigBits& occ, std::s
 }
 
 std::vector<BigBits> regions(const BigBoard& b, const BigBits& occ, std::size_t exact_budget) {
-    auto dil = [&](const BigBits& x) { return dilate(b, x); };
-    auto bounded = [&](const BigBits& g) { return generic::bounded_reach(b, g); };
-    if (exact_budget == 0) return generic::regions(b, occ, nullptr, dil, bounded);
-    return generic::regions(
-        b, occ, [&](const BigBits& g) { return generic::exact_reach(b, g, exact_budget); }, dil,
-        bounded);
+    return generic::regions_within(
+        b, occ, exact_budget, [&](const BigBits& x) { return dilate(b, x); },
+        [&](const BigBits& g) { return generic::bounded_reach(b, g); });
 }
 
 template class BasicValuer<Board>;

@@ -11,7 +11,6 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -187,6 +186,14 @@ class BasicValuer {
     GameId value_split(const Bits& occ, std::size_t exact_budget);
     /// dilate() on this board.
     Bits dilate_here(const Bits& x) const;
+    /// What is memoised of a group of pieces (the same groups recur in many positions).
+    struct GroupReach {
+        std::optional<Bits> bounded;  // bounded_reach(), once asked
+        std::optional<Bits> exact;    // exact_reach() within exact_reach_below, once tried
+        bool exact_tried = false;
+    };
+    /// The memo's entry of a group (made empty on first use); nullptr when the memo is full.
+    GroupReach* group_reach(const Bits& group);
     /// exact_reach() of a group within options_.exact_reach_below positions, memoised.
     std::optional<Bits> exact_reach_below(const Bits& group);
     /// bounded_reach() of a group, memoised.
@@ -208,10 +215,8 @@ class BasicValuer {
     ValueOptions options_;
     PositionMap<Bits> memo_;         // region (least image) -> value
     PositionMap<Bits> split_memo_;   // position -> sum of its regions
-    PositionMap<Bits> exact_index_;  // group -> index of its exact reach in exact_sets_, or over
-    std::vector<Bits> exact_sets_;
-    PositionMap<Bits> bounded_index_;  // group -> index of its bounded reach in bounded_sets_
-    std::vector<Bits> bounded_sets_;
+    PositionMap<Bits> group_index_;  // group -> its entry's index in group_reaches_
+    std::vector<GroupReach> group_reaches_;
     std::size_t work_ = 0;                              // new positions and splits, for polls
     std::unique_ptr<detail::ValuerFamily> own_family_;  // the first valuer's: owns the others
     detail::ValuerFamily* family_ = nullptr;            // own_family_'s, or the first valuer's

@@ -329,6 +329,14 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
         B pieces, coarse;
         std::optional<B> exact;
         bool tried = false;
+        bool open = false;  // coarse is a union of reach sets, not yet closed
+    };
+    // Whether pieces standing within p could ever jump (two adjacent squares of p with room to
+    // land); true of p is true of every set holding p.
+    auto live = [&](const B& p) {
+        for (int d = 0; d < 4; ++d)
+            if (b.can_jump[d] && (p & shift_back(p, b.step[d]) & b.can_jump[d])) return true;
+        return false;
     };
     // A group's reach set: bounded_reach(), from `start`, a subset of it.
     auto tight = [&](const B& pieces, const B& start) { return bounded_reach(b, pieces, start); };
@@ -356,17 +364,11 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
     // closed and the merging run again, until every group left is closed and none touches
     // another.
     std::vector<Group> gs;
-    std::vector<bool> open;
-    for (const B& g0 : groups) {
-        gs.push_back(Group{g0, bounded(g0), std::nullopt, false});
-        open.push_back(false);
-    }
+    for (const B& g0 : groups)
+        gs.push_back(Group{g0, bounded(g0), std::nullopt, false, false});
     for (;;) {
         std::vector<Group> kept;
-        std::vector<bool> kept_open;
-        for (std::size_t i = 0; i < gs.size(); ++i) {
-            Group g = std::move(gs[i]);
-            bool g_open = open[i];
+        for (Group& g : gs) {
             for (bool grew = true; grew;) {
                 grew = false;
                 for (std::size_t j = 0; j < kept.size(); ++j) {
@@ -376,31 +378,34 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
                     const bool hopeless =
                         (g.tried && !g.exact) || (kept[j].tried && !kept[j].exact);
                     g = Group{B(g.pieces | kept[j].pieces), B(g.coarse | kept[j].coarse),
-                              std::nullopt, hopeless};
-                    g_open = true;
+                              std::nullopt, hopeless, true};
                     kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(j));
-                    kept_open.erase(kept_open.begin() + static_cast<std::ptrdiff_t>(j));
                     grew = true;
                     break;
                 }
             }
             kept.push_back(std::move(g));
-            kept_open.push_back(g_open);
         }
         gs = std::move(kept);
-        open = std::move(kept_open);
         if (gs.size() == 1) {
-            // One region: its reach set is not needed (nor known, when open).
+            // One region: its reach set is not needed (nor known, when open). A union that
+            // could jump is within a reach set that can; otherwise close it to know.
+            Group& g = gs[0];
+            if (g.open && !live(g.coarse)) g.coarse = tight(g.pieces, g.coarse);
+            if (!live(g.exact ? *g.exact : g.coarse)) {
+                if (reaches) reaches->clear();
+                return {};
+            }
             if (reaches) reaches->assign(1, b.all);
-            return {gs[0].pieces};
+            return {g.pieces};
         }
         bool closed_all = true;
-        for (std::size_t i = 0; i < gs.size(); ++i) {
-            if (!open[i]) continue;
+        for (Group& g : gs) {
+            if (!g.open) continue;
             // The closure of the union of reach sets is the reach of the merged group (reach
             // is a closure: monotone, idempotent; the merged count box holds both boxes).
-            gs[i].coarse = tight(gs[i].pieces, gs[i].coarse);
-            open[i] = false;
+            g.coarse = tight(g.pieces, g.coarse);
+            g.open = false;
             closed_all = false;
         }
         if (closed_all) break;
@@ -409,10 +414,7 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
     std::vector<std::pair<B, B>> live_groups;  // pieces, reach
     for (Group& g : gs) {
         const B p = g.exact ? *g.exact : g.coarse;
-        bool live = false;
-        for (int d = 0; d < 4 && !live; ++d)
-            live = b.can_jump[d] && (p & shift_back(p, b.step[d]) & b.can_jump[d]);
-        if (live) live_groups.emplace_back(g.pieces, p);
+        if (live(p)) live_groups.emplace_back(g.pieces, p);
     }
     std::sort(live_groups.begin(), live_groups.end(), [](const auto& x, const auto& y) {
         return Ops::lowest(x.first) < Ops::lowest(y.first);
@@ -424,6 +426,17 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
         if (reaches) reaches->push_back(p);
     }
     return out;
+}
+
+/// regions() with exact_reach() of at most `exact_budget` positions a group (0: none tried).
+template <class BoardT, class Dilate, class Bounded>
+std::vector<rules::BitsOf<BoardT>> regions_within(
+    const BoardT& b, const rules::BitsOf<BoardT>& occ, std::size_t exact_budget, Dilate&& dil,
+    Bounded&& bounded, std::vector<rules::BitsOf<BoardT>>* reaches = nullptr) {
+    using B = rules::BitsOf<BoardT>;
+    if (exact_budget == 0) return regions(b, occ, nullptr, dil, bounded, reaches);
+    return regions(
+        b, occ, [&](const B& g) { return exact_reach(b, g, exact_budget); }, dil, bounded, reaches);
 }
 
 }  // namespace konane::cgt::generic
@@ -477,16 +490,9 @@ std::size_t BasicValuer<BoardT>::local_boards() const {
 template <class BoardT>
 auto BasicValuer<BoardT>::regions_of(const Bits& occ) const -> std::vector<Bits> {
     if (!options_.decompose) return occ ? std::vector<Bits>{occ} : std::vector<Bits>{};
-    auto dil = [&](const Bits& x) { return dilate_here(x); };
-    auto bounded = [&](const Bits& g) { return generic::bounded_reach(board(), g); };
-    if (options_.exact_reach_budget == 0)
-        return generic::regions(board(), occ, nullptr, dil, bounded);
-    return generic::regions(
-        board(), occ,
-        [&](const Bits& g) {
-            return generic::exact_reach(board(), g, options_.exact_reach_budget);
-        },
-        dil, bounded);
+    return generic::regions_within(
+        board(), occ, options_.exact_reach_budget, [&](const Bits& x) { return dilate_here(x); },
+        [&](const Bits& g) { return generic::bounded_reach(board(), g); });
 }
 
 template <class BoardT>
@@ -517,16 +523,11 @@ GameId BasicValuer<BoardT>::value_split(const Bits& occ, std::size_t exact_budge
     // The position given: exact reaches within the options' budget; the positions below it:
     // within the small budget, memoised (the same groups recur in many positions).
     const std::vector<Bits> parts =
-        exact_budget > 0
-            ? generic::regions(
-                  board(), occ,
-                  [&](const Bits& g) { return generic::exact_reach(board(), g, exact_budget); },
-                  dil, bounded, &reaches)
-        : options_.exact_reach_below > 0
-            ? generic::regions(
+        exact_budget > 0 || options_.exact_reach_below == 0
+            ? generic::regions_within(board(), occ, exact_budget, dil, bounded, &reaches)
+            : generic::regions(
                   board(), occ, [&](const Bits& g) { return exact_reach_below(g); }, dil, bounded,
-                  &reaches)
-            : generic::regions(board(), occ, nullptr, dil, bounded, &reaches);
+                  &reaches);
     GameId sum = store_.zero();
     for (std::size_t i = 0; i < parts.size(); ++i)
         sum = store_.add(sum, value_region(parts[i], reaches[i]));
@@ -535,32 +536,30 @@ GameId BasicValuer<BoardT>::value_split(const Bits& occ, std::size_t exact_budge
 }
 
 template <class BoardT>
+auto BasicValuer<BoardT>::group_reach(const Bits& group) -> GroupReach* {
+    if (const std::uint32_t* known = group_index_.find(group)) return &group_reaches_[*known];
+    if (group_reaches_.size() >= 0xFFFFFFF0u) return nullptr;  // a full memo: not kept
+    group_index_.insert(group, static_cast<std::uint32_t>(group_reaches_.size()));
+    return &group_reaches_.emplace_back();
+}
+
+template <class BoardT>
 auto BasicValuer<BoardT>::exact_reach_below(const Bits& group) -> std::optional<Bits> {
-    constexpr std::uint32_t kOver = 0xFFFFFFFEu;  // more positions than the budget
-    if (const std::uint32_t* known = exact_index_.find(group)) {
-        if (*known == kOver) return std::nullopt;
-        return exact_sets_[*known];
+    GroupReach* r = group_reach(group);
+    if (!r) return generic::exact_reach(board(), group, options_.exact_reach_below);
+    if (!r->exact_tried) {
+        r->exact = generic::exact_reach(board(), group, options_.exact_reach_below);
+        r->exact_tried = true;
     }
-    const std::optional<Bits> r = generic::exact_reach(board(), group, options_.exact_reach_below);
-    if (exact_sets_.size() >= kOver) return r;  // a full memo: not kept
-    if (r) {
-        exact_index_.insert(group, static_cast<std::uint32_t>(exact_sets_.size()));
-        exact_sets_.push_back(*r);
-    } else {
-        exact_index_.insert(group, kOver);
-    }
-    return r;
+    return r->exact;
 }
 
 template <class BoardT>
 auto BasicValuer<BoardT>::bounded_reach_of(const Bits& group) -> Bits {
-    if (const std::uint32_t* known = bounded_index_.find(group)) return bounded_sets_[*known];
-    const Bits r = generic::bounded_reach(board(), group);
-    if (bounded_sets_.size() < 0xFFFFFFF0u) {
-        bounded_index_.insert(group, static_cast<std::uint32_t>(bounded_sets_.size()));
-        bounded_sets_.push_back(r);
-    }
-    return r;
+    GroupReach* r = group_reach(group);
+    if (!r) return generic::bounded_reach(board(), group);
+    if (!r->bounded) r->bounded = generic::bounded_reach(board(), group);
+    return *r->bounded;
 }
 
 template <class BoardT>
