@@ -35,7 +35,8 @@ struct MatchArgs {
     std::string board = "8x8", rules = "brainking", openings = "all", record;
     std::uint64_t games = 0;
     double seconds = 0, timeout = 0;
-    std::uint64_t nodes = 0, depth = 0, adjudicate_nodes = 200'000, adjudicate_pieces = 0, seed = 0;
+    std::uint64_t nodes = 0, depth = 0, adjudicate_nodes = 200'000, adjudicate_pieces = 0, seed = 0,
+                  random_plies = 0;
     bool seed_given = false;
     bool json = false, quiet = false;
 };
@@ -152,6 +153,11 @@ int run_match(const MatchArgs& a) {
         std::mt19937_64 rng(a.seed);
         std::shuffle(o.openings.begin(), o.openings.end(), rng);
     }
+    if (a.random_plies > 0 && o.engine_openings)
+        throw UsageError("--random-plies needs the runner's openings (--openings all or a list), "
+                         "not --openings engine");
+    o.random_plies = static_cast<int>(a.random_plies);
+    o.seed = a.seed;
     // By default every opening pair once with each colour (the engines' choice: 2 games).
     o.games = static_cast<int>(a.games ? a.games : 2 * std::max<std::size_t>(1, o.openings.size()));
     o.seconds = a.seconds;
@@ -292,9 +298,16 @@ void add_match_command(CLI::App& app, Commands& out) {
                     "Adjudicate only positions of at most this many pieces (0: every position)")
         ->capture_default_str()
         ->check(decimal(0, 64));
+    cmd->add_option("--random-plies", a->random_plies,
+                    "Plies played at random after each opening pair, the same line for both "
+                    "colours of the pair (drawn from --seed): varied games")
+        ->capture_default_str()
+        ->check(decimal(0, 1000));
     cmd->add_option("--record", a->record, "Write every game to FILE (PGN-like text)")
         ->check(non_empty());
-    cmd->add_option("--seed", a->seed, "Shuffle the openings' order with this seed")
+    cmd->add_option("--seed", a->seed,
+                    "Shuffle the openings' order with this seed; it also draws the random plies "
+                    "(default 0 for them)")
         ->check(decimal(0, UINT64_MAX));
     cmd->add_flag("--json", a->json, "JSON output");
     cmd->add_flag("-q,--quiet", a->quiet, "No progress lines; the engines' stderr to /dev/null");

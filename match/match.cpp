@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <random>
 #include <stdexcept>
 
 #include "core/notation.hpp"
@@ -168,6 +169,9 @@ std::vector<GameRecord> play_match(const MatchOptions& o,
                                    const std::function<void(const GameRecord&)>& each) {
     if (o.games < 1) throw std::invalid_argument("games: at least 1");
     if (!o.engine_openings && o.openings.empty()) throw std::invalid_argument("no opening to play");
+    if (o.random_plies < 0) throw std::invalid_argument("random plies: at least 0");
+    if (o.random_plies > 0 && o.engine_openings)
+        throw std::invalid_argument("random plies need the runner's openings, not the engines'");
     // An engine's pipe closed under a write gives EPIPE, not the end of the match.
     ::signal(SIGPIPE, SIG_IGN);
     const Board& b = o.board;
@@ -188,6 +192,29 @@ std::vector<GameRecord> play_match(const MatchOptions& o,
         if (!o.engine_openings) {
             const auto& pair = o.openings[(static_cast<std::size_t>(g) / 2) % o.openings.size()];
             rec.opening = {pair.first, pair.second};
+            if (o.random_plies > 0) {
+                // One line per game pair: seeded by the seed and the pair's index, so both
+                // colour assignments play it and a rerun repeats it.
+                std::seed_seq seq{static_cast<std::uint32_t>(o.seed),
+                                  static_cast<std::uint32_t>(o.seed >> 32),
+                                  static_cast<std::uint32_t>(g / 2)};
+                std::mt19937_64 rng(seq);
+                Position q = b.start();
+                for (const Move& m : rec.opening)
+                    for (const MoveChild& mc : legal_moves(b, o.rules, q))
+                        if (mc.move == m) {
+                            q = mc.child;
+                            break;
+                        }
+                for (int i = 0; i < o.random_plies; ++i) {
+                    const std::vector<MoveChild> moves = legal_moves(b, o.rules, q);
+                    if (moves.empty()) break;
+                    const MoveChild& pick =
+                        moves[std::uniform_int_distribution<std::size_t>(0, moves.size() - 1)(rng)];
+                    rec.opening.push_back(pick.move);
+                    q = pick.child;
+                }
+            }
         }
         const auto engine_of = [&](Color c) { return c == Color::Black ? rec.black : rec.white(); };
         Position p = b.start();

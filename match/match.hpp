@@ -30,6 +30,13 @@ struct MatchOptions {
     /// then A White); empty with engine_openings: the engines choose their removals.
     std::vector<std::pair<Move, Move>> openings;
     bool engine_openings = false;
+    /// Plies the runner plays at random (uniformly among the legal moves) after each opening
+    /// pair, the same line for both colour assignments of the pair (games 2k+1 and 2k+2), drawn
+    /// from `seed` and the game pair's index: varied games that still repeat for a seed. Needs
+    /// runner openings (not engine_openings); a line stops early where the side to move has no
+    /// move.
+    int random_plies = 0;
+    std::uint64_t seed = 0;
     /// Seconds a move, given to the engines as a GTP byo-yomi clock (`time_settings 0 S 1`,
     /// `time_left COLOR S 1` before each genmove); 0: no clock sent.
     double seconds = 0;
@@ -68,7 +75,9 @@ const char* ending_name(Ending e);
 struct GameRecord {
     int number = 0;             ///< 1-based
     int black = 0;              ///< the engine (0: A, 1: B) that played Black
-    std::vector<Move> opening;  ///< the two removals the runner played (none: engines')
+    /// The moves the runner played: the two removals and the random plies (none: the engines'
+    /// own removals).
+    std::vector<Move> opening;
     std::vector<Move> moves;    ///< every move played, the opening's first
     Color winner = Color::Black;
     Ending ending = Ending::NoMove;

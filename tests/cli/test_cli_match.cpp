@@ -171,6 +171,35 @@ TEST_CASE("CLI: match --record writes every game and the text output the score",
     CHECK(games == 6);
 }
 
+TEST_CASE("CLI: match --random-plies varies each pair's games and repeats for a seed", "[cli]") {
+    const Board b = Board::make(5, 5);
+    const std::string e = engine("--nodes 2000");
+    const std::string args = "--board 5x5 --games 8 --adjudicate-nodes 0 --random-plies 3";
+    const json one = match_json(e, e, args + " --seed 7");
+    const json again = match_json(e, e, args + " --seed 7");
+    const json other = match_json(e, e, args + " --seed 8");
+    REQUIRE(one["games"].size() == 8);
+    bool differs = false;
+    for (std::size_t g = 0; g < 8; ++g) {
+        INFO("game " << g + 1);
+        const std::string opening = one["games"][g]["opening"];
+        // The two removals and three random plies, legal by the rules, played first.
+        const Game line = parse_game(b, Ruleset::Brainking, opening);
+        CHECK(line.moves.size() == 5);
+        const std::string moves = one["games"][g]["moves"];
+        CHECK(moves.rfind(opening, 0) == 0);
+        // Both colour assignments of a pair share the line; the same seed gives the same line.
+        CHECK(opening == std::string(one["games"][g ^ 1]["opening"]));
+        CHECK(opening == std::string(again["games"][g]["opening"]));
+        differs = differs || opening != std::string(other["games"][g]["opening"]);
+    }
+    CHECK(differs);
+    const Run r = run("match " + quote(e) + " " + quote(e) +
+                      " --board 4x4 --openings engine --random-plies 2");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Contains("--random-plies needs the runner's openings"));
+}
+
 TEST_CASE("CLI: match refuses bad options with exit code 2", "[cli]") {
     const std::string e = quote(engine("--nodes 1000"));
     struct Case {
