@@ -154,8 +154,9 @@ int run_match(const MatchArgs& a) {
         std::shuffle(o.openings.begin(), o.openings.end(), rng);
     }
     if (a.random_plies > 0 && o.engine_openings)
-        throw UsageError("--random-plies needs the runner's openings (--openings all or a list), "
-                         "not --openings engine");
+        throw UsageError(
+            "--random-plies needs the runner's openings (--openings all or a list), "
+            "not --openings engine");
     o.random_plies = static_cast<int>(a.random_plies);
     o.seed = a.seed;
     // By default every opening pair once with each colour (the engines' choice: 2 games).

@@ -73,12 +73,12 @@ const char* ending_name(Ending e);
 
 /// One game of a match.
 struct GameRecord {
-    int number = 0;             ///< 1-based
-    int black = 0;              ///< the engine (0: A, 1: B) that played Black
+    int number = 0;  ///< 1-based
+    int black = 0;   ///< the engine (0: A, 1: B) that played Black
     /// The moves the runner played: the two removals and the random plies (none: the engines'
     /// own removals).
     std::vector<Move> opening;
-    std::vector<Move> moves;    ///< every move played, the opening's first
+    std::vector<Move> moves;  ///< every move played, the opening's first
     Color winner = Color::Black;
     Ending ending = Ending::NoMove;
     std::string reason;  ///< in words: "white has no legal move", "B: exited with code 1", ...
