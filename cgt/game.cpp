@@ -42,7 +42,8 @@ std::size_t GameStore::bytes() const {
     std::size_t b = nodes_.capacity() * sizeof(Node);
     for (const Node& n : nodes_)
         b += (n.left.capacity() + n.right.capacity()) * sizeof(GameId) * 2;  // node + map key
-    b += canonical_.size() * 64 + leq_.bytes() + sum_.bytes() + neg_.size() * 32;
+    b += (canonical_.size() + simplified_.size()) * 64 + leq_.bytes() + sum_.bytes() +
+         neg_.size() * 32;
     b += stops_.size() * 64 + thermo_.size() * 256;
     return b;
 }
@@ -163,8 +164,14 @@ Rational simplest_between(const std::optional<Rational>& a, const std::optional<
 GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
     sort_unique(left);
     sort_unique(right);
-    if (auto it = canonical_.find(std::make_pair(left, right)); it != canonical_.end())
-        return it->second;
+    // A canonical form already made, or option sets met before and simplified then (the same
+    // values among a position's children recur across many positions): the options are
+    // copied out of the key only when neither holds them.
+    std::pair<std::vector<GameId>, std::vector<GameId>> given(std::move(left), std::move(right));
+    if (auto it = canonical_.find(given); it != canonical_.end()) return it->second;
+    if (auto it = simplified_.find(given); it != simplified_.end()) return it->second;
+    left = given.first;
+    right = given.second;
     // Every option a number: the game is the simplest number between the largest left and the
     // least right option when that one is the smaller (Siegel II.3).
     {
@@ -184,7 +191,11 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
             }
             if (!b || nodes_[g].value < *b) b = nodes_[g].value;
         }
-        if (numbers && (!a || !b || *a < *b)) return number(simplest_between(a, b));
+        if (numbers && (!a || !b || *a < *b)) {
+            const GameId x = number(simplest_between(a, b));
+            simplified_.emplace(std::move(given), x);
+            return x;
+        }
     }
     // G itself, as given, for the reversibility tests: deleting dominated options and
     // bypassing reversible ones keep G's value, so the tests against this form stay right.
@@ -242,7 +253,11 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
     // harmless, as nothing asks for them).
     nodes_[g].left = {};
     nodes_[g].right = {};
-    return intern(std::move(left), std::move(right));
+    // Options already canonical are interned as they are; the others are remembered too.
+    const bool as_given = left == given.first && right == given.second;
+    const GameId result = intern(std::move(left), std::move(right));
+    if (!as_given) simplified_.emplace(std::move(given), result);
+    return result;
 }
 
 GameId GameStore::number(const Rational& x) {

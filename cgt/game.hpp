@@ -154,6 +154,9 @@ class GameStore {
     std::vector<Node> nodes_;
     std::unordered_map<std::pair<std::vector<GameId>, std::vector<GameId>>, GameId, OptionsHash>
         canonical_;
+    /// Option sets given to make() that were not canonical -> their canonical form.
+    std::unordered_map<std::pair<std::vector<GameId>, std::vector<GameId>>, GameId, OptionsHash>
+        simplified_;
     PositionMap<std::uint64_t> leq_;  // (g << 32 | h) -> g <= h (1 or 0)
     PositionMap<std::uint64_t> sum_;  // (g << 32 | h), g <= h -> g + h
     std::unordered_map<GameId, GameId> neg_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <memory>
 #include <optional>
@@ -111,18 +112,36 @@ std::optional<rules::BitsOf<BoardT>> exact_reach(const BoardT& b, const rules::B
                                                  std::size_t budget) {
     using B = rules::BitsOf<BoardT>;
     if (budget <= 128) {
-        // Few positions: a list searched from its end costs less than a hash set.
+        // Few positions (the valuer asks this of most groups it meets): a list of those seen,
+        // found again through a small open-addressing table of their indices (a table of 2^16
+        // bytes would cost more to clear than the search; a list searched from its end costs
+        // its length a child).
         std::vector<B> seen{occ};
-        seen.reserve(budget + 16);
+        seen.reserve(budget + 8);
+        constexpr std::size_t kSlots = 1024;       // at most 129 used: a quarter full or less
+        std::array<std::uint16_t, kSlots> slot{};  // index + 1 into seen; 0: empty
+        auto home = [](const B& x) {
+            std::uint64_t h;
+            if constexpr (std::is_same_v<B, std::uint64_t>) {
+                h = x * 0x9E3779B97F4A7C15ull;
+            } else {
+                h = WideBitsHash{}(x);
+            }
+            return static_cast<std::size_t>(h >> 54);  // the top 10 bits: kSlots
+        };
+        slot[home(occ)] = 1;
         B all = occ;
         for (std::size_t next = 0; next < seen.size(); ++next) {
             const B p = seen[next];
             for (Color c : {Color::Black, Color::White}) {
                 rules::jumps(b, p, c, [&](int, int, const B& child) {
-                    for (std::size_t i = seen.size(); i-- > 0;)
-                        if (seen[i] == child) return;
-                    all |= child;
+                    if (seen.size() > budget) return;  // over: the answer is known
+                    std::size_t i = home(child);
+                    for (; slot[i]; i = (i + 1) & (kSlots - 1))
+                        if (seen[slot[i] - 1] == child) return;
                     seen.push_back(child);
+                    slot[i] = static_cast<std::uint16_t>(seen.size());
+                    all |= child;
                 });
             }
             if (seen.size() > budget) return std::nullopt;
@@ -291,6 +310,64 @@ Local to_box(const BoardT& b, const rules::BitsOf<BoardT>& x, const Box& box) {
     return out;
 }
 
+/// The orthogonally connected groups of the pieces occ on board b, each as a set, in the order
+/// of their lowest squares. Union-find over the pieces, each joined to its neighbours one file
+/// and one rank up: one pass over the pieces, where growing a group by dilation takes as many
+/// rounds as the group is long (a STAIR's staircase: twice its pairs).
+template <class BoardT>
+std::vector<rules::BitsOf<BoardT>> orthogonal_groups(const BoardT& b,
+                                                     const rules::BitsOf<BoardT>& occ) {
+    using B = rules::BitsOf<BoardT>;
+    using Ops = BitOps<B>;
+    // Square -> piece, piece -> square, piece -> parent; only the entries of pieces are read.
+    // (One more than the squares: lowest() of an empty set is kBits, which the compiler sees.)
+    std::array<std::uint16_t, Ops::kBits + 1> piece, square, parent;
+    int n = 0;
+    for (B rest = occ; rest; Ops::pop_lowest(rest)) {
+        const int s = Ops::lowest(rest);
+        piece[static_cast<std::size_t>(s)] = static_cast<std::uint16_t>(n);
+        square[static_cast<std::size_t>(n)] = static_cast<std::uint16_t>(s);
+        parent[static_cast<std::size_t>(n)] = static_cast<std::uint16_t>(n);
+        ++n;
+    }
+    auto find = [&](int k) {
+        while (parent[static_cast<std::size_t>(k)] != k) {
+            auto& up = parent[static_cast<std::size_t>(k)];
+            up = parent[up];  // path halving
+            k = up;
+        }
+        return k;
+    };
+    // The root of a group is its least piece number, its lowest square.
+    auto unite = [&](int x, int y) {
+        x = find(x);
+        y = find(y);
+        if (x < y) parent[static_cast<std::size_t>(y)] = static_cast<std::uint16_t>(x);
+        if (y < x) parent[static_cast<std::size_t>(x)] = static_cast<std::uint16_t>(y);
+    };
+    const int squares = std::min(b.rows * b.cols, Ops::kBits);
+    for (int k = 0; k < n; ++k) {
+        const int s = square[static_cast<std::size_t>(k)];
+        const int right = s + 1, up = s + b.cols;
+        if (right < squares && s % b.cols + 1 < b.cols && Ops::test(occ, right))
+            unite(k, piece[static_cast<std::size_t>(right)]);
+        if (up < squares && Ops::test(occ, up)) unite(k, piece[static_cast<std::size_t>(up)]);
+    }
+    std::vector<B> groups;
+    std::array<std::uint16_t, Ops::kBits + 1> slot;  // root -> its group's index in `groups`
+    for (int k = 0; k < n; ++k) {
+        const int r = find(k);
+        const B one = Ops::one(square[static_cast<std::size_t>(k)]);
+        if (r == k) {
+            slot[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(groups.size());
+            groups.push_back(one);
+        } else {
+            groups[slot[static_cast<std::size_t>(r)]] |= one;
+        }
+    }
+    return groups;
+}
+
 /// cgt/konane.hpp regions() on any board type; dil(x) is dilate() on the board; exact(g) is
 /// exact_reach() of a group g within the budget (nullopt over it), or nullptr: none tried;
 /// bounded(g) is bounded_reach() of an orthogonally connected group (callers memoise it). With
@@ -308,18 +385,7 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
     // Start from the pieces' orthogonally connected groups (adjacent pieces interact at once),
     // then merge any two groups whose reach sets overlap or touch, until none do (each merge
     // leaves one group fewer); two groups left apart never interact (docs/cgt.md "Regions").
-    std::vector<B> groups;
-    B rest = occ & b.all;
-    while (rest) {
-        B g = Ops::one(Ops::lowest(rest));
-        for (;;) {
-            const B grown = dil(g) & occ;
-            if (grown == g) break;
-            g = grown;
-        }
-        groups.push_back(g);
-        rest &= ~g;
-    }
+    std::vector<B> groups = orthogonal_groups(b, B(occ & b.all));
     // One group: nothing to split (a group without moves is valued 0 at once anyway).
     if (groups.size() <= 1) {
         if (reaches) reaches->assign(groups.size(), b.all);  // not computed: the whole board
@@ -330,6 +396,7 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
         std::optional<B> exact;
         bool tried = false;
         bool open = false;  // coarse is a union of reach sets, not yet closed
+        B halo{};           // dil(coarse), or dil(*exact) once tried and found: for touch()
     };
     // Whether pieces standing within p could ever jump (two adjacent squares of p with room to
     // land); true of p is true of every set holding p.
@@ -342,19 +409,24 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
     auto tight = [&](const B& pieces, const B& start) { return bounded_reach(b, pieces, start); };
     // Two groups interact unless one of their reach sets (the exact one when affordable, which
     // is smaller) keeps them apart by at least one square.
+    // (Each group's dilated reach set is kept in it, made once: a group is tested against
+    // every other.)
     auto touch = [&](Group& x, Group& y) {
-        if (!(dil(x.coarse) & y.coarse)) return false;
+        if (!(x.halo & y.coarse)) return false;
         if constexpr (!kExact) {
             return true;
         } else {
             auto exact_of = [&](Group& g) -> const std::optional<B>& {
-                if (!g.tried) g.exact = exact(g.pieces);
+                if (!g.tried) {
+                    g.exact = exact(g.pieces);
+                    if (g.exact) g.halo = dil(*g.exact);
+                }
                 g.tried = true;
                 return g.exact;
             };
             const auto& ex = exact_of(x);
             const auto& ey = exact_of(y);
-            return !ex || !ey || static_cast<bool>(dil(*ex) & *ey);
+            return !ex || !ey || static_cast<bool>(x.halo & *ey);
         }
     };
     // Merging: each group in turn absorbs the groups kept so far that it touches. A merged
@@ -364,8 +436,10 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
     // closed and the merging run again, until every group left is closed and none touches
     // another.
     std::vector<Group> gs;
-    for (const B& g0 : groups)
-        gs.push_back(Group{g0, bounded(g0), std::nullopt, false, false});
+    for (const B& g0 : groups) {
+        const B c = bounded(g0);
+        gs.push_back(Group{g0, c, std::nullopt, false, false, dil(c)});
+    }
     for (;;) {
         std::vector<Group> kept;
         for (Group& g : gs) {
@@ -377,8 +451,9 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
                     // positions) not worth trying again.
                     const bool hopeless =
                         (g.tried && !g.exact) || (kept[j].tried && !kept[j].exact);
-                    g = Group{B(g.pieces | kept[j].pieces), B(g.coarse | kept[j].coarse),
-                              std::nullopt, hopeless, true};
+                    const B c = g.coarse | kept[j].coarse;
+                    g = Group{
+                        B(g.pieces | kept[j].pieces), c, std::nullopt, hopeless, true, dil(c)};
                     kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(j));
                     grew = true;
                     break;
@@ -405,6 +480,7 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
             // The closure of the union of reach sets is the reach of the merged group (reach
             // is a closure: monotone, idempotent; the merged count box holds both boxes).
             g.coarse = tight(g.pieces, g.coarse);
+            if (!g.exact) g.halo = dil(g.coarse);
             g.open = false;
             closed_all = false;
         }

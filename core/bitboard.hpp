@@ -66,6 +66,13 @@ struct WideBits {
     friend constexpr WideBits operator>>(const WideBits& a, int n) {
         WideBits r;
         const int q = n >> 6, s = n & 63;
+        if (q == 0 && s != 0) {
+            // The usual shift (a step or two along a line): word by word without branches.
+            for (int i = 0; i + 1 < N; ++i)
+                r.w[i] = (a.w[i] >> s) | (a.w[i + 1] << (64 - s));
+            r.w[N - 1] = a.w[N - 1] >> s;
+            return r;
+        }
         for (int i = 0; i + q < N; ++i) {
             std::uint64_t v = a.w[i + q] >> s;
             if (s && i + q + 1 < N) v |= a.w[i + q + 1] << (64 - s);
@@ -77,6 +84,12 @@ struct WideBits {
     friend constexpr WideBits operator<<(const WideBits& a, int n) {
         WideBits r;
         const int q = n >> 6, s = n & 63;
+        if (q == 0 && s != 0) {
+            for (int i = N - 1; i > 0; --i)
+                r.w[i] = (a.w[i] << s) | (a.w[i - 1] >> (64 - s));
+            r.w[0] = a.w[0] << s;
+            return r;
+        }
         for (int i = N - 1; i >= q; --i) {
             std::uint64_t v = a.w[i - q] << s;
             if (s && i - q - 1 >= 0) v |= a.w[i - q - 1] >> (64 - s);

@@ -21,6 +21,7 @@
 
 #include "cgt/game.hpp"
 #include "cgt/konane.hpp"
+#include "cgt/konane_generic.hpp"
 #include "cli/json.hpp"
 #include "core/notation.hpp"
 #include "search/search.hpp"
@@ -383,6 +384,67 @@ TEST_CASE("cgt: reach holds every square a piece ever stands on", "[cgt][konane]
     CHECK(walked > 750);
     // The count bounds the reach of sparse positions, and so the check above is not empty.
     CHECK(bounded_smaller > 100);
+}
+
+namespace {
+
+/// The orthogonally connected groups of occ on a board of rows x cols squares (bit r * cols +
+/// f), by a breadth-first walk over squares: the reference for generic::orthogonal_groups().
+template <class B>
+std::vector<B> groups_by_walk(int rows, int cols, const B& occ) {
+    using Ops = BitOps<B>;
+    std::vector<B> out;
+    B left = occ;
+    while (left) {
+        const int first = Ops::lowest(left);
+        B group = Ops::one(first);
+        std::vector<int> todo{first};
+        while (!todo.empty()) {
+            const int sq = todo.back();
+            todo.pop_back();
+            const int r = sq / cols, f = sq % cols;
+            const std::pair<int, int> steps[] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}};
+            for (const auto& [dr, df] : steps) {
+                const int nr = r + dr, nf = f + df;
+                if (nr < 0 || nr >= rows || nf < 0 || nf >= cols) continue;
+                const int n = nr * cols + nf;
+                if (Ops::test(occ, n) && !Ops::test(group, n)) {
+                    group |= Ops::one(n);
+                    todo.push_back(n);
+                }
+            }
+        }
+        out.push_back(group);
+        left &= ~group;
+    }
+    return out;
+}
+
+/// Random sets of squares on `b` compared: orthogonal_groups() against groups_by_walk().
+template <class BoardT>
+void check_groups(const BoardT& b, std::mt19937_64& rng) {
+    using B = rules::BitsOf<BoardT>;
+    for (int t = 0; t < 200; ++t) {
+        std::bernoulli_distribution on(std::uniform_real_distribution<double>(0.1, 0.7)(rng));
+        B occ{};
+        for (int sq = 0; sq < b.rows * b.cols; ++sq)
+            if (on(rng)) occ |= BitOps<B>::one(sq);
+        INFO(b.rows << "x" << b.cols << " try " << t);
+        CHECK(generic::orthogonal_groups(b, occ) == groups_by_walk(b.rows, b.cols, occ));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("cgt: orthogonal groups by union-find equal a walk over the squares",
+          "[cgt][konane][regions]") {
+    std::mt19937_64 rng(17);
+    for (auto [rows, cols] : {std::pair{1, 12}, {6, 6}, {8, 8}, {12, 1}, {7, 9}})
+        check_groups(Board::make(rows, cols), rng);
+    check_groups(WideBoard<2>::make(9, 13), rng);
+    check_groups(WideBoard<3>::make(12, 13), rng);
+    check_groups(WideBoard<2>::make(2, 60), rng);
+    check_groups(BigBoard::make(20, 20), rng);
 }
 
 TEST_CASE("cgt: a region valued on its own board (local boards) keeps its value",
