@@ -42,8 +42,7 @@ std::size_t GameStore::bytes() const {
     std::size_t b = nodes_.capacity() * sizeof(Node);
     for (const Node& n : nodes_)
         b += (n.left.capacity() + n.right.capacity()) * sizeof(GameId) * 2;  // node + map key
-    b += (canonical_.size() + simplified_.size()) * 64 + leq_.bytes() + sum_.bytes() +
-         neg_.size() * 32;
+    b += forms_.size() * 64 + leq_.bytes() + sum_.bytes() + neg_.size() * 32;
     b += stops_.size() * 64 + thermo_.size() * 256;
     return b;
 }
@@ -101,7 +100,7 @@ void GameStore::classify(Node& n) const {
 
 GameId GameStore::intern(std::vector<GameId> left, std::vector<GameId> right) {
     auto key = std::make_pair(std::move(left), std::move(right));
-    if (auto it = canonical_.find(key); it != canonical_.end()) return it->second;
+    if (auto it = forms_.find(key); it != forms_.end()) return it->second;
     if (nodes_.size() >= 0xFFFFFFF0u) throw std::length_error("game store full (2^32 games)");
     Node n;
     n.left = key.first;
@@ -109,7 +108,7 @@ GameId GameStore::intern(std::vector<GameId> left, std::vector<GameId> right) {
     classify(n);
     const auto id = static_cast<GameId>(nodes_.size());
     nodes_.push_back(std::move(n));
-    canonical_.emplace(std::move(key), id);
+    forms_.emplace(std::move(key), id);
     return id;
 }
 
@@ -166,10 +165,9 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
     sort_unique(right);
     // A canonical form already made, or option sets met before and simplified then (the same
     // values among a position's children recur across many positions): the options are
-    // copied out of the key only when neither holds them.
+    // copied out of the key only when the memo does not hold them.
     std::pair<std::vector<GameId>, std::vector<GameId>> given(std::move(left), std::move(right));
-    if (auto it = canonical_.find(given); it != canonical_.end()) return it->second;
-    if (auto it = simplified_.find(given); it != simplified_.end()) return it->second;
+    if (auto it = forms_.find(given); it != forms_.end()) return it->second;
     left = given.first;
     right = given.second;
     // Every option a number: the game is the simplest number between the largest left and the
@@ -193,7 +191,7 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
         }
         if (numbers && (!a || !b || *a < *b)) {
             const GameId x = number(simplest_between(a, b));
-            simplified_.emplace(std::move(given), x);
+            forms_.emplace(std::move(given), x);
             return x;
         }
     }
@@ -256,7 +254,7 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
     // Options already canonical are interned as they are; the others are remembered too.
     const bool as_given = left == given.first && right == given.second;
     const GameId result = intern(std::move(left), std::move(right));
-    if (!as_given) simplified_.emplace(std::move(given), result);
+    if (!as_given) forms_.emplace(std::move(given), result);
     return result;
 }
 

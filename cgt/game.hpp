@@ -152,11 +152,11 @@ class GameStore {
     std::string format_rec(GameId g, const FormatOptions& o);
 
     std::vector<Node> nodes_;
+    /// Option sets -> the game {left | right} equals: each canonical form's own options (the
+    /// hash-consing), and the sets make() was given and simplified (a set is canonical or not,
+    /// so the two kinds of key never meet).
     std::unordered_map<std::pair<std::vector<GameId>, std::vector<GameId>>, GameId, OptionsHash>
-        canonical_;
-    /// Option sets given to make() that were not canonical -> their canonical form.
-    std::unordered_map<std::pair<std::vector<GameId>, std::vector<GameId>>, GameId, OptionsHash>
-        simplified_;
+        forms_;
     PositionMap<std::uint64_t> leq_;  // (g << 32 | h) -> g <= h (1 or 0)
     PositionMap<std::uint64_t> sum_;  // (g << 32 | h), g <= h -> g + h
     std::unordered_map<GameId, GameId> neg_;
