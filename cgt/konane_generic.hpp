@@ -721,11 +721,21 @@ GameId BasicValuer<BoardT>::value_here(const Bits& occ) {
     ++family_->positions;
     // The options of the canonical image `key` (Left = Black's jumps, Right = White's).
     const BoardT& b = board();
-    std::vector<GameId> left, right;
+    // The children first, their split memo's slots asked of memory together (each look-up is
+    // a cache miss, and a child's own work seldom needs the cache lines of its siblings').
+    std::vector<Bits> children;
     rules::jumps(b, key, Color::Black,
-                 [&](int, int, const Bits& child) { left.push_back(value_split(child, 0)); });
+                 [&](int, int, const Bits& child) { children.push_back(child); });
+    const std::size_t lefts = children.size();
     rules::jumps(b, key, Color::White,
-                 [&](int, int, const Bits& child) { right.push_back(value_split(child, 0)); });
+                 [&](int, int, const Bits& child) { children.push_back(child); });
+    for (const Bits& child : children)
+        split_memo_.prefetch(child);
+    std::vector<GameId> left, right;
+    left.reserve(lefts);
+    right.reserve(children.size() - lefts);
+    for (std::size_t i = 0; i < children.size(); ++i)
+        (i < lefts ? left : right).push_back(value_split(children[i], 0));
     const GameId v = store_.make(std::move(left), std::move(right));
     memo_.insert(key, v);
     if (options_.progress && (family_->positions & 0xFFFF) == 0)
