@@ -316,7 +316,7 @@ void add_match_command(CLI::App& app, Commands& out) {
     cmd->callback([a, cmd] { a->seed_given = cmd->count("--seed") > 0; });
     help_footer(cmd,
                 {"konane match 'konane engine -q --time 1' 'konane engine -q --baseline' "
-                 "--board 8x8 --games 200 --time 1",
+                 "--board 8x8 --games 200 --time 1 --random-plies 4 --seed 49",
                  "konane match 'konane engine -q --nodes 20000' 'konane engine -q --baseline' "
                  "--board 5x5 --record games.txt",
                  "konane match ./my_agent 'konane engine -q --depth 6' --board 6x6 --openings "
