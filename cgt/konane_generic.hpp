@@ -311,14 +311,31 @@ Local to_box(const BoardT& b, const rules::BitsOf<BoardT>& x, const Box& box) {
 }
 
 /// The orthogonally connected groups of the pieces occ on board b, each as a set, in the order
-/// of their lowest squares. Union-find over the pieces, each joined to its neighbours one file
-/// and one rank up: one pass over the pieces, where growing a group by dilation takes as many
-/// rounds as the group is long (a STAIR's staircase: twice its pairs).
+/// of their lowest squares. On the 64-bit board each group grows from its lowest piece by
+/// dilation, a few word operations a round; on the wide boards, where a round costs a shift of
+/// every word and a group takes as many rounds as it is long (a STAIR's staircase: twice its
+/// pairs), by union-find over the pieces, each joined to its neighbours one file and one rank
+/// up, in one pass (docs/cgt.md "Speed"; in the 64-bit proof search's region test the
+/// union-find cost more than the dilation).
 template <class BoardT>
 std::vector<rules::BitsOf<BoardT>> orthogonal_groups(const BoardT& b,
                                                      const rules::BitsOf<BoardT>& occ) {
     using B = rules::BitsOf<BoardT>;
     using Ops = BitOps<B>;
+    if constexpr (std::is_same_v<B, std::uint64_t>) {
+        std::vector<B> groups;
+        for (B rest = occ; rest;) {
+            B g = Ops::one(Ops::lowest(rest));
+            for (;;) {
+                const B grown = cgt::dilate(b, g) & occ;
+                if (grown == g) break;
+                g = grown;
+            }
+            groups.push_back(g);
+            rest &= ~g;
+        }
+        return groups;
+    }
     // Square -> piece, piece -> square, piece -> parent; only the entries of pieces are read.
     // (One more than the squares: lowest() of an empty set is kBits, which the compiler sees.)
     std::array<std::uint16_t, Ops::kBits + 1> piece, square, parent;
