@@ -806,7 +806,7 @@ struct ApiServer::Impl {
     /// Runs a JSON handler, turning its errors into JSON error answers.
     template <class F>
     HttpServer::Handler api(F f) {
-        return [this, f](const httplib::Request& req, httplib::Response& res) {
+        return [f](const httplib::Request& req, httplib::Response& res) {
             try {
                 auto body = f(req);
                 res.set_header("Cache-Control", "no-store");
