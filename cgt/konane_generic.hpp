@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cgt/konane.hpp"
+#include "cgt/position_map.hpp"
 #include "core/rules_generic.hpp"
 #include "core/wide.hpp"
 
@@ -121,13 +122,7 @@ std::optional<rules::BitsOf<BoardT>> exact_reach(const BoardT& b, const rules::B
         constexpr std::size_t kSlots = 1024;       // at most 129 used: a quarter full or less
         std::array<std::uint16_t, kSlots> slot{};  // index + 1 into seen; 0: empty
         auto home = [](const B& x) {
-            std::uint64_t h;
-            if constexpr (std::is_same_v<B, std::uint64_t>) {
-                h = x * 0x9E3779B97F4A7C15ull;
-            } else {
-                h = WideBitsHash{}(x);
-            }
-            return static_cast<std::size_t>(h >> 54);  // the top 10 bits: kSlots
+            return static_cast<std::size_t>(position_hash(x) >> 54);  // the top 10 bits: kSlots
         };
         slot[home(occ)] = 1;
         B all = occ;

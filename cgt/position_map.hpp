@@ -22,6 +22,22 @@
 
 namespace konane::cgt {
 
+/// A 64-bit hash of a set of squares B (std::uint64_t or WideBits<N>) whose top bits depend on
+/// every bit of the set: splitmix64's finaliser for 64 bits, WideBitsHash for wide sets. Tables
+/// of 2^k slots take the top k bits as the home slot (PositionMap, the exact reach's small
+/// table in cgt/konane_generic.hpp).
+template <class B>
+std::uint64_t position_hash(const B& k) {
+    if constexpr (std::is_same_v<B, std::uint64_t>) {
+        std::uint64_t h = k;
+        h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+        h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+        return h ^ (h >> 31);
+    } else {
+        return WideBitsHash{}(k);
+    }
+}
+
 /// Map from a set of squares B (std::uint64_t or WideBits<N>) to a 32-bit value below
 /// 0xFFFFFFFF (a GameId, or a flag). Not thread-safe; never shrinks.
 template <class B>
@@ -71,16 +87,7 @@ class PositionMap {
     };
 
     std::size_t slot(const B& k) const {
-        std::uint64_t h;
-        if constexpr (std::is_same_v<B, std::uint64_t>) {
-            h = k;  // splitmix64's finaliser: every bit of k reaches the low bits
-            h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-            h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-            h ^= h >> 31;
-        } else {
-            h = WideBitsHash{}(k);
-        }
-        return static_cast<std::size_t>(h >> shift_);
+        return static_cast<std::size_t>(position_hash(k) >> shift_);
     }
 
     /// n slots (a power of two, at least 2).
