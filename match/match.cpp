@@ -192,30 +192,13 @@ std::vector<GameRecord> play_match(const MatchOptions& o,
         if (!o.engine_openings) {
             const auto& pair = o.openings[(static_cast<std::size_t>(g) / 2) % o.openings.size()];
             rec.opening = {pair.first, pair.second};
-            if (o.random_plies > 0) {
-                // One line per game pair: seeded by the seed and the pair's index, so both
-                // colour assignments play it and a rerun repeats it.
-                std::seed_seq seq{static_cast<std::uint32_t>(o.seed),
-                                  static_cast<std::uint32_t>(o.seed >> 32),
-                                  static_cast<std::uint32_t>(g / 2)};
-                std::mt19937_64 rng(seq);
-                Position q = b.start();
-                for (const Move& m : rec.opening)
-                    for (const MoveChild& mc : legal_moves(b, o.rules, q))
-                        if (mc.move == m) {
-                            q = mc.child;
-                            break;
-                        }
-                for (int i = 0; i < o.random_plies; ++i) {
-                    const std::vector<MoveChild> moves = legal_moves(b, o.rules, q);
-                    if (moves.empty()) break;
-                    const MoveChild& pick =
-                        moves[std::uniform_int_distribution<std::size_t>(0, moves.size() - 1)(rng)];
-                    rec.opening.push_back(pick.move);
-                    q = pick.child;
-                }
-            }
         }
+        // The random plies' draws: one sequence per game pair, from the seed and the pair's
+        // index, so both colour assignments play the same line and a rerun repeats it.
+        std::seed_seq seq{static_cast<std::uint32_t>(o.seed),
+                          static_cast<std::uint32_t>(o.seed >> 32),
+                          static_cast<std::uint32_t>(g / 2)};
+        std::mt19937_64 rng(seq);
         const auto engine_of = [&](Color c) { return c == Color::Black ? rec.black : rec.white(); };
         Position p = b.start();
         try {
@@ -259,6 +242,12 @@ std::vector<GameRecord> play_match(const MatchOptions& o,
                 const Color c = p.to_move;
                 const int mover = engine_of(c), waiter = 1 - mover;
                 const std::string color = lower(color_name(c));
+                // A random ply joins the runner's opening, then is played as its removals are.
+                if (!o.engine_openings && ply == rec.opening.size() &&
+                    ply < 2 + static_cast<std::size_t>(o.random_plies))
+                    rec.opening.push_back(
+                        legal[std::uniform_int_distribution<std::size_t>(0, legal.size() - 1)(rng)]
+                            .move);
                 MoveChild mc;
                 if (ply < rec.opening.size()) {
                     // The runner's opening removal, played on both engines.

@@ -33,8 +33,8 @@ struct MatchOptions {
     /// Plies the runner plays at random (uniformly among the legal moves) after each opening
     /// pair, the same line for both colour assignments of the pair (games 2k+1 and 2k+2), drawn
     /// from `seed` and the game pair's index: varied games that still repeat for a seed. Needs
-    /// runner openings (not engine_openings); a line stops early where the side to move has no
-    /// move.
+    /// runner openings (not engine_openings); a line stops early where the game ends (no move,
+    /// or adjudicated), and the record's opening holds the plies played.
     int random_plies = 0;
     std::uint64_t seed = 0;
     /// Seconds a move, given to the engines as a GTP byo-yomi clock (`time_settings 0 S 1`,
