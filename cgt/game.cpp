@@ -202,6 +202,17 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
         changed = false;
         // Dominated options (Siegel II.2.4): a left option <= another, a right option >=
         // another. Options are canonical and distinct, so <= both ways never happens.
+        // The comparisons below are mostly memoised, each look-up a cache miss: their slots
+        // are asked of memory together first.
+        auto prefetch_pairs = [&](const std::vector<GameId>& opts, bool is_left) {
+            for (GameId a : opts)
+                for (GameId b : opts)
+                    if (a != b)
+                        leq_.prefetch(is_left ? (std::uint64_t{a} << 32) | b
+                                              : (std::uint64_t{b} << 32) | a);
+        };
+        prefetch_pairs(left, true);
+        prefetch_pairs(right, false);
         auto drop_dominated = [&](std::vector<GameId>& opts, bool is_left) {
             std::vector<GameId> keep;
             for (GameId a : opts) {
@@ -360,13 +371,18 @@ bool GameStore::leq(GameId g, GameId h) {
     // leq() creates no node, so references into nodes_ stay valid here.
     bool result = true;
     const std::vector<GameId>& gl = nodes_[g].left;
+    const std::vector<GameId>& hr = nodes_[h].right;
+    // The memo's slots of the comparisons below, asked of memory together (see make()).
+    for (GameId x : gl)
+        leq_.prefetch((std::uint64_t{h} << 32) | x);
+    for (GameId x : hr)
+        leq_.prefetch((std::uint64_t{x} << 32) | g);
     for (GameId x : gl)
         if (leq(h, x)) {
             result = false;
             break;
         }
     if (result) {
-        const std::vector<GameId>& hr = nodes_[h].right;
         for (GameId x : hr)
             if (leq(x, g)) {
                 result = false;

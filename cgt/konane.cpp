@@ -45,7 +45,10 @@ std::optional<std::uint64_t> exact_reach(const Board& b, std::uint64_t occ, std:
 std::vector<std::uint64_t> regions(const Board& b, std::uint64_t occ, std::size_t exact_budget) {
     return generic::regions_within(
         b, occ, exact_budget, [&](std::uint64_t x) { return dilate(b, x); },
-        [&](std::uint64_t g) { return generic::bounded_reach(b, g); });
+        [&](std::uint64_t g) {
+            const std::uint64_t r = generic::bounded_reach(b, g);
+            return ReachSet<std::uint64_t>{r, dilate(b, r)};
+        });
 }
 
 BigBits reach(const BigBoard& b, const BigBits& occ) {
@@ -67,7 +70,10 @@ std::optional<BigBits> exact_reach(const BigBoard& b, const BigBits& occ, std::s
 std::vector<BigBits> regions(const BigBoard& b, const BigBits& occ, std::size_t exact_budget) {
     return generic::regions_within(
         b, occ, exact_budget, [&](const BigBits& x) { return dilate(b, x); },
-        [&](const BigBits& g) { return generic::bounded_reach(b, g); });
+        [&](const BigBits& g) {
+            const BigBits r = generic::bounded_reach(b, g);
+            return ReachSet<BigBits>{r, dilate(b, r)};
+        });
 }
 
 template class BasicValuer<Board>;

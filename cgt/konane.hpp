@@ -137,6 +137,15 @@ inline constexpr std::size_t kValueBytesPerPosition = 2048;
 template <class BoardT>
 class BasicValuer;
 
+/// A set of squares a group's pieces never leave (a reach set: bounded_reach(), exact_reach()),
+/// with its dilation (dilate(): it and the squares touching it), which the region test compares
+/// other groups' reach sets against. B: std::uint64_t or WideBits<N>.
+template <class B>
+struct ReachSet {
+    B squares;
+    B halo;
+};
+
 namespace detail {
 /// The valuers of the local boards (ValueOptions::local_boards) one valuer and those it made
 /// share, and the positions all of them hold (cgt/konane_generic.hpp).
@@ -186,18 +195,19 @@ class BasicValuer {
     GameId value_split(const Bits& occ, std::size_t exact_budget);
     /// dilate() on this board.
     Bits dilate_here(const Bits& x) const;
+    using Reach = ReachSet<Bits>;
     /// What is memoised of a group of pieces (the same groups recur in many positions).
     struct GroupReach {
-        std::optional<Bits> bounded;  // bounded_reach(), once asked
-        std::optional<Bits> exact;    // exact_reach() within exact_reach_below, once tried
+        std::optional<Reach> bounded;  // bounded_reach(), once asked
+        std::optional<Reach> exact;    // exact_reach() within exact_reach_below, once tried
         bool exact_tried = false;
     };
     /// The memo's entry of a group (made empty on first use); nullptr when the memo is full.
     GroupReach* group_reach(const Bits& group);
     /// exact_reach() of a group within options_.exact_reach_below positions, memoised.
-    std::optional<Bits> exact_reach_below(const Bits& group);
+    std::optional<Reach> exact_reach_below(const Bits& group);
     /// bounded_reach() of a group, memoised.
-    Bits bounded_reach_of(const Bits& group);
+    Reach bounded_reach_of(const Bits& group);
     /// Counts one unit of new work; every kValueStopPoll, asks options_.should_stop.
     void poll_stop();
     /// The value of one region of pieces `occ` whose pieces never leave `reach`: on its local

@@ -381,12 +381,12 @@ std::vector<rules::BitsOf<BoardT>> orthogonal_groups(const BoardT& b,
 }
 
 /// cgt/konane.hpp regions() on any board type; dil(x) is dilate() on the board; exact(g) is
-/// exact_reach() of a group g within the budget (nullopt over it), or nullptr: none tried;
-/// bounded(g) is bounded_reach() of an orthogonally connected group (callers memoise it). With
-/// `reaches`,
-/// also, in the same order, a set of squares each region's pieces never leave: its reach set
-/// (the exact one where it was computed), or the whole board for a position of one group,
-/// where no reach set is needed to split it.
+/// exact_reach() of a group g within the budget with its dilation (nullopt over it), or
+/// nullptr: none tried; bounded(g) is bounded_reach() of an orthogonally connected group with
+/// its dilation (callers memoise both, the same groups recurring in many positions). With
+/// `reaches`, also, in the same order, a set of squares each region's pieces never leave: its
+/// reach set (the exact one where it was computed), or the whole board for a position of one
+/// group, where no reach set is needed to split it.
 template <class BoardT, class Dilate, class Exact, class Bounded>
 std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<BoardT>& occ,
                                            Exact&& exact, Dilate&& dil, Bounded&& bounded,
@@ -403,12 +403,15 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
         if (reaches) reaches->assign(groups.size(), b.all);  // not computed: the whole board
         return groups;
     }
+    // Dilation distributes over union, so a merged group's dil(coarse) is the union of the
+    // two groups' (no dilation a merge).
     struct Group {
         B pieces, coarse;
         std::optional<B> exact;
         bool tried = false;
         bool open = false;  // coarse is a union of reach sets, not yet closed
         B halo{};           // dil(coarse), or dil(*exact) once tried and found: for touch()
+        B coarse_halo{};    // dil(coarse)
     };
     // Whether pieces standing within p could ever jump (two adjacent squares of p with room to
     // land); true of p is true of every set holding p.
@@ -430,8 +433,10 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
         } else {
             auto exact_of = [&](Group& g) -> const std::optional<B>& {
                 if (!g.tried) {
-                    g.exact = exact(g.pieces);
-                    if (g.exact) g.halo = dil(*g.exact);
+                    if (const std::optional<ReachSet<B>> e = exact(g.pieces)) {
+                        g.exact = e->squares;
+                        g.halo = e->halo;
+                    }
                 }
                 g.tried = true;
                 return g.exact;
@@ -449,8 +454,8 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
     // another.
     std::vector<Group> gs;
     for (const B& g0 : groups) {
-        const B c = bounded(g0);
-        gs.push_back(Group{g0, c, std::nullopt, false, false, dil(c)});
+        const ReachSet<B> c = bounded(g0);
+        gs.push_back(Group{g0, c.squares, std::nullopt, false, false, c.halo, c.halo});
     }
     for (;;) {
         std::vector<Group> kept;
@@ -464,8 +469,9 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
                     const bool hopeless =
                         (g.tried && !g.exact) || (kept[j].tried && !kept[j].exact);
                     const B c = g.coarse | kept[j].coarse;
+                    const B halo = g.coarse_halo | kept[j].coarse_halo;
                     g = Group{
-                        B(g.pieces | kept[j].pieces), c, std::nullopt, hopeless, true, dil(c)};
+                        B(g.pieces | kept[j].pieces), c, std::nullopt, hopeless, true, halo, halo};
                     kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(j));
                     grew = true;
                     break;
@@ -492,7 +498,8 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
             // The closure of the union of reach sets is the reach of the merged group (reach
             // is a closure: monotone, idempotent; the merged count box holds both boxes).
             g.coarse = tight(g.pieces, g.coarse);
-            if (!g.exact) g.halo = dil(g.coarse);
+            g.coarse_halo = dil(g.coarse);
+            if (!g.exact) g.halo = g.coarse_halo;
             g.open = false;
             closed_all = false;
         }
@@ -524,7 +531,13 @@ std::vector<rules::BitsOf<BoardT>> regions_within(
     using B = rules::BitsOf<BoardT>;
     if (exact_budget == 0) return regions(b, occ, nullptr, dil, bounded, reaches);
     return regions(
-        b, occ, [&](const B& g) { return exact_reach(b, g, exact_budget); }, dil, bounded, reaches);
+        b, occ,
+        [&](const B& g) -> std::optional<ReachSet<B>> {
+            const std::optional<B> e = exact_reach(b, g, exact_budget);
+            if (!e) return std::nullopt;
+            return ReachSet<B>{*e, dil(*e)};
+        },
+        dil, bounded, reaches);
 }
 
 }  // namespace konane::cgt::generic
@@ -580,7 +593,10 @@ auto BasicValuer<BoardT>::regions_of(const Bits& occ) const -> std::vector<Bits>
     if (!options_.decompose) return occ ? std::vector<Bits>{occ} : std::vector<Bits>{};
     return generic::regions_within(
         board(), occ, options_.exact_reach_budget, [&](const Bits& x) { return dilate_here(x); },
-        [&](const Bits& g) { return generic::bounded_reach(board(), g); });
+        [&](const Bits& g) {
+            const Bits r = generic::bounded_reach(board(), g);
+            return ReachSet<Bits>{r, dilate_here(r)};
+        });
 }
 
 template <class BoardT>
@@ -632,21 +648,31 @@ auto BasicValuer<BoardT>::group_reach(const Bits& group) -> GroupReach* {
 }
 
 template <class BoardT>
-auto BasicValuer<BoardT>::exact_reach_below(const Bits& group) -> std::optional<Bits> {
+auto BasicValuer<BoardT>::exact_reach_below(const Bits& group) -> std::optional<Reach> {
+    auto find = [&]() -> std::optional<Reach> {
+        const std::optional<Bits> e =
+            generic::exact_reach(board(), group, options_.exact_reach_below);
+        if (!e) return std::nullopt;
+        return Reach{*e, dilate_here(*e)};
+    };
     GroupReach* r = group_reach(group);
-    if (!r) return generic::exact_reach(board(), group, options_.exact_reach_below);
+    if (!r) return find();
     if (!r->exact_tried) {
-        r->exact = generic::exact_reach(board(), group, options_.exact_reach_below);
+        r->exact = find();
         r->exact_tried = true;
     }
     return r->exact;
 }
 
 template <class BoardT>
-auto BasicValuer<BoardT>::bounded_reach_of(const Bits& group) -> Bits {
+auto BasicValuer<BoardT>::bounded_reach_of(const Bits& group) -> Reach {
+    auto find = [&] {
+        const Bits b = generic::bounded_reach(board(), group);
+        return Reach{b, dilate_here(b)};
+    };
     GroupReach* r = group_reach(group);
-    if (!r) return generic::bounded_reach(board(), group);
-    if (!r->bounded) r->bounded = generic::bounded_reach(board(), group);
+    if (!r) return find();
+    if (!r->bounded) r->bounded = find();
     return *r->bounded;
 }
 
