@@ -34,8 +34,10 @@ enum class ProofAlgorithm : std::uint8_t {
     /// order, no other enhancement (for measuring the enhancements: `--plain`).
     Plain,
     /// Depth-first proof-number search (df-pn: Nagai 2002) with the 1+epsilon trick of
-    /// Pawlewicz and Lew 2007 (epsilon = 1/4), leaves initialised to proof number 1 and disproof
-    /// number the mover's jump count (df-pn+ style), `--dfpn`. Half of the memory holds the
+    /// Pawlewicz and Lew 2007 (epsilon = 1/4), leaves initialised from the two sides' jumps:
+    /// proof number 1 + the other side's jumps, disproof number the mover's (Winands and Schadd
+    /// 2011's evaluation-based initialisation over the engine's mobility), `--dfpn`. Half of the
+    /// memory holds the
     /// proof and disproof numbers of unproven positions (16-byte entries, buckets of four, the
     /// entry with the smallest pn + dn replaced); proven values go to the transposition table
     /// shared with the other algorithms (so certificates are built the same way).
@@ -220,8 +222,8 @@ class ProofSearch {
     /// Whether the side to move in p wins, by df-pn from p (thresholds infinite).
     bool search_dfpn(Position p, Position key, int ply);
     /// The proof and disproof numbers of c for its side to move: proven values from the
-    /// transposition table, else df-pn's table, else the leaf's initial numbers.
-    ProofNumbers numbers(Position c, Position key);
+    /// transposition table, else df-pn's table, else `leaf`, a new leaf's numbers (mid()).
+    ProofNumbers numbers(Position c, Position key, ProofNumbers leaf);
     void store_numbers(Position key, ProofNumbers n);
     void init_dfpn(std::size_t bytes);
     bool search_opening(Position p, int ply);
