@@ -23,17 +23,6 @@ const char* outcome_letter(OutcomeClass o) {
     return "?";
 }
 
-std::size_t GameStore::OptionsHash::operator()(
-    const std::pair<std::vector<GameId>, std::vector<GameId>>& k) const {
-    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ k.first.size();
-    for (GameId g : k.first)
-        h = (h ^ g) * 0x100000001B3ull;
-    h = (h ^ 0xFFFFFFFFull) * 0x9E3779B97F4A7C15ull;
-    for (GameId g : k.second)
-        h = (h ^ g) * 0x100000001B3ull;
-    return static_cast<std::size_t>(h ^ (h >> 31));
-}
-
 GameStore::GameStore() {
     intern({}, {});  // id 0: the game 0
 }
@@ -42,8 +31,8 @@ std::size_t GameStore::bytes() const {
     std::size_t b = nodes_.capacity() * sizeof(Node);
     for (const Node& n : nodes_)
         b += (n.left.capacity() + n.right.capacity()) * sizeof(GameId) * 2;  // node + map key
-    b += forms_.size() * 64 + leq_.bytes() + sum_.bytes() + neg_.size() * 32;
-    b += stops_.size() * 64 + thermo_.size() * 256;
+    b += forms_.bytes() + leq_.bytes() + sum_.bytes() + neg_.capacity() * sizeof(GameId);
+    b += stops_.capacity() * sizeof(Stops) + thermo_.size() * 256;
     return b;
 }
 
@@ -99,16 +88,15 @@ void GameStore::classify(Node& n) const {
 }
 
 GameId GameStore::intern(std::vector<GameId> left, std::vector<GameId> right) {
-    auto key = std::make_pair(std::move(left), std::move(right));
-    if (auto it = forms_.find(key); it != forms_.end()) return it->second;
+    if (const GameId* known = forms_.find(left, right)) return *known;
     if (nodes_.size() >= 0xFFFFFFF0u) throw std::length_error("game store full (2^32 games)");
-    Node n;
-    n.left = key.first;
-    n.right = key.second;
-    classify(n);
     const auto id = static_cast<GameId>(nodes_.size());
+    Node n;
+    n.left = std::move(left);
+    n.right = std::move(right);
+    classify(n);
     nodes_.push_back(std::move(n));
-    forms_.emplace(std::move(key), id);
+    forms_.insert(nodes_.back().left, nodes_.back().right, id);
     return id;
 }
 
@@ -164,12 +152,10 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
     sort_unique(left);
     sort_unique(right);
     // A canonical form already made, or option sets met before and simplified then (the same
-    // values among a position's children recur across many positions): the options are
-    // copied out of the key only when the memo does not hold them.
-    std::pair<std::vector<GameId>, std::vector<GameId>> given(std::move(left), std::move(right));
-    if (auto it = forms_.find(given); it != forms_.end()) return it->second;
-    left = given.first;
-    right = given.second;
+    // values among a position's children recur across many positions): the sets as given are
+    // kept aside only when the memo does not hold them.
+    if (const GameId* known = forms_.find(left, right)) return *known;
+    const std::vector<GameId> given_left = left, given_right = right;
     // Every option a number: the game is the simplest number between the largest left and the
     // least right option when that one is the smaller (Siegel II.3).
     {
@@ -191,7 +177,7 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
         }
         if (numbers && (!a || !b || *a < *b)) {
             const GameId x = number(simplest_between(a, b));
-            forms_.emplace(std::move(given), x);
+            forms_.insert(given_left, given_right, x);
             return x;
         }
     }
@@ -263,9 +249,9 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
     nodes_[g].left = {};
     nodes_[g].right = {};
     // Options already canonical are interned as they are; the others are remembered too.
-    const bool as_given = left == given.first && right == given.second;
+    const bool as_given = left == given_left && right == given_right;
     const GameId result = intern(std::move(left), std::move(right));
-    if (!as_given) forms_.emplace(std::move(given), result);
+    if (!as_given) forms_.insert(given_left, given_right, result);
     return result;
 }
 
@@ -306,7 +292,7 @@ GameId GameStore::up(int n) {
 
 GameId GameStore::neg(GameId g) {
     if (g == zero()) return g;
-    if (auto it = neg_.find(g); it != neg_.end()) return it->second;
+    if (g < neg_.size() && neg_[g] != kNoGame) return neg_[g];
     std::vector<GameId> l, r;
     const std::vector<GameId> gl = nodes_[g].left, gr = nodes_[g].right;
     for (GameId x : gr)
@@ -316,6 +302,8 @@ GameId GameStore::neg(GameId g) {
     sort_unique(l);
     sort_unique(r);
     const GameId n = intern(std::move(l), std::move(r));  // -G of a canonical G is canonical
+    if (std::max(g, n) >= neg_.size())
+        neg_.resize(std::max<std::size_t>(nodes_.size(), std::max(g, n) + 1), kNoGame);
     neg_[g] = n;
     neg_[n] = g;
     return n;
@@ -413,7 +401,7 @@ std::optional<int> GameStore::as_nimber(GameId g) const {
 
 Rational GameStore::left_stop(GameId g) {
     if (nodes_[g].is_number) return nodes_[g].value;
-    if (auto it = stops_.find(g); it != stops_.end()) return it->second.first;
+    if (g < stops_.size() && stops_[g].known) return stops_[g].left;
     // LS(G) = max RS(G^L), RS(G) = min LS(G^R) for G not a number (Siegel II.5). A canonical
     // game that is not a number has options on both sides.
     const std::vector<GameId> gl = nodes_[g].left, gr = nodes_[g].right;
@@ -422,14 +410,15 @@ Rational GameStore::left_stop(GameId g) {
         ls = std::max(ls, right_stop(x));
     for (GameId x : gr)
         rs = std::min(rs, left_stop(x));
-    stops_[g] = {ls, rs};
+    if (g >= stops_.size()) stops_.resize(std::max<std::size_t>(nodes_.size(), g + 1));
+    stops_[g] = {ls, rs, true};
     return ls;
 }
 
 Rational GameStore::right_stop(GameId g) {
     if (nodes_[g].is_number) return nodes_[g].value;
     left_stop(g);
-    return stops_.at(g).second;
+    return stops_[g].right;
 }
 
 // ---- Thermographs (Siegel II.5) ----

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cgt/dyadic.hpp"
+#include "cgt/option_set_map.hpp"
 #include "cgt/position_map.hpp"
 
 namespace konane::cgt {
@@ -141,9 +142,6 @@ class GameStore {
         int nimber = -1;
         bool temporary = false;  // a form make() is simplifying, not canonical
     };
-    struct OptionsHash {
-        std::size_t operator()(const std::pair<std::vector<GameId>, std::vector<GameId>>& k) const;
-    };
 
     GameId intern(std::vector<GameId> left, std::vector<GameId> right);
     GameId temporary(std::vector<GameId> left, std::vector<GameId> right);
@@ -155,12 +153,17 @@ class GameStore {
     /// Option sets -> the game {left | right} equals: each canonical form's own options (the
     /// hash-consing), and the sets make() was given and simplified (a set is canonical or not,
     /// so the two kinds of key never meet).
-    std::unordered_map<std::pair<std::vector<GameId>, std::vector<GameId>>, GameId, OptionsHash>
-        forms_;
+    OptionSetMap forms_;
     PositionMap<std::uint64_t> leq_;  // (g << 32 | h) -> g <= h (1 or 0)
     PositionMap<std::uint64_t> sum_;  // (g << 32 | h), g <= h -> g + h
-    std::unordered_map<GameId, GameId> neg_;
-    std::unordered_map<GameId, std::pair<Rational, Rational>> stops_;
+    // By game id (ids are dense): -g (kNoGame: not made yet), and the stops once computed.
+    static constexpr GameId kNoGame = 0xFFFFFFFFu;
+    struct Stops {
+        Rational left, right;
+        bool known = false;
+    };
+    std::vector<GameId> neg_;
+    std::vector<Stops> stops_;
     std::unordered_map<GameId, Thermograph> thermo_;
     std::unordered_map<GameId, std::pair<int, int>> up_stars_;  // n.^ + *m -> (n, m)
     int up_star_bound_ = 0;
