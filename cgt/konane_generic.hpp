@@ -366,6 +366,7 @@ std::vector<rules::BitsOf<BoardT>> orthogonal_groups(const BoardT& b,
         if (up < squares && Ops::test(occ, up)) unite(k, piece[static_cast<std::size_t>(up)]);
     }
     std::vector<B> groups;
+    groups.reserve(static_cast<std::size_t>(n));
     std::array<std::uint16_t, Ops::kBits + 1> slot;  // root -> its group's index in `groups`
     for (int k = 0; k < n; ++k) {
         const int r = find(k);
@@ -452,13 +453,23 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
     // region, which needs no reach set. Only when two or more groups are left are the open ones
     // closed and the merging run again, until every group left is closed and none touches
     // another.
-    std::vector<Group> gs;
+    // (Each vector is given its room once: a split is made millions of times, and a vector
+    // grown by doubling costs a malloc and a free a doubling.)
+    std::vector<Group> gs, kept;
+    gs.reserve(groups.size());
+    kept.reserve(groups.size());
+    // A bounded() that can (the valuer's memo) is told every group first, so that the memo's
+    // look-ups, each a cache miss, wait together.
+    if constexpr (requires { bounded.prefetch(groups[0]); }) {
+        for (const B& g0 : groups)
+            bounded.prefetch(g0);
+    }
     for (const B& g0 : groups) {
         const ReachSet<B> c = bounded(g0);
         gs.push_back(Group{g0, c.squares, std::nullopt, false, false, c.halo, c.halo});
     }
     for (;;) {
-        std::vector<Group> kept;
+        kept.clear();
         for (Group& g : gs) {
             for (bool grew = true; grew;) {
                 grew = false;
@@ -479,7 +490,7 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
             }
             kept.push_back(std::move(g));
         }
-        gs = std::move(kept);
+        gs.swap(kept);
         if (gs.size() == 1) {
             // One region: its reach set is not needed (nor known, when open). A union that
             // could jump is within a reach set that can; otherwise close it to know.
@@ -507,6 +518,7 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
     }
     // A group whose pieces can never jump (no two squares of its reach adjacent) has value 0.
     std::vector<std::pair<B, B>> live_groups;  // pieces, reach
+    live_groups.reserve(gs.size());
     for (Group& g : gs) {
         const B p = g.exact ? *g.exact : g.coarse;
         if (live(p)) live_groups.emplace_back(g.pieces, p);
@@ -515,7 +527,11 @@ std::vector<rules::BitsOf<BoardT>> regions(const BoardT& b, const rules::BitsOf<
         return Ops::lowest(x.first) < Ops::lowest(y.first);
     });
     std::vector<B> out;
-    if (reaches) reaches->clear();
+    out.reserve(live_groups.size());
+    if (reaches) {
+        reaches->clear();
+        reaches->reserve(live_groups.size());
+    }
     for (const auto& [pieces, p] : live_groups) {
         out.push_back(pieces);
         if (reaches) reaches->push_back(p);
@@ -623,7 +639,12 @@ GameId BasicValuer<BoardT>::value_split(const Bits& occ, std::size_t exact_budge
     poll_stop();
     std::vector<Bits> reaches;
     auto dil = [&](const Bits& x) { return dilate_here(x); };
-    auto bounded = [&](const Bits& g) { return bounded_reach_of(g); };
+    // bounded_reach_of(), and the memo's slot of a group asked of memory ahead (regions()).
+    struct Bounded {
+        BasicValuer* v;
+        Reach operator()(const Bits& g) const { return v->bounded_reach_of(g); }
+        void prefetch(const Bits& g) const { v->group_index_.prefetch(g); }
+    } bounded{this};
     // The position given: exact reaches within the options' budget; the positions below it:
     // within the small budget, memoised (the same groups recur in many positions).
     const std::vector<Bits> parts =
@@ -717,8 +738,11 @@ template <class BoardT>
 GameId BasicValuer<BoardT>::value_region(const Bits& occ, const Bits& reach) {
     const BoardT& b = board();
     if (!options_.local_boards || b.cols > 64) return value_here(occ);
-    // Two boxes the pieces never leave: the reach set's, and the count's.
-    const generic::Box rb = generic::bounding_box(b, reach), cb = generic::count_box(b, occ);
+    // Two boxes the pieces never leave: the reach set's (the board's when the reach set is all
+    // of it: a position of one region), and the count's.
+    const generic::Box rb =
+        reach == b.all ? generic::Box{1, b.rows, 0, b.cols - 1} : generic::bounding_box(b, reach);
+    const generic::Box cb = generic::count_box(b, occ);
     const generic::Box box{std::max(rb.r0, cb.r0), std::min(rb.r1, cb.r1), std::max(rb.f0, cb.f0),
                            std::min(rb.f1, cb.f1)};
     const int h = box.rows(), w = box.cols();
@@ -762,6 +786,7 @@ GameId BasicValuer<BoardT>::value_here(const Bits& occ) {
     // The children first, their split memo's slots asked of memory together (each look-up is
     // a cache miss, and a child's own work seldom needs the cache lines of its siblings').
     std::vector<Bits> children;
+    children.reserve(32);
     rules::jumps(b, key, Color::Black,
                  [&](int, int, const Bits& child) { children.push_back(child); });
     const std::size_t lefts = children.size();
