@@ -246,6 +246,11 @@ Box count_box(const BoardT& b, const rules::BitsOf<BoardT>& occ) {
     const B black = occ & b.color[static_cast<int>(Color::Black)];
     const B white = occ & b.color[static_cast<int>(Color::White)];
     const int nb = BitOps<B>::count(black), nw = BitOps<B>::count(white);
+    // A colour whose pieces may move at least the board's length and width fills it, wherever
+    // its pieces stand (no box to compute).
+    const int span = std::max(b.rows, b.cols) - 1;
+    if ((nb > 0 && 2 * nw >= span) || (nw > 0 && 2 * nb >= span))
+        return Box{1, b.rows, 0, b.cols - 1};
     Box box;
     auto add = [&](const B& pieces, int reach) {
         if (!pieces) return;
