@@ -30,7 +30,7 @@ GameStore::GameStore() {
 std::size_t GameStore::bytes() const {
     std::size_t b = nodes_.capacity() * sizeof(Node);
     for (const Node& n : nodes_)
-        b += (n.left.capacity() + n.right.capacity()) * sizeof(GameId) * 2;  // node + map key
+        b += (n.left.capacity() + n.right.capacity()) * sizeof(GameId);  // (keys: forms_)
     b += forms_.bytes() + leq_.bytes() + sum_.bytes() + neg_.capacity() * sizeof(GameId);
     b += stops_.capacity() * sizeof(Stops) + thermo_.size() * 256;
     return b;
@@ -186,8 +186,6 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
     const GameId g = temporary(left, right);
     for (bool changed = true; changed;) {
         changed = false;
-        // Dominated options (Siegel II.2.4): a left option <= another, a right option >=
-        // another. Options are canonical and distinct, so <= both ways never happens.
         // The comparisons below are mostly memoised, each look-up a cache miss: their slots
         // are asked of memory together first.
         auto prefetch_pairs = [&](const std::vector<GameId>& opts, bool is_left) {
@@ -199,6 +197,8 @@ GameId GameStore::make(std::vector<GameId> left, std::vector<GameId> right) {
         };
         prefetch_pairs(left, true);
         prefetch_pairs(right, false);
+        // Dominated options (Siegel II.2.4): a left option <= another, a right option >=
+        // another. Options are canonical and distinct, so <= both ways never happens.
         auto drop_dominated = [&](std::vector<GameId>& opts, bool is_left) {
             std::vector<GameId> keep;
             for (GameId a : opts) {
