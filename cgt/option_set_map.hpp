@@ -13,14 +13,18 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cgt/position_map.hpp"
+
 namespace konane::cgt {
 
+/// Map from a pair of sorted option lists (game ids) to a game id below 0xFFFFFFFF.
 class OptionSetMap {
   public:
     using Id = std::uint32_t;
 
     OptionSetMap() { slots_.resize(1024); }
 
+    /// Keys held.
     std::size_t size() const { return size_; }
 
     /// The value of the key (left, right), or nullptr.
@@ -77,10 +81,9 @@ class OptionSetMap {
         h = (h ^ 0xFFFFFFFFull) * 0x9E3779B97F4A7C15ull;
         for (Id g : right)
             h = (h ^ g) * 0x100000001B3ull;
-        // splitmix64's finaliser: the low bits, which pick the slot, depend on every id.
-        h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-        h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-        return h ^ (h >> 31);
+        // Finished as PositionMap's keys are, so the low bits, which pick the slot, depend on
+        // every id.
+        return position_hash(h);
     }
 
     bool equal(const Slot& s, std::span<const Id> left, std::span<const Id> right) const {
