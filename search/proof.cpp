@@ -89,7 +89,9 @@ struct ProofSearch::Frame {
     Position keys[kMaxMoves];
     int score[kMaxMoves];
     std::uint16_t order[kMaxMoves];
-    std::uint32_t leaf_pn[kMaxMoves], leaf_dn[kMaxMoves];  // df-pn: a new child's numbers
+    /// df-pn: a child's numbers when neither table holds it: a new leaf's, then those its
+    /// last search left (mid()).
+    std::uint32_t leaf_pn[kMaxMoves], leaf_dn[kMaxMoves];
     Move current;
     int index = 0, count = 0;
 };
@@ -716,6 +718,14 @@ void ProofSearch::mid(Position p, Position key, std::uint32_t th_pn, std::uint32
         f.index = best;
         f.current = f.moves[best].move;
         mid(f.moves[best].child, f.keys[best], child_th_pn, child_th_dn, ply + 1);
+        // The child's numbers as its search left them become its fallback here. Were its
+        // entry replaced before the next read (two siblings sharing a bucket of a full table
+        // each replace the other's), it would read as a new leaf again, smaller than what its
+        // search found: df-pn would go back into it only for it to return at once, and so on
+        // for ever (seen on 6x8 after 10^9 nodes: 4 M nodes a second, nothing decided).
+        const ProofNumbers seen = numbers(f.moves[best].child, f.keys[best], cb);
+        f.leaf_pn[best] = seen.pn;
+        f.leaf_dn[best] = seen.dn;
     }
 }
 
