@@ -37,11 +37,11 @@ enum class ProofAlgorithm : std::uint8_t {
     /// Pawlewicz and Lew 2007 (epsilon = 1/4), leaves initialised from the two sides' jumps:
     /// proof number 1 + the other side's jumps, disproof number the mover's (Winands and Schadd
     /// 2011's evaluation-based initialisation over the engine's mobility), both times the
-    /// leaf's pieces less 4 (deep df-pn, Zhang, Iida and van den Herik 2017), `--dfpn`. Half of the
-    /// memory holds the
-    /// proof and disproof numbers of unproven positions (16-byte entries, buckets of four, the
-    /// entry with the smallest pn + dn replaced); proven values go to the transposition table
-    /// shared with the other algorithms (so certificates are built the same way).
+    /// leaf's pieces less 4 (deep df-pn, Zhang, Iida and van den Herik 2017), `--dfpn`. Half
+    /// of the memory holds the proof and disproof numbers of unproven positions (16-byte
+    /// entries, buckets of four, the entry with the smallest pn + dn replaced); proven values
+    /// go to the transposition table shared with the other algorithms (so certificates are
+    /// built the same way).
     DfPn,
 };
 
