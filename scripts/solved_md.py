@@ -173,6 +173,9 @@ def main():
     if "7x7" not in [b for b, _ in past]:
         w("  Black wins 7x7 (every opening; its 703 MB certificate, verified by `konane check-proof`, is")
         w("  published by size and sha256 in [beyond.md](beyond.md), too large for the repository).")
+    if "6x8" not in [b for b, _ in past]:
+        w("  White wins 6x8 and 8x6 (every opening; their 61 MB and 75 MB certificates, verified by")
+        w("  `konane check-proof`, are published by size and sha256 in [beyond.md](beyond.md)).")
     w("- **Checking a table**: every published table's sha256 is in `docs/tables.sha256`;")
     w("  `scripts/check-tables DIR` compares the tables in DIR against it (below).")
     w("")
