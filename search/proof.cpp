@@ -91,7 +91,7 @@ struct ProofSearch::Frame {
     std::uint16_t order[kMaxMoves];
     /// df-pn: a child's numbers when neither table holds it: a new leaf's, then those its
     /// last search left (mid()).
-    std::uint32_t leaf_pn[kMaxMoves], leaf_dn[kMaxMoves];
+    std::uint32_t fallback_pn[kMaxMoves], fallback_dn[kMaxMoves];
     Move current;
     int index = 0, count = 0;
 };
@@ -678,8 +678,8 @@ void ProofSearch::mid(Position p, Position key, std::uint32_t th_pn, std::uint32
         f.keys[i] = canonical(c);
         const int own = count_jumps(board_, Position{c.occ, p.to_move});
         const auto depth = static_cast<std::uint32_t>(std::max(1, piece_count(c) - kDeepPieces));
-        f.leaf_pn[i] = (1 + static_cast<std::uint32_t>(own)) * depth;
-        f.leaf_dn[i] = static_cast<std::uint32_t>(replies) * depth;
+        f.fallback_pn[i] = (1 + static_cast<std::uint32_t>(own)) * depth;
+        f.fallback_dn[i] = static_cast<std::uint32_t>(replies) * depth;
     }
     FrameGuard guard{f.count};
     f.count = n;
@@ -688,7 +688,7 @@ void ProofSearch::mid(Position p, Position key, std::uint32_t th_pn, std::uint32
         int best = -1;
         for (int i = 0; i < n; ++i) {
             const ProofNumbers c =
-                numbers(f.moves[i].child, f.keys[i], {f.leaf_pn[i], f.leaf_dn[i]});
+                numbers(f.moves[i].child, f.keys[i], {f.fallback_pn[i], f.fallback_dn[i]});
             dn = sat_add(dn, c.pn);
             if (c.dn < pn || best < 0) {
                 dn2 = pn;
@@ -711,7 +711,7 @@ void ProofSearch::mid(Position p, Position key, std::uint32_t th_pn, std::uint32
             return;
         }
         const ProofNumbers cb =
-            numbers(f.moves[best].child, f.keys[best], {f.leaf_pn[best], f.leaf_dn[best]});
+            numbers(f.moves[best].child, f.keys[best], {f.fallback_pn[best], f.fallback_dn[best]});
         const std::uint32_t child_th_pn = sat_add(th_dn - dn, cb.pn);
         const std::uint32_t eps = dn2 >= kInf ? kInf : sat_add(sat_add(dn2, dn2 / 4), 1);
         const std::uint32_t child_th_dn = std::min(th_pn, eps);
@@ -724,8 +724,8 @@ void ProofSearch::mid(Position p, Position key, std::uint32_t th_pn, std::uint32
         // search found: df-pn would go back into it only for it to return at once, and so on
         // for ever (seen on 6x8 after 10^9 nodes: 4 M nodes a second, nothing decided).
         const ProofNumbers seen = numbers(f.moves[best].child, f.keys[best], cb);
-        f.leaf_pn[best] = seen.pn;
-        f.leaf_dn[best] = seen.dn;
+        f.fallback_pn[best] = seen.pn;
+        f.fallback_dn[best] = seen.dn;
     }
 }
 

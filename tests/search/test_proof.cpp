@@ -196,9 +196,10 @@ TEST_CASE("proof: df-pn in a table far too small still decides, never going roun
           "[proof][dfpn]") {
     // With 128 KiB for each of its tables, every entry is soon replaced. Two siblings whose
     // numbers share a bucket used to replace each other's at every step, each then reading as a
-    // new leaf: df-pn went back into one only for it to return at once, for ever (every 5x6
-    // and 6x5 opening stayed undecided after 5 M nodes each; so did 6x8 h1 h2 after 10^9 at 8
-    // GiB). The numbers a child's search left are now its fallback (search/proof.cpp mid()).
+    // new leaf: df-pn went back into one only for it to return at once, for ever (six of the
+    // eight openings of 5x6, and six of 6x5's, stayed undecided after 5 M nodes each; so did
+    // 6x8 h1 h2 after 10^9 at 8 GiB). The numbers a child's search left are now its fallback
+    // (search/proof.cpp mid()).
     for (const auto& [name, want] : five_by_six_openings()) {
         const Board b = Board::parse(name);
         INFO(name);
