@@ -91,7 +91,7 @@ struct ProofSearch::Frame {
     std::uint16_t order[kMaxMoves];
     /// df-pn: a child's numbers when neither table holds it: a new leaf's, then those its
     /// last search left (mid()).
-    std::uint32_t fallback_pn[kMaxMoves], fallback_dn[kMaxMoves];
+    std::uint64_t fallback_pn[kMaxMoves], fallback_dn[kMaxMoves];
     Move current;
     int index = 0, count = 0;
 };
@@ -586,7 +586,8 @@ bool ProofSearch::search(Position p, Position key, int ply) {
 // the child is searched until it is no longer the best by a margin (Pawlewicz and Lew 2007),
 // which saves re-expanding the same two children in turn.
 
-/// An entry of df-pn's table: a canonical occupancy and the side to move, and its numbers.
+/// An entry of df-pn's table: a canonical occupancy and the side to move, and its numbers,
+/// each in 31 bits by pack_number().
 struct ProofSearch::DfpnEntry {
     std::uint64_t occ;
     std::uint32_t pn_side;  ///< bit 31: White to move; bits 0..30: pn (0: unused entry)
@@ -594,15 +595,43 @@ struct ProofSearch::DfpnEntry {
 };
 
 namespace {
-constexpr std::uint32_t kInf = (1u << 31) - 1;  // "infinite" proof or disproof number
+// The numbers are 64-bit while df-pn works on them: sums of many children's numbers times deep
+// df-pn's weights can pass 2^31 in searches of 10^9 nodes and more, and a 32-bit sum stopped
+// there would be taken for a threshold reached and leave the root undecided.
+constexpr std::uint64_t kInf = (std::uint64_t{1} << 62) - 1;  // "infinite": proven
 constexpr std::uint32_t kSide = 1u << 31;
+constexpr std::uint32_t kPacked = 1u << 30;  // a packed number's flag (pack_number())
+constexpr int kMantissaBits = 24;
+
+/// A number of df-pn (below kInf) in 31 bits, as the table keeps it (16-byte entries, four
+/// to a cache line): below 2^30 as it is; above, 2^30 plus a shift (6 bits) and the top 25 bits
+/// of the number (the first, always 1, left out), rounded up, so that unpack_number() never
+/// gives less than was packed: a child read back at less than its search left it would be
+/// entered again only to return at once (as in the livelock below mid()).
+std::uint32_t pack_number(std::uint64_t v) {
+    if (v < kPacked) return static_cast<std::uint32_t>(v);
+    int shift = std::bit_width(v) - (kMantissaBits + 1);
+    std::uint64_t m = v >> shift;
+    if ((m << shift) != v && ++m == (std::uint64_t{2} << kMantissaBits)) {
+        m >>= 1;
+        ++shift;
+    }
+    const int code = shift - (31 - (kMantissaBits + 1));  // 0 for numbers of 31 bits; below 64
+    return kPacked | static_cast<std::uint32_t>(code) << kMantissaBits |
+           static_cast<std::uint32_t>(m & ((std::uint64_t{1} << kMantissaBits) - 1));
+}
+
+std::uint64_t unpack_number(std::uint32_t p) {
+    if ((p & kPacked) == 0) return p;
+    const int shift = static_cast<int>((p >> kMantissaBits) & 63) + (31 - (kMantissaBits + 1));
+    return ((std::uint64_t{1} << kMantissaBits) | (p & ((1u << kMantissaBits) - 1))) << shift;
+}
 /// Deep df-pn's weight of a new leaf is its pieces less this many (at least 1). Measured: 4
 /// and 8 against none on every opening of 4x8 to 6x7 and on 6x8 h1 g1 (docs/beyond.md).
 constexpr int kDeepPieces = 4;
 
-std::uint32_t sat_add(std::uint32_t a, std::uint32_t b) {
-    const std::uint64_t s = std::uint64_t{a} + b;
-    return s >= kInf ? kInf : static_cast<std::uint32_t>(s);
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
+    return a >= kInf - b ? kInf : a + b;
 }
 }  // namespace
 
@@ -618,7 +647,7 @@ ProofSearch::ProofNumbers ProofSearch::numbers(Position c, Position key, ProofNu
     const std::uint32_t side = key.to_move == Color::White ? kSide : 0;
     for (int i = 0; i < kBucket; ++i, ++e) {
         if (e->occ == key.occ && e->pn_side != 0 && (e->pn_side & kSide) == side) {
-            return {e->pn_side & ~kSide, e->dn};
+            return {unpack_number(e->pn_side & ~kSide), unpack_number(e->dn)};
         }
     }
     return leaf;
@@ -635,18 +664,19 @@ void ProofSearch::store_numbers(Position key, ProofNumbers n) {
             victim = e;
             break;
         }
-        const std::uint64_t w = std::uint64_t{e->pn_side & ~kSide} + e->dn;
+        const std::uint64_t w = unpack_number(e->pn_side & ~kSide) + unpack_number(e->dn);
         if (w < least) {
             least = w;
             victim = e;
         }
     }
     victim->occ = key.occ;
-    victim->pn_side = (n.pn == 0 ? 1 : n.pn) | side;  // pn 0 is proven: kept in the other table
-    victim->dn = n.dn;
+    // pn 0 is proven: kept in the other table
+    victim->pn_side = (n.pn == 0 ? 1 : pack_number(n.pn)) | side;
+    victim->dn = pack_number(n.dn);
 }
 
-void ProofSearch::mid(Position p, Position key, std::uint32_t th_pn, std::uint32_t th_dn, int ply) {
+void ProofSearch::mid(Position p, Position key, std::uint64_t th_pn, std::uint64_t th_dn, int ply) {
     count_node();
     Frame& f = frames_[static_cast<std::size_t>(ply)];
     int n = 0;
@@ -677,14 +707,16 @@ void ProofSearch::mid(Position p, Position key, std::uint32_t th_pn, std::uint32
         }
         f.keys[i] = canonical(c);
         const int own = count_jumps(board_, Position{c.occ, p.to_move});
-        const auto depth = static_cast<std::uint32_t>(std::max(1, piece_count(c) - kDeepPieces));
-        f.fallback_pn[i] = (1 + static_cast<std::uint32_t>(own)) * depth;
-        f.fallback_dn[i] = static_cast<std::uint32_t>(replies) * depth;
+        const std::uint64_t depth =
+            static_cast<std::uint64_t>(std::max(1, piece_count(c) - kDeepPieces)) *
+            std::max<std::uint64_t>(options_.dfpn_leaf_scale, 1);
+        f.fallback_pn[i] = (1 + static_cast<std::uint64_t>(own)) * depth;
+        f.fallback_dn[i] = static_cast<std::uint64_t>(replies) * depth;
     }
     FrameGuard guard{f.count};
     f.count = n;
     for (;;) {
-        std::uint32_t pn = kInf, dn = 0, dn2 = kInf;
+        std::uint64_t pn = kInf, dn = 0, dn2 = kInf;
         int best = -1;
         for (int i = 0; i < n; ++i) {
             const ProofNumbers c =
@@ -712,9 +744,9 @@ void ProofSearch::mid(Position p, Position key, std::uint32_t th_pn, std::uint32
         }
         const ProofNumbers cb =
             numbers(f.moves[best].child, f.keys[best], {f.fallback_pn[best], f.fallback_dn[best]});
-        const std::uint32_t child_th_pn = sat_add(th_dn - dn, cb.pn);
-        const std::uint32_t eps = dn2 >= kInf ? kInf : sat_add(sat_add(dn2, dn2 / 4), 1);
-        const std::uint32_t child_th_dn = std::min(th_pn, eps);
+        const std::uint64_t child_th_pn = sat_add(th_dn - dn, cb.pn);
+        const std::uint64_t eps = dn2 >= kInf ? kInf : sat_add(sat_add(dn2, dn2 / 4), 1);
+        const std::uint64_t child_th_dn = std::min(th_pn, eps);
         f.index = best;
         f.current = f.moves[best].move;
         mid(f.moves[best].child, f.keys[best], child_th_pn, child_th_dn, ply + 1);

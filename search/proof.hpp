@@ -80,6 +80,10 @@ struct ProofOptions {
     int region_max_pieces = 0;
     int region_max_total = 0;
     std::size_t region_memory = std::size_t{64} << 20;
+    /// df-pn: every new leaf's proof and disproof numbers are multiplied by this (at least 1).
+    /// Scaling them all alike leaves df-pn's choices nearly as they were; the tests drive the
+    /// numbers past 2^31 with it (search/proof.cpp: 64-bit numbers, packed in the table).
+    std::uint64_t dfpn_leaf_scale = 1;
     /// Threads of one solve() (at least 1). With more than one, helper threads search the same
     /// root beside the calling thread, sharing the transposition table of proven values (no
     /// locks: each entry checks itself, see ProofSearch), each starting from another root move;
@@ -215,11 +219,11 @@ class ProofSearch {
     bool search_plain(Position p, int ply);
     struct DfpnEntry;
     struct ProofNumbers {
-        std::uint32_t pn, dn;
+        std::uint64_t pn, dn;
     };
     /// df-pn's multiple iterative deepening at p (canonical form key): searches until p's proof
     /// number reaches th_pn or its disproof number th_dn, or p is proven (probe/dfpn.cpp).
-    void mid(Position p, Position key, std::uint32_t th_pn, std::uint32_t th_dn, int ply);
+    void mid(Position p, Position key, std::uint64_t th_pn, std::uint64_t th_dn, int ply);
     /// Whether the side to move in p wins, by df-pn from p (thresholds infinite).
     bool search_dfpn(Position p, Position key, int ply);
     /// The proof and disproof numbers of c for its side to move: proven values from the

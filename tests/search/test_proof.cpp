@@ -217,6 +217,29 @@ TEST_CASE("proof: df-pn in a table far too small still decides, never going roun
     }
 }
 
+TEST_CASE("proof: df-pn decides when its numbers pass 2^31", "[proof][dfpn]") {
+    // Every new leaf's numbers times 2^26 (at least 2^26, up to 26 times that on 5x6): sums of
+    // a few dozen leaves pass 2^31. df-pn's numbers are 64-bit, packed into 31 bits in its
+    // table and rounded up there (search/proof.cpp pack_number()); with 32-bit numbers the
+    // sums stuck at 2^31 read as a threshold reached and the root was left undecided ("the
+    // root's value was not stored").
+    for (const auto& [name, want] : five_by_six_openings()) {
+        const Board b = Board::parse(name);
+        INFO(name);
+        ProofOptions o = small_options(Ruleset::Brainking, ProofAlgorithm::DfPn);
+        o.dfpn_leaf_scale = std::uint64_t{1} << 26;
+        o.max_nodes = 20'000'000;  // every line together: about 250,000 nodes unscaled
+        ProofSearch s(b, o);
+        const SearchedOpenings got = search_openings(s);
+        REQUIRE(got.lines.size() == want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            INFO(want[i].black << " " << want[i].white);
+            CHECK(got.lines[i].winner == want[i].winner);
+        }
+        CHECK(got.winner == Color::White);
+    }
+}
+
 TEST_CASE("proof: random positions equal the table, with and without the table", "[proof]") {
     struct Spec {
         int rows, cols;
