@@ -653,6 +653,15 @@ ProofSearch::ProofNumbers ProofSearch::numbers(Position c, Position key, ProofNu
     return leaf;
 }
 
+bool ProofSearch::has_numbers(Position key) const {
+    const DfpnEntry* e = dfpn_ + (hash_of(key) & dfpn_mask_) * kBucket;
+    const std::uint32_t side = key.to_move == Color::White ? kSide : 0;
+    for (int i = 0; i < kBucket; ++i, ++e) {
+        if (e->occ == key.occ && e->pn_side != 0 && (e->pn_side & kSide) == side) return true;
+    }
+    return false;
+}
+
 void ProofSearch::store_numbers(Position key, ProofNumbers n) {
     DfpnEntry* b = dfpn_ + (hash_of(key) & dfpn_mask_) * kBucket;
     const std::uint32_t side = key.to_move == Color::White ? kSide : 0;
@@ -678,6 +687,14 @@ void ProofSearch::store_numbers(Position key, ProofNumbers n) {
 
 void ProofSearch::mid(Position p, Position key, std::uint64_t th_pn, std::uint64_t th_dn, int ply) {
     count_node();
+    // Region values at a node's first expansion only (it has no numbers yet): df-pn enters a
+    // node many times, and the split is worth trying once.
+    if (options_.region_max_pieces > 0 && !has_numbers(key)) {
+        if (const auto v = region_value(p)) {
+            store(key, *v, 1);
+            return;
+        }
+    }
     Frame& f = frames_[static_cast<std::size_t>(ply)];
     int n = 0;
     for_each_jump(board_, p, [&](Move m, Position c) { f.moves[n++] = {m, c}; });

@@ -68,7 +68,8 @@ struct ProofOptions {
     /// With a table: look up only positions of at most this many pieces (0: every position).
     /// Measures what endgame tables of at most k pieces would save a search.
     int table_max_pieces = 0;
-    /// Region values (Enhanced only; 0: off): a jump-stage position of at most
+    /// Region values (Enhanced and DfPn; 0: off; df-pn tries them once per node, at its first
+    /// expansion): a jump-stage position of at most
     /// region_max_total pieces (0: any) that splits into two or more independent regions
     /// (cgt/konane.hpp regions()), each of at most region_max_pieces pieces, is decided by the
     /// outcome class of the sum of the regions' combinatorial game values (cgt/, Black as Left,
@@ -230,6 +231,8 @@ class ProofSearch {
     /// transposition table, else df-pn's table, else `leaf`, a new leaf's numbers (mid()).
     ProofNumbers numbers(Position c, Position key, ProofNumbers leaf);
     void store_numbers(Position key, ProofNumbers n);
+    /// Whether df-pn's table holds numbers of key (a node entered before).
+    bool has_numbers(Position key) const;
     void init_dfpn(std::size_t bytes);
     bool search_opening(Position p, int ply);
     /// Whether the side to move in c (a child searched at `ply`) wins: search_opening() in the

@@ -796,10 +796,11 @@ int run_solve_join(const std::filesystem::path& work, int pieces, int reps, int 
 
 /// Every opening of `board` by proof search (search_openings) with region values off and at
 /// each of `pieces` (region_max_pieces; region_max_total `total`), `reps` rounds alternated; the
-/// verdicts of every line must agree (exit 1 otherwise). Prints per setting the median nodes,
+/// verdicts of every line must agree (exit 1 otherwise); `dfpn`: df-pn, else the enhanced
+/// alpha-beta. Prints per setting the median nodes,
 /// CPU seconds and the region hits of the last round.
 int run_regions(const std::string& board, const std::string& rules, const std::vector<int>& pieces,
-                int total, std::size_t memory_mb, int reps) {
+                int total, std::size_t memory_mb, int reps, bool dfpn) {
     const Board b = Board::parse(board);
     std::vector<int> settings{0};
     settings.insert(settings.end(), pieces.begin(), pieces.end());
@@ -813,6 +814,7 @@ int run_regions(const std::string& board, const std::string& rules, const std::v
             o.memory_bytes = memory_mb << 20;
             o.region_max_pieces = k;
             o.region_max_total = total;
+            if (dfpn) o.algorithm = ProofAlgorithm::DfPn;
             ProofSearch s(b, o);
             const auto t0 = std::chrono::steady_clock::now();
             const SearchedOpenings got = search_openings(s);
@@ -843,6 +845,7 @@ int run_regions(const std::string& board, const std::string& rules, const std::v
     out["rules"] = rules;
     out["reps"] = reps;
     out["region_max_total"] = total;
+    out["search"] = dfpn ? "df-pn" : "alpha-beta";
     out["lines"] = want ? want->size() : 0;
     for (const int k : settings) {
         out["settings"].push_back({{"region_max_pieces", k},
@@ -933,6 +936,8 @@ int main(int argc, char** argv) {
     reg->add_option("--total", region_total, "region_max_total (0: any)");
     reg->add_option("--memory-mb", memory_mb, "Transposition table MiB");
     reg->add_option("--reps", reps, "Rounds, alternated (median)");
+    bool reg_dfpn = false;
+    reg->add_flag("--dfpn", reg_dfpn, "df-pn instead of the enhanced alpha-beta");
 
     CLI11_PARSE(app, argc, argv);
     try {
@@ -944,7 +949,9 @@ int main(int argc, char** argv) {
         if (*base) return run_baseline(table, positions, seed, tt_log2, reps, !no_exact);
         if (*refs) return run_refsolve(board, rules, reps);
         if (*sj) return run_solve_join(work, layer, reps, join_threads, chunk_bits);
-        if (*reg) return run_regions(board, rules, region_pieces, region_total, memory_mb, reps);
+        if (*reg)
+            return run_regions(board, rules, region_pieces, region_total, memory_mb, reps,
+                               reg_dfpn);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "konane_bench_tool: %s\n", e.what());
         return 1;

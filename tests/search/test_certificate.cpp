@@ -241,12 +241,16 @@ TEST_CASE("certificate: a proof by region values equals the table and still chec
           "[certificate][regions]") {
     // Region values (ProofOptions::region_max_pieces) decide positions that split without
     // search; the builder walks them by their moves, so the checker needs the rules alone.
-    // Verdicts against the tables (retrograde analysis, tests/table_fixture.hpp).
-    for (const auto& [rows, cols] : {std::pair{5, 5}, std::pair{4, 6}, std::pair{4, 5}}) {
+    // Verdicts against the tables (retrograde analysis, tests/table_fixture.hpp), by the
+    // alpha-beta and by df-pn (which tries the regions at a node's first expansion).
+    for (const auto& [rows, cols, algorithm] :
+         {std::tuple{5, 5, ProofAlgorithm::Enhanced}, std::tuple{4, 6, ProofAlgorithm::Enhanced},
+          std::tuple{4, 5, ProofAlgorithm::Enhanced}, std::tuple{5, 5, ProofAlgorithm::DfPn},
+          std::tuple{4, 6, ProofAlgorithm::DfPn}}) {
         const Tablebase& tb = table(rows, cols, Ruleset::Brainking);
         const Board& b = tb.board();
         const ref::RefBoard rb(rows, cols);
-        ProofOptions o = options(Ruleset::Brainking, false);
+        ProofOptions o = options(Ruleset::Brainking, false, algorithm);
         o.region_max_pieces = 12;
         ProofSearch s(b, o);
         CertificateBuilder builder(s);
@@ -266,7 +270,7 @@ TEST_CASE("certificate: a proof by region values equals the table and still chec
             builder.add_root(p, winner);
             want.push_back(winner);
         }
-        INFO(b.name());
+        INFO(b.name() << (algorithm == ProofAlgorithm::DfPn ? " df-pn" : " alpha-beta"));
         CHECK(hits > 0);  // the region values were used
         const Certificate c =
             builder.finish(CertificateKind::Positions, Opening(Ruleset::Brainking), "test");
