@@ -23,6 +23,7 @@
 #include "search/proof.hpp"
 #include "solver/solve.hpp"
 #include "tests/cli_helpers.hpp"
+#include "tests/five_by_six.hpp"
 #include "tests/reference.hpp"
 #include "tests/table_fixture.hpp"
 
@@ -136,42 +137,6 @@ TEST_CASE("proof: every opening of 5x5 and 4x6 and 6x4 equals the table", "[proo
     check_openings_against_table(4, 6, Ruleset::Brainking);
     check_openings_against_table(6, 4, Ruleset::Brainking);
 }
-
-namespace {
-
-/// Every opening of 5x6 and 6x5 with its winner. Generating these tables takes minutes; their
-/// openings are in docs/solved.md (written from the tables by scripts/build-tables): Black wins
-/// only after c3-c2 and c3-c4 (5x6), c4-b4 and c4-d4 (6x5).
-struct WantLine {
-    const char* black;
-    const char* white;
-    Color winner;
-};
-const std::map<std::string, std::vector<WantLine>>& five_by_six_openings() {
-    static const std::map<std::string, std::vector<WantLine>> boards = {
-        {"5x6",
-         {{"a1", "b1", Color::White},
-          {"a1", "a2", Color::White},
-          {"c3", "c2", Color::Black},
-          {"c3", "b3", Color::White},
-          {"c3", "d3", Color::White},
-          {"c3", "c4", Color::Black},
-          {"a5", "a4", Color::White},
-          {"a5", "b5", Color::White}}},
-        {"6x5",
-         {{"c4", "c3", Color::White},
-          {"c4", "b4", Color::Black},
-          {"c4", "d4", Color::Black},
-          {"c4", "c5", Color::White},
-          {"a6", "a5", Color::White},
-          {"a6", "b6", Color::White},
-          {"e6", "e5", Color::White},
-          {"e6", "d6", Color::White}}},
-    };
-    return boards;
-}
-
-}  // namespace
 
 TEST_CASE("proof: every opening of 5x6 and 6x5 equals the 5x6 and 6x5 tables", "[proof]") {
     const auto& boards = five_by_six_openings();
