@@ -643,23 +643,19 @@ void ProofSearch::init_dfpn(std::size_t bytes) {
 
 ProofSearch::ProofNumbers ProofSearch::numbers(Position c, Position key, ProofNumbers leaf) {
     if (const auto v = known(c, key)) return *v ? ProofNumbers{0, kInf} : ProofNumbers{kInf, 0};
-    const DfpnEntry* e = dfpn_ + (hash_of(key) & dfpn_mask_) * kBucket;
-    const std::uint32_t side = key.to_move == Color::White ? kSide : 0;
-    for (int i = 0; i < kBucket; ++i, ++e) {
-        if (e->occ == key.occ && e->pn_side != 0 && (e->pn_side & kSide) == side) {
-            return {unpack_number(e->pn_side & ~kSide), unpack_number(e->dn)};
-        }
+    if (const DfpnEntry* e = find_numbers(key)) {
+        return {unpack_number(e->pn_side & ~kSide), unpack_number(e->dn)};
     }
     return leaf;
 }
 
-bool ProofSearch::has_numbers(Position key) const {
+const ProofSearch::DfpnEntry* ProofSearch::find_numbers(Position key) const {
     const DfpnEntry* e = dfpn_ + (hash_of(key) & dfpn_mask_) * kBucket;
     const std::uint32_t side = key.to_move == Color::White ? kSide : 0;
     for (int i = 0; i < kBucket; ++i, ++e) {
-        if (e->occ == key.occ && e->pn_side != 0 && (e->pn_side & kSide) == side) return true;
+        if (e->occ == key.occ && e->pn_side != 0 && (e->pn_side & kSide) == side) return e;
     }
-    return false;
+    return nullptr;
 }
 
 void ProofSearch::store_numbers(Position key, ProofNumbers n) {
@@ -689,7 +685,7 @@ void ProofSearch::mid(Position p, Position key, std::uint64_t th_pn, std::uint64
     count_node();
     // Region values at a node's first expansion only (it has no numbers yet): df-pn enters a
     // node many times, and the split is worth trying once.
-    if (options_.region_max_pieces > 0 && !has_numbers(key)) {
+    if (options_.region_max_pieces > 0 && find_numbers(key) == nullptr) {
         if (const auto v = region_value(p)) {
             store(key, *v, 1);
             return;

@@ -231,8 +231,8 @@ class ProofSearch {
     /// transposition table, else df-pn's table, else `leaf`, a new leaf's numbers (mid()).
     ProofNumbers numbers(Position c, Position key, ProofNumbers leaf);
     void store_numbers(Position key, ProofNumbers n);
-    /// Whether df-pn's table holds numbers of key (a node entered before).
-    bool has_numbers(Position key) const;
+    /// df-pn's entry of key (a node entered before), or nullptr.
+    const DfpnEntry* find_numbers(Position key) const;
     void init_dfpn(std::size_t bytes);
     bool search_opening(Position p, int ply);
     /// Whether the side to move in c (a child searched at `ply`) wins: search_opening() in the

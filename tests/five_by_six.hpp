@@ -42,5 +42,4 @@ inline const std::map<std::string, std::vector<WantLine>>& five_by_six_openings(
     return boards;
 }
 
-
 }  // namespace konane::test

@@ -48,9 +48,8 @@ TEST_CASE("region search: every opening up to 5x6 and 6x5 equals the table",
         for (const int k : {6, 12}) {
             INFO(algorithm_name(a) << " regions of at most " << k);
             // Boards whose tables the tests generate (seconds).
-            for (const auto& [rows, cols] :
-                 {std::pair{4, 4}, std::pair{4, 5}, std::pair{5, 4}, std::pair{5, 5},
-                  std::pair{4, 6}, std::pair{6, 4}}) {
+            for (const auto& [rows, cols] : {std::pair{4, 4}, std::pair{4, 5}, std::pair{5, 4},
+                                             std::pair{5, 5}, std::pair{4, 6}, std::pair{6, 4}}) {
                 const Tablebase& tb = table(rows, cols, Ruleset::Brainking);
                 const Board& b = tb.board();
                 const Openings want = compute_openings(tb);
@@ -110,9 +109,10 @@ TEST_CASE("region search: every 6x6 opening equals the search without regions",
     }
 }
 
-TEST_CASE("region search: random positions up to 5x6 with either side to move equal the "
-          "table or the reference",
-          "[proof][regions][slow]") {
+TEST_CASE(
+    "region search: random positions up to 5x6 with either side to move equal the "
+    "table or the reference",
+    "[proof][regions][slow]") {
     // Positions of random games after the removals, each with Black and with White to move
     // (the other side's is often no position of the game). The table decides them where it
     // holds them; the reference negamax the others of at most 18 pieces, and every position
