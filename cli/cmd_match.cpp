@@ -273,7 +273,7 @@ void add_match_command(CLI::App& app, Commands& out) {
     cmd->add_option("--time", a->seconds,
                     "Seconds a move, sent to the engines as a byo-yomi clock (time_settings 0 S "
                     "1, time_left before each genmove)")
-        ->check(CLI::Range(0.001, kMaxSeconds));
+        ->check(decimal_fraction(0.001, kMaxSeconds));
     cmd->add_option("--nodes", a->nodes,
                     "Nodes a move, sent as konane-nodes N to an engine that knows it (else its "
                     "own command line's limit applies)")
@@ -284,7 +284,7 @@ void add_match_command(CLI::App& app, Commands& out) {
     cmd->add_option("--timeout", a->timeout,
                     "Seconds an engine may take for one answer before it loses the game "
                     "(default 10 x --time + 5, else 60; setting up a game: at least 30)")
-        ->check(CLI::Range(0.01, kMaxSeconds));
+        ->check(decimal_fraction(0.01, kMaxSeconds));
     cmd->add_option("--openings", a->openings,
                     "all (every pair of Black's removal and White's reply, in turn), engine "
                     "(the engines choose), or a list of pairs 'd5 e5,a8 b8'")

@@ -177,6 +177,7 @@ int run_openings_search(const OpeningsArgs& a) {
     }
     ProofOptions opt =
         proof_options(rules, false, a.memory, a.max_nodes, a.plain, a.dfpn, a.threads);
+    if (!a.memory.empty()) warn_memory_over_physical(opt.memory_bytes, a.memory, a.quiet);
     opt.table_max_pieces = a.table_max_pieces;
     check_search_outputs(a.certificate, a.work);
     ProofSearch s(b, opt, tb);

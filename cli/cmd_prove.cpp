@@ -27,6 +27,7 @@
 #include "core/gap.hpp"
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
+#include "core/text.hpp"
 #include "manager/manager.hpp"
 #include "process/cleanup.hpp"
 #include "process/self.hpp"
@@ -171,11 +172,17 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
               bool workers_given, const RemoteFactory& make_remote) {
     if (a.work.empty()) throw UsageError("--work DIR is required: the proof tree lives there");
     const fs::path dir(a.work);
+    const std::string work = printable(a.work);  // as printed: control characters escaped
+    // The options are checked before the work directory is made: a mistyped --memory or a
+    // --certificate that cannot be written must not leave a new tree behind, nor be found out
+    // only after the proof.
+    (void)proof_options(Ruleset::Brainking, false, a.memory, 0, false, a.dfpn, 1);
+    check_search_outputs(a.certificate, "");
     const bool resumed = ProofManager::exists(dir);
     std::optional<ProofManager> m;
     if (resumed) {
         if (positions_given || board_given || rules_given || a.jumps_only) {
-            throw UsageError(a.work +
+            throw UsageError(work +
                              " holds a proof tree already: resume it with --work alone (its "
                              "board and roots are in the tree), or give another directory");
         }
@@ -183,6 +190,23 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     } else {
         m.emplace(ProofManager::create(dir, new_tree(a)));
     }
+    // A new tree whose run fails before any leaf is merged (its table cannot be mapped, a
+    // worker cannot start) is removed, so that the corrected command can make it again.
+    bool keep = resumed;
+    struct RemoveNewTree {
+        std::optional<ProofManager>& m;
+        const fs::path& dir;
+        const bool& keep;
+        ~RemoveNewTree() {
+            if (keep || !m || m->tree().total_nodes() != 0) return;
+            m.reset();  // its lock released
+            std::error_code ec;
+            fs::remove(dir / "tree", ec);
+            fs::remove_all(dir / "proofs", ec);
+            fs::remove(dir / "lock", ec);
+            fs::remove(dir, ec);  // only when empty: a directory the user made keeps the rest
+        }
+    } remove_new_tree{m, dir, keep};
     const ProofTree& t = m->tree();
     const Board& b = t.game().board();
     ManagerOptions o;
@@ -209,7 +233,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         std::fprintf(stderr,
                      "konane prove %s: %s work directory %s (%zu positions in the tree, %llu nodes "
                      "searched before); %d worker thread%s%s\n",
-                     label.c_str(), resumed ? "resuming" : "new", a.work.c_str(), t.size(),
+                     label.c_str(), resumed ? "resuming" : "new", work.c_str(), t.size(),
                      static_cast<unsigned long long>(t.total_nodes()), threads,
                      threads == 1 ? "" : "s",
                      remote ? fmt::format(", {} worker ranks", remote->count()).c_str() : "");
@@ -218,12 +242,12 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         std::fprintf(stderr,
                      "konane prove: %llu positions are open again: their proof files are missing "
                      "from %s/proofs\n",
-                     static_cast<unsigned long long>(m->reopened()), a.work.c_str());
+                     static_cast<unsigned long long>(m->reopened()), work.c_str());
     }
     process::set_interrupt_message(fmt::format(
         "\nkonane prove: interrupted; the tree of the last checkpoint is kept in {}: run "
         "`konane prove --work {}` to resume",
-        a.work, a.work));
+        work, work));
     const bool tty = isatty(STDERR_FILENO) != 0;
     bool dirty = false;
     if (!a.quiet) {
@@ -253,6 +277,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     signals.emplace();
     o.stop = &g_stop;
     const ManagerReport rep = m->run(o);
+    keep = true;
     signals.reset();
     const int stopped_by = g_stop_signal.load();
     const int ranks = remote ? remote->count() : 0;
@@ -282,7 +307,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         j["opening"] = opening_tag(b, t.game().opening());
         j["jumps_only"] = t.game().jumps_only();
         j["kind"] = certificate_kind_name(t.kind());
-        j["work"] = a.work;
+        j["work"] = work;
         j["resumed"] = resumed;
         j["done"] = rep.done;
         if (stopped_by != 0)
@@ -317,7 +342,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
                      {"proof_bytes", rep.proof_bytes}, {"nodes_searched", t.total_nodes()},
                      {"seconds", t.total_seconds()}};
         if (!a.certificate.empty() && rep.done)
-            j["certificate"] = {{"path", a.certificate},
+            j["certificate"] = {{"path", printable(a.certificate)},
                                 {"entries", cert_entries},
                                 {"bytes", cert_bytes},
                                 {"checked", !a.no_check}};
@@ -347,13 +372,13 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         static_cast<unsigned long long>(rep.proof_bytes),
         static_cast<unsigned long long>(t.total_nodes()));
     if (!a.certificate.empty() && rep.done)
-        std::printf("certificate: %s (%llu entries, %llu bytes%s)\n", a.certificate.c_str(),
-                    static_cast<unsigned long long>(cert_entries),
+        std::printf("certificate: %s (%llu entries, %llu bytes%s)\n",
+                    printable(a.certificate).c_str(), static_cast<unsigned long long>(cert_entries),
                     static_cast<unsigned long long>(cert_bytes),
                     a.no_check ? ", not checked" : ", checked");
     if (stopped_by != 0) {
         std::printf("stopped by a signal; the tree is saved: resume with konane prove --work %s\n",
-                    a.work.c_str());
+                    work.c_str());
         return 128 + stopped_by;
     }
     return kOk;

@@ -154,6 +154,7 @@ int run_solve_wdl(const SolveArgs& a) {
     std::optional<Tablebase> tb = open_table(a.table, a.load, b, a.rules_given, rules);
     const ProofOptions opt =
         proof_options(rules, a.jumps_only, a.memory, a.max_nodes, a.plain, a.dfpn, a.threads);
+    if (!a.memory.empty()) warn_memory_over_physical(opt.memory_bytes, a.memory, a.quiet);
     check_search_outputs(a.certificate, a.work);
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");

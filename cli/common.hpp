@@ -90,6 +90,12 @@ inline constexpr std::uint64_t kMaxNodes = 1'000'000'000'000'000'000;
 /// name to the message).
 CLI::Validator decimal(std::uint64_t lo, std::uint64_t hi);
 
+/// A CLI11 check for a number of seconds or a share: decimal digits with an optional fraction
+/// ("0.5", "2", ".25"), within [lo, hi]. Refuses what CLI11's own conversion would take and a
+/// search could not use: "nan" (it passes every range check, and a search given it never
+/// ends), "inf", a sign, "0x10", "1e3", the empty string.
+CLI::Validator decimal_fraction(double lo, double hi);
+
 /// Adds `--load map|memory|auto` to a subcommand that reads a table: where the table's bytes
 /// are read from (format::Load: the file mapped, or read into memory backed by huge pages).
 /// `text` receives the word, and stays empty when the option is not given; `when_absent` says

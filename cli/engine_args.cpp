@@ -15,7 +15,7 @@ void add_engine_options(CLI::App* cmd, EngineArgs& a) {
         cmd->add_option("--time", a.seconds,
                         "Seconds a move (wall clock; default 1 when neither --nodes nor --depth "
                         "is given)")
-            ->check(CLI::Range(0.001, kMaxSeconds));
+            ->check(decimal_fraction(0.001, kMaxSeconds));
     cmd->add_option("--nodes", a.nodes,
                     "Nodes a move, of the proof and heuristic searches together (reproducible)")
         ->check(decimal(1, kMaxNodes));
@@ -49,7 +49,7 @@ void add_engine_options(CLI::App* cmd, EngineArgs& a) {
     cmd->add_option("--proof-share", a.proof_share,
                     "Share of a move's budget the proof search gets first (0: none)")
         ->capture_default_str()
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(decimal_fraction(0.0, 1.0));
     cmd->add_flag("--no-values", a.no_values,
                   "No CGT value as a source (by default a position the proof search leaves "
                   "undecided that splits into regions is decided by the sum of their values)");
@@ -65,6 +65,8 @@ engine::EngineOptions engine_options(const EngineArgs& a) {
     o.memory_bytes = static_cast<std::size_t>(parse_size(a.memory, "--memory"));
     if (o.memory_bytes < (std::size_t{1} << 20))
         throw UsageError("--memory: at least 1M (the searches' tables need it)");
+    // Always (--quiet drops progress lines only): the run would fill the machine's memory.
+    warn_memory_over_physical(o.memory_bytes, a.memory, false);
     o.threads = static_cast<int>(a.threads);
     o.proof_share = a.proof_share;
     o.values = !a.no_values;

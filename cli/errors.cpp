@@ -1,6 +1,7 @@
 // The command's edge: errors to exit codes and messages, strict numbers (cli/common.hpp).
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <new>
 #include <system_error>
@@ -164,6 +165,28 @@ std::uint64_t parse_decimal(std::string_view text, const char* option, std::uint
     const std::string problem = decimal_problem(text, lo, hi, v);
     if (!problem.empty()) throw UsageError(fmt::format("{}: {}", option, problem));
     return v;
+}
+
+CLI::Validator decimal_fraction(double lo, double hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& s) -> std::string {
+            const std::string accepted = fmt::format("accepted: {:g}..{:g}", lo, hi);
+            const std::size_t dot = s.find('.');
+            const std::string_view whole = std::string_view(s).substr(0, dot);
+            const std::string_view frac =
+                dot == std::string::npos ? std::string_view() : std::string_view(s).substr(dot + 1);
+            const bool digits_only =
+                whole.find_first_not_of("0123456789") == std::string_view::npos &&
+                frac.find_first_not_of("0123456789") == std::string_view::npos;
+            if (!digits_only || whole.size() + frac.size() == 0) {
+                return fmt::format("'{}' is not a number in decimal digits ({})", excerpt(s),
+                                   accepted);
+            }
+            const double v = std::strtod(s.c_str(), nullptr);
+            if (!(v >= lo && v <= hi)) return fmt::format("{} is not in {}", excerpt(s), accepted);
+            return {};
+        },
+        fmt::format("NUMBER in [{:g} - {:g}]", lo, hi));
 }
 
 CLI::Validator decimal(std::uint64_t lo, std::uint64_t hi) {

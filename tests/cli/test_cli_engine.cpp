@@ -55,6 +55,8 @@ TEST_CASE("cli bestmove: with a table, the table's perfect move", "[cli][engine]
 TEST_CASE("cli bestmove: bad budgets and positions are refused", "[cli][engine]") {
     for (const char* args :
          {"bestmove 6x6 --time 0", "bestmove 6x6 --time -1", "bestmove 6x6 --time 1e9",
+          "bestmove 6x6 --time nan", "bestmove 6x6 --time inf", "bestmove 6x6 --time 0x10",
+          "bestmove 6x6 --proof-share nan", "bestmove 6x6 --proof-share 1.5",
           "bestmove 6x6 --nodes 0", "bestmove 6x6 --depth 0", "bestmove 6x6 --memory 10",
           "bestmove 6x6 --evaluation mobility=x", "bestmove 6x6 --features fly", "bestmove 9x9",
           "bestmove 'xo/ox/x b'", "bestmove"}) {

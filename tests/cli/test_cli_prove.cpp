@@ -137,4 +137,38 @@ TEST_CASE("cli: prove refuses what it cannot do, naming the problem", "[cli][man
     CHECK(r.code == 2);
     r = run("prove --board 9x9 --work " + quote((dir / "y").string()));
     CHECK(r.code == 2);
+    // Options are checked before the work directory is made: the corrected command runs.
+    const std::string fresh = quote((dir / "z").string());
+    r = run("prove --board 4x4 --work " + fresh + " --memory foo");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--memory") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "z"));
+    r = run("prove --board 4x4 --work " + fresh + " --certificate " +
+            quote((dir / "missing" / "4x4.proof").string()) + " -q");
+    CHECK(r.code != 0);
+    CHECK(r.out.find("--certificate") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "z"));
+    r = run("prove --board 4x4 --work " + fresh + " --certificate " + quote(dir.path.string()) +
+            " -q");
+    CHECK(r.code == 2);
+    CHECK_FALSE(fs::exists(dir / "z"));
+    r = run("prove --board 4x4 --work " + fresh + " --memory 64M -q");
+    CHECK(r.code == 0);
+}
+
+TEST_CASE("cli: prove's output escapes file names and stays valid JSON", "[cli][manager]") {
+    TempDir dir("cli-prove-names");
+    // A work directory and a certificate named with a byte that is not UTF-8 and an escape
+    // sequence: the JSON parses, and the names come back escaped.
+    const std::string work = (dir / "w\xff\x1b[31m").string();
+    const std::string cert = (dir / "c\xff.proof").string();
+    const Run r = run("prove 'xo.. b' --work " + quote(work) + " --certificate " + quote(cert) +
+                      " --memory 64M --json -q");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j["done"] == true);
+    CHECK(j["work"].get<std::string>().find("\\xff") != std::string::npos);
+    CHECK(j["certificate"]["path"].get<std::string>().find("\\xff") != std::string::npos);
+    CHECK(r.out.find('\x1b') == std::string::npos);
 }
