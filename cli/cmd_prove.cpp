@@ -57,6 +57,8 @@ struct ProveArgs {
     std::uint64_t seconds = 0;
     std::uint64_t checkpoint = 60;
     bool dfpn = false;
+    bool leaf_nodes_given = false;  ///< --leaf-nodes given (else a resumed tree's own)
+    bool search_given = false;      ///< --dfpn or --alpha-beta given (else a resumed tree's own)
     std::string certificate;
     bool no_check = false;
     bool json = false;
@@ -209,9 +211,16 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     } remove_new_tree{m, dir, keep};
     const ProofTree& t = m->tree();
     const Board& b = t.game().board();
+    // A resumed tree goes on with its last run's leaf search unless told otherwise.
+    std::uint64_t leaf_nodes = a.leaf_nodes;
+    bool dfpn = a.dfpn;
+    if (const auto& was = t.leaf_search(); resumed && was) {
+        if (!a.leaf_nodes_given) leaf_nodes = was->leaf_nodes;
+        if (!a.search_given) dfpn = was->dfpn;
+    }
     ManagerOptions o;
-    o.search = proof_options(t.game().opening().rules, t.game().jumps_only(), a.memory, 0, false,
-                             a.dfpn, 1);
+    o.search =
+        proof_options(t.game().opening().rules, t.game().jumps_only(), a.memory, 0, false, dfpn, 1);
     std::unique_ptr<RemoteWorkers> remote;
     if (make_remote) remote = make_remote(t.game(), o.search);
     // With workers elsewhere, this process only manages unless -j asks for threads too.
@@ -219,7 +228,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     o.remote = remote.get();
     o.workers = threads;
     o.search.memory_bytes = std::max<std::size_t>(o.search.memory_bytes / std::max(threads, 1), 64);
-    o.leaf_nodes = a.leaf_nodes;
+    o.leaf_nodes = leaf_nodes;
     o.max_nodes = a.max_nodes;
     o.max_seconds = static_cast<double>(a.seconds);
     o.checkpoint_seconds = static_cast<double>(a.checkpoint);
@@ -232,11 +241,12 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     if (!a.quiet) {
         std::fprintf(stderr,
                      "konane prove %s: %s work directory %s (%zu positions in the tree, %llu nodes "
-                     "searched before); %d worker thread%s%s\n",
+                     "searched before); %d worker thread%s%s; leaves of %llu nodes by %s\n",
                      label.c_str(), resumed ? "resuming" : "new", work.c_str(), t.size(),
                      static_cast<unsigned long long>(t.total_nodes()), threads,
                      threads == 1 ? "" : "s",
-                     remote ? fmt::format(", {} worker ranks", remote->count()).c_str() : "");
+                     remote ? fmt::format(", {} worker ranks", remote->count()).c_str() : "",
+                     static_cast<unsigned long long>(leaf_nodes), algorithm_name(false, dfpn));
     }
     if (m->reopened() > 0 && !a.quiet) {
         std::fprintf(stderr,
@@ -292,7 +302,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     if (rep.done && !a.certificate.empty()) {
         const Certificate c = m->certificate(
             fmt::format("konane prove ({}, a tree of {} positions, leaves of at most {} nodes)",
-                        algorithm_name(false, a.dfpn), t.size(), a.leaf_nodes));
+                        algorithm_name(false, dfpn), t.size(), leaf_nodes));
         // The assembled proof is checked before it is written (the checker shares nothing
         // with the searches); a certificate that fails is an error, never a file.
         if (!a.no_check) check_certificate(c);
@@ -334,8 +344,8 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
                     {"leaves_expanded", rep.expanded},
                     {"workers", threads},
                     {"worker_ranks", ranks},
-                    {"leaf_nodes", a.leaf_nodes},
-                    {"search", algorithm_name(false, a.dfpn)}};
+                    {"leaf_nodes", leaf_nodes},
+                    {"search", algorithm_name(false, dfpn)}};
         j["tree"] = {{"positions", rep.tree.nodes},    {"open_leaves", rep.tree.open_leaves},
                      {"expanded", rep.tree.expanded},  {"won", rep.tree.won},
                      {"lost", rep.tree.lost},          {"bytes", rep.tree_bytes},
@@ -453,11 +463,13 @@ void add_prove_command(CLI::App& app, Commands& out) {
                      "given alone, the run resumes the tree it holds (also copied to another "
                      "machine)")
         ->check(non_empty());
-    prove
-        ->add_option("--leaf-nodes", a->leaf_nodes,
-                     "Node budget of one leaf's search; a leaf not decided within it is expanded")
-        ->capture_default_str()
-        ->check(decimal(1, kMaxNodes));
+    auto* leaf_nodes =
+        prove
+            ->add_option("--leaf-nodes", a->leaf_nodes,
+                         "Node budget of one leaf's search; a leaf not decided within it is "
+                         "expanded (a resumed tree: its last run's unless given)")
+            ->capture_default_str()
+            ->check(decimal(1, kMaxNodes));
     auto* workers = prove->add_option(
         "-j,--workers", a->workers,
         "Worker threads, each with its own search (under mpirun, rank 0 runs none unless -j is "
@@ -482,7 +494,10 @@ void add_prove_command(CLI::App& app, Commands& out) {
                      "leaf)")
         ->capture_default_str()
         ->check(decimal(0, 1'000'000));
-    prove->add_flag("--dfpn", a->dfpn, "Workers search with df-pn instead of alpha-beta");
+    auto* search = prove->add_flag("--dfpn,!--alpha-beta", a->dfpn,
+                                   "Workers search with df-pn (--alpha-beta: with the enhanced "
+                                   "alpha-beta, the default; a resumed tree: its last run's "
+                                   "unless given)");
     prove
         ->add_option("--certificate", a->certificate,
                      "When every root is decided, write their proof to this file, for `konane "
@@ -498,7 +513,9 @@ void add_prove_command(CLI::App& app, Commands& out) {
                 "konane prove --board 6x8 --work 6x8.tree -j 2 --memory 8G --time 3600",
                 "konane prove --work 6x8.tree --time 3600      resume (here or on another machine)",
                 "konane prove 'xoxoxo/oxoxox/xo.oxo/ox.xox/xoxoxo/oxoxox b' --work c3c4.tree"});
-    out.push_back({prove, [a, positions, board, rules, workers] {
+    out.push_back({prove, [a, positions, board, rules, workers, leaf_nodes, search] {
+                       a->leaf_nodes_given = leaf_nodes->count() > 0;
+                       a->search_given = search->count() > 0;
 #ifdef KONANE_HAVE_MPI
                        if (mpi::launched_by_mpi()) {
                            return run_prove_mpi(*a, positions->count() > 0, board->count() > 0,

@@ -143,6 +143,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     if (o.workers < 0 || (o.workers == 0 && remotes == 0))
         throw std::invalid_argument("proof manager: at least one worker");
     if (o.leaf_nodes < 1) throw std::invalid_argument("proof manager: leaf budget of 0 nodes");
+    tree_.set_leaf_search({o.leaf_nodes, o.search.algorithm == ProofAlgorithm::DfPn});
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
     const double cpu_start = process::cpu_seconds();

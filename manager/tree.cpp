@@ -329,6 +329,10 @@ void ProofTree::save(const std::filesystem::path& path) const {
       << "kind " << certificate_kind_name(kind_) << '\n';
     for (const Position& p : root_positions_)
         h << "root " << format_position(b, p) << '\n';
+    if (leaf_search_) {
+        h << "leaf-search " << (leaf_search_->dfpn ? "df-pn " : "alpha-beta ")
+          << leaf_search_->leaf_nodes << '\n';
+    }
     h << "nodes " << nodes_.size() << '\n'
       << "proof-files " << proof_files_ << '\n'
       << "searched " << total_nodes_ << '\n'
@@ -370,6 +374,7 @@ ProofTree ProofTree::load(const std::filesystem::path& path) {
     std::vector<std::string> roots;
     std::uint64_t count = 0, files = 0, searched = 0;
     double seconds = 0;
+    std::optional<LeafSearch> leaf_search;
     while (std::getline(h, line)) {
         const std::size_t sp = line.find(' ');
         if (sp == std::string::npos) throw bad("malformed header line '" + line + "'");
@@ -393,6 +398,17 @@ ProofTree ProofTree::load(const std::filesystem::path& path) {
                 searched = std::stoull(value);
             } else if (field == "seconds") {
                 seconds = std::stod(value);
+            } else if (field == "leaf-search") {
+                const std::size_t sp2 = value.find(' ');
+                const std::string how = value.substr(0, sp2);
+                if (sp2 == std::string::npos || (how != "df-pn" && how != "alpha-beta"))
+                    throw bad("header line '" + line +
+                              "': expected df-pn or alpha-beta and a budget");
+                const std::string budget = value.substr(sp2 + 1);
+                if (budget.empty() || budget.find_first_not_of("0123456789") != std::string::npos)
+                    throw bad("header line '" + line + "': the budget is not a number");
+                leaf_search = LeafSearch{std::stoull(budget), how == "df-pn"};
+                if (leaf_search->leaf_nodes == 0) throw bad("header line '" + line + "': budget 0");
             } else {
                 throw bad("unknown header field '" + field + "'");
             }
@@ -421,6 +437,7 @@ ProofTree ProofTree::load(const std::filesystem::path& path) {
                 kind == "openings" ? CertificateKind::Openings : CertificateKind::Positions);
     t.proof_files_ = static_cast<std::uint32_t>(files);
     t.total_nodes_ = searched;
+    t.leaf_search_ = leaf_search;
     t.total_seconds_ = seconds;
     t.nodes_.reserve(count);
     const std::uint64_t board_mask =

@@ -62,6 +62,13 @@ struct LeafChildren {
     std::uint32_t proof_file = 0;
 };
 
+/// How a tree's leaves were searched (saved with the tree, so that a resumed run goes on as the
+/// last one did unless told otherwise).
+struct LeafSearch {
+    std::uint64_t leaf_nodes = 0;  ///< node budget of one leaf's search
+    bool dfpn = false;             ///< df-pn, else the enhanced alpha-beta
+};
+
 /// A proof tree. Not thread-safe: the manager holds a lock around it.
 class ProofTree {
   public:
@@ -113,6 +120,10 @@ class ProofTree {
 
     /// A new proof file number (1, 2, ...; saved with the tree).
     std::uint32_t next_proof_file() { return ++proof_files_; }
+    /// The leaf search of the tree's last run; none for a tree never run (or saved before the
+    /// header had it).
+    const std::optional<LeafSearch>& leaf_search() const { return leaf_search_; }
+    void set_leaf_search(const LeafSearch& s) { leaf_search_ = s; }
     /// Nodes searched and seconds of the workers' searches, over every run of this tree.
     std::uint64_t total_nodes() const { return total_nodes_; }
     double total_seconds() const { return total_seconds_; }
@@ -149,6 +160,7 @@ class ProofTree {
     };
     std::unordered_map<ProofKey, std::uint32_t, KeyHash> index_;  ///< key -> node
     std::uint32_t proof_files_ = 0;
+    std::optional<LeafSearch> leaf_search_;
     std::uint64_t total_nodes_ = 0;
     double total_seconds_ = 0;
 };

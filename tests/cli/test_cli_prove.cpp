@@ -156,6 +156,25 @@ TEST_CASE("cli: prove refuses what it cannot do, naming the problem", "[cli][man
     CHECK(r.code == 0);
 }
 
+TEST_CASE("cli: a resumed prove searches its leaves as the tree's last run did unless told",
+          "[cli][manager]") {
+    TempDir dir("cli-prove-resume-search");
+    const std::string work = quote((dir / "w").string());
+    auto leaf_search = [&](const std::string& extra) {
+        const json j = parse_json(run("prove --work " + work + " --max-nodes 1 --json -q" + extra));
+        return std::pair{j["run"]["leaf_nodes"].get<std::uint64_t>(),
+                         j["run"]["search"].get<std::string>()};
+    };
+    REQUIRE(run("prove --board 6x6 --work " + work +
+                " --leaf-nodes 2000 --dfpn --max-nodes 1 -q --memory 64M")
+                .code == 0);
+    CHECK(leaf_search("") == std::pair<std::uint64_t, std::string>{2000, "df-pn"});
+    CHECK(leaf_search(" --leaf-nodes 3000 --alpha-beta") ==
+          std::pair<std::uint64_t, std::string>{3000, "proof alpha-beta"});
+    CHECK(leaf_search("") == std::pair<std::uint64_t, std::string>{3000, "proof alpha-beta"});
+    CHECK(leaf_search(" --dfpn") == std::pair<std::uint64_t, std::string>{3000, "df-pn"});
+}
+
 TEST_CASE("cli: prove's output escapes file names and stays valid JSON", "[cli][manager]") {
     TempDir dir("cli-prove-names");
     // A work directory and a certificate named with a byte that is not UTF-8 and an escape
