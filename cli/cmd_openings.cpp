@@ -168,6 +168,10 @@ int run_openings_search(const OpeningsArgs& a) {
         tb = open_table(a.file, a.load, *board, a.rules_given, rules);
     }
     if (!board) throw UsageError("--search needs --board RxC (or a table FILE of the board)");
+    if (a.table_max_pieces != 0 && !tb) {
+        throw UsageError(
+            "--table-max-pieces limits the look-ups in a table: give the table FILE too");
+    }
     const Board& b = *board;
     std::optional<Gap> gap;
     if (!a.gap.empty()) {

@@ -491,6 +491,9 @@ TEST_CASE("cli: every number goes through one strict decimal parser with a range
         {"openings --search --board 3x4 --max-nodes 1e3", "--max-nodes: '1e3' is not a whole"},
         {"openings --search --board 3x4 --table-max-pieces 065", "'065' has a leading zero"},
         {"openings --search --board 3x4 --table-max-pieces 65", "65 is not in 0..64"},
+        {"openings --search --board 3x4 --table-max-pieces 10", "give the table FILE too"},
+        {"match --time nan", "--time: 'nan' is not a number"},
+        {"match --timeout inf", "--timeout: 'inf' is not a number"},
     };
     for (const auto& k : cases) {
         INFO(k.args);
