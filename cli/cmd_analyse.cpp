@@ -135,7 +135,7 @@ void add_analyse_command(CLI::App& app, Commands& out) {
         ->check(non_empty());
     analyse->add_option("RECORD", an->record,
                         "Game record from the full board, e.g. 'a4 b4 a2-a4' on 4x4 (BrainKing's "
-                        "'D5 E5 F5-D5' read too)");
+                        "'D5 D4 F5-D5' read too)");
     analyse->add_option("--board", an->board, "Board of a review by the engine (default 8x8)")
         ->check(non_empty());
     add_engine_options(analyse, *an);
@@ -143,7 +143,7 @@ void add_analyse_command(CLI::App& app, Commands& out) {
     analyse->add_flag("--json", an->json, "JSON output");
     help_footer(analyse, {"konane analyse konane-4x4-brainking.kbt 'a4 b4 a2-a4'",
                           "konane analyse konane-5x5-brainking.kbt 'c3 c2 a3-c3' --json",
-                          "konane analyse --board 8x8 'D5 E5 F5-D5 C5-E5' --time 0.5"});
+                          "konane analyse --board 8x8 'D5 D4 F5-D5 C5-E5' --time 0.5"});
     out.push_back({analyse, [an] { return run_analyse(*an); }});
 }
 

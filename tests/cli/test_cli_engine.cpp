@@ -110,3 +110,21 @@ TEST_CASE("cli analyse: a game reviewed by the engine without a table", "[cli][e
     CHECK(bad.code == 2);
     CHECK(bad.out.find("a1") != std::string::npos);
 }
+
+TEST_CASE("cli analyse: the review example of --help is a legal game", "[cli][engine]") {
+    // The example's record, taken from the help text, is reviewed (at a small budget) without
+    // an error: every move of it is legal.
+    const Run help = run("analyse --help");
+    REQUIRE(help.code == 0);
+    const std::string example = "konane analyse --board 8x8 '";
+    const std::size_t at = help.out.find(example);
+    REQUIRE(at != std::string::npos);
+    const std::size_t from = at + example.size(), to = help.out.find('\'', from);
+    REQUIRE(to != std::string::npos);
+    const std::string record = help.out.substr(from, to - from);
+    INFO(record);
+    const Run r = run("analyse --board 8x8 '" + record + "' --nodes 2000 -q");
+    INFO(r.out);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("proven mistakes: ") != std::string::npos);
+}
