@@ -109,6 +109,16 @@ TEST_CASE("cli analyse: a game reviewed by the engine without a table", "[cli][e
     const Run bad = run("analyse --board 6x6 'd3 a1' --nodes 1000 -q");
     CHECK(bad.code == 2);
     CHECK(bad.out.find("a1") != std::string::npos);
+    // A file where the record is expected (a table file given alone) is named as a file, not
+    // read as moves: a name ending in .kbt (existing or not), an existing file's path.
+    for (const std::string& file :
+         {std::string("konane-4x4-brainking.kbt"), std::string(KONANE_BINARY)}) {
+        INFO(file);
+        const Run table = run("analyse " + quote(file) + " --nodes 1000 -q");
+        CHECK(table.code == 2);
+        CHECK(table.out.find("'" + file + "' is a file name, not a game record") !=
+              std::string::npos);
+    }
 }
 
 TEST_CASE("cli analyse: the review example of --help is a legal game", "[cli][engine]") {
