@@ -236,3 +236,18 @@ TEST_CASE("match: Elo difference and its 95% interval", "[cli]") {
     CHECK(std::isinf(all.diff));
     CHECK(all.diff > 0);
 }
+
+TEST_CASE("CLI: match sends --nodes to konane engine as konane-nodes", "[cli]") {
+    // `konane engine` knows konane-nodes (known_command): no warning that its own limit applies.
+    const std::string e = engine("--nodes 500");
+    const Run r =
+        run("match " + quote(e) + " " + quote(e) +
+            " --board 4x4 --openings 'd1 c1' --adjudicate-nodes 0 --nodes 2000 --json -q");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("warning") == std::string::npos);
+    const json j = json::parse(r.out.substr(r.out.find('{')));
+    REQUIRE(j["games"].size() == 2);
+    // The same winning colour in both games (the engines play 4x4 perfectly): one win each.
+    CHECK(j["score"]["A"] == 1);
+}
