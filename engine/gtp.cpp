@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <sstream>
 
@@ -74,6 +75,32 @@ void want(const std::string& name, const Args& args, std::size_t n) {
     if (args.size() != n)
         throw GtpError{"syntax error: " + name + " takes " + std::to_string(n) + " argument" +
                        (n == 1 ? "" : "s")};
+}
+
+/// True when `text` is a GTP float: a finite decimal number, signed or not, with or without a
+/// fraction and an exponent ("6.5", "-1", "0", "1e2"); not hexadecimal, nan or inf.
+bool is_float(const std::string& text) {
+    std::size_t i = 0;
+    const auto digits = [&] {
+        const std::size_t from = i;
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+            ++i;
+        return i - from;
+    };
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    std::size_t mantissa = digits();
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        mantissa += digits();
+    }
+    if (mantissa == 0) return false;
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+        if (digits() == 0) return false;
+    }
+    if (i != text.size()) return false;
+    return std::isfinite(std::strtod(text.c_str(), nullptr));  // 1e999: out of range
 }
 
 }  // namespace
@@ -226,7 +253,9 @@ const std::vector<GtpSession::Commands::Entry>& GtpSession::Commands::table() {
         {"komi",
          [](S&, const std::string& name, const Args& args) -> std::string {
              want(name, args, 1);
-             parse_amount(args[0], "komi");
+             if (!is_float(args[0]))
+                 throw GtpError{"syntax error: invalid komi '" + excerpt(args[0]) +
+                                "' (a decimal number)"};
              return "";  // Kōnane has no komi: accepted for GUIs that always send it, and ignored
          }},
         {"play",

@@ -469,6 +469,25 @@ TEST_CASE("gtp: list_commands and known_command name every command the session a
     CHECK(s.handle("konane-fly") == "? unknown command\n\n");
 }
 
+TEST_CASE("gtp: komi takes any finite decimal number and ignores it", "[engine][gtp]") {
+    GtpOptions o;
+    o.engine.memory_bytes = std::size_t{8} << 20;
+    GtpSession s(o);
+    for (const char* komi : {"0", "-1", "6.5", "-0.5", "+7", "0.", ".5", "1e2", "7.5E-1"}) {
+        INFO(komi);
+        CHECK(s.handle(std::string("komi ") + komi) == "=\n\n");
+    }
+    for (const char* komi :
+         {"0x10", "abc", "nan", "inf", "-inf", "1e999", "6.5.1", "--1", "e5", ".", "1e", "5k"}) {
+        INFO(komi);
+        const std::string answer = s.handle(std::string("komi ") + komi);
+        CHECK(answer.rfind("? syntax error", 0) == 0);
+        CHECK(answer.find(komi) != std::string::npos);
+    }
+    CHECK(s.handle("komi") == "? syntax error: komi takes 1 argument\n\n");
+    CHECK(s.handle("komi 1 2") == "? syntax error: komi takes 1 argument\n\n");
+}
+
 TEST_CASE("gtp: bad input is an error answer and the session goes on", "[engine][gtp]") {
     GtpOptions o;
     o.engine.memory_bytes = std::size_t{8} << 20;
