@@ -1,8 +1,11 @@
 // `konane analyse`: each move of a game with the value before and after it, mistakes and turning
 // points: from a table, or reviewed by the engine on any board (cli/engine_review.cpp).
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -29,9 +32,32 @@ struct AnalyseArgs : EngineArgs {
     bool json = false;
 };
 
+/// True when `text`, analyse's one argument (read as the record), names a file instead: one
+/// word ending in .kbt, or an existing file whose name no record can be (a '/', or a '.' in a
+/// word that is not a move number "12." or "12...").
+bool names_file(const std::string& text) {
+    if (text.empty() || text.find_first_of(" \t\n\r\f\v") != std::string::npos) return false;
+    std::string low = text;
+    std::transform(low.begin(), low.end(), low.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (low.size() > 4 && low.compare(low.size() - 4, 4, ".kbt") == 0) return true;
+    const std::size_t digits = text.find_first_not_of("0123456789");
+    const bool move_number = digits != 0 && digits != std::string::npos &&
+                             text.find_first_not_of('.', digits) == std::string::npos;
+    std::error_code ec;
+    return !move_number && text.find_first_of("./") != std::string::npos &&
+           std::filesystem::is_regular_file(text, ec);
+}
+
 int run_analyse(AnalyseArgs a) {
     // Without a table (one argument: the record): the engine's review on --board.
     if (a.record.empty() && !a.file.empty()) {
+        if (names_file(a.file)) {
+            throw UsageError(fmt::format(
+                "'{}' is a file name, not a game record: give a table file and the record after it "
+                "(konane analyse {} RECORD), or a record alone for a review by the engine",
+                printable(a.file), printable(a.file)));
+        }
         a.record = a.file;
         a.file.clear();
     }
@@ -135,7 +161,7 @@ void add_analyse_command(CLI::App& app, Commands& out) {
         ->check(non_empty());
     analyse->add_option("RECORD", an->record,
                         "Game record from the full board, e.g. 'a4 b4 a2-a4' on 4x4 (BrainKing's "
-                        "'D5 E5 F5-D5' read too)");
+                        "'D5 D4 F5-D5' read too)");
     analyse->add_option("--board", an->board, "Board of a review by the engine (default 8x8)")
         ->check(non_empty());
     add_engine_options(analyse, *an);
@@ -143,7 +169,7 @@ void add_analyse_command(CLI::App& app, Commands& out) {
     analyse->add_flag("--json", an->json, "JSON output");
     help_footer(analyse, {"konane analyse konane-4x4-brainking.kbt 'a4 b4 a2-a4'",
                           "konane analyse konane-5x5-brainking.kbt 'c3 c2 a3-c3' --json",
-                          "konane analyse --board 8x8 'D5 E5 F5-D5 C5-E5' --time 0.5"});
+                          "konane analyse --board 8x8 'D5 D4 F5-D5 C5-E5' --time 0.5"});
     out.push_back({analyse, [an] { return run_analyse(*an); }});
 }
 

@@ -92,8 +92,10 @@ std::string elo_text(double v) {
     return buf;
 }
 
+/// An Elo figure in the JSON: always a number, or null where it is unbounded (a score of 1 or
+/// 0, a bound past them), so that the type is stable; never -0.
 json elo_json(double v) {
-    return std::isinf(v) ? json(v > 0 ? "+inf" : "-inf") : json(v);
+    return std::isfinite(v) ? json(v + 0.0) : json(nullptr);
 }
 
 /// One game in the record file: a PGN-like header, then the moves.

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <sstream>
 
@@ -67,15 +68,42 @@ Board parse_board_size(const std::string& text) {
     }
 }
 
-}  // namespace
+using Args = std::vector<std::string>;
 
-const std::vector<std::string>& gtp_commands() {
-    static const std::vector<std::string> commands = {
-        "protocol_version", "name",      "version", "known_command",   "list_commands", "boardsize",
-        "clear_board",      "komi",      "play",    "genmove",         "undo",          "showboard",
-        "time_settings",    "time_left", "quit",    "konane-position", "konane-source"};
-    return commands;
+/// Throws a syntax error unless command `name` was given n arguments.
+void want(const std::string& name, const Args& args, std::size_t n) {
+    if (args.size() != n)
+        throw GtpError{"syntax error: " + name + " takes " + std::to_string(n) + " argument" +
+                       (n == 1 ? "" : "s")};
 }
+
+/// True when `text` is a GTP float: a finite decimal number, signed or not, with or without a
+/// fraction and an exponent ("6.5", "-1", "0", "1e2"); not hexadecimal, nan or inf.
+bool is_float(const std::string& text) {
+    std::size_t i = 0;
+    const auto digits = [&] {
+        const std::size_t from = i;
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+            ++i;
+        return i - from;
+    };
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    std::size_t mantissa = digits();
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        mantissa += digits();
+    }
+    if (mantissa == 0) return false;
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+        if (digits() == 0) return false;
+    }
+    if (i != text.size()) return false;
+    return std::isfinite(std::strtod(text.c_str(), nullptr));  // 1e999: out of range
+}
+
+}  // namespace
 
 GtpSession::GtpSession(GtpOptions options) : options_(std::move(options)), board_(options_.board) {
     reset(board_, board_.start());
@@ -157,148 +185,201 @@ std::string GtpSession::handle(std::string_view raw) {
     }
 }
 
-std::string GtpSession::command(const std::string& name, const std::vector<std::string>& args) {
-    const auto want = [&](std::size_t n) {
-        if (args.size() != n)
-            throw GtpError{"syntax error: " + name + " takes " + std::to_string(n) + " argument" +
-                           (n == 1 ? "" : "s")};
+/// The commands: each name with its handler, in list_commands order. The dispatcher
+/// (command()), list_commands and known_command all read this one table, so that no command
+/// can be answered without being listed, or listed without being answered.
+struct GtpSession::Commands {
+    /// Answers `name` (the command as given) with its arguments on session s: the result
+    /// text; throws GtpError for an error answer.
+    using Handler = std::string (*)(GtpSession& s, const std::string& name, const Args& args);
+    struct Entry {
+        const char* name;
+        Handler run;
     };
-    if (name == "protocol_version") return "2";
-    if (name == "name") return options_.name;
-    if (name == "version") return options_.version;
-    if (name == "known_command") {
-        want(1);
-        const auto& c = gtp_commands();
-        return std::find(c.begin(), c.end(), args[0]) != c.end() ? "true" : "false";
+    static const std::vector<Entry>& table();
+    /// konane-nodes N, konane-depth D: a reproducible budget a move (nodes, or the search's
+    /// depth) in place of the time.
+    static std::string budget(GtpSession& s, const std::string& name, const Args& args);
+};
+
+std::string GtpSession::Commands::budget(GtpSession& s, const std::string& name, const Args& args) {
+    want(name, args, 1);
+    const bool nodes = name == "konane-nodes";
+    const double v = parse_amount(args[0], nodes ? "nodes" : "depth", 1e15);
+    if (v < 1 || v != std::floor(v) || (!nodes && v > 128))
+        throw GtpError{"invalid " + name.substr(7) + " '" + excerpt(args[0]) +
+                       "' (a whole number from 1" + (nodes ? ")" : " to 128)")};
+    if (nodes) {
+        s.options_.limits.nodes = static_cast<std::uint64_t>(v);
+    } else {
+        s.options_.limits.depth = static_cast<int>(v);
     }
-    if (name == "list_commands") {
-        std::string s;
-        for (const std::string& c : gtp_commands())
-            s += (s.empty() ? "" : "\n") + c;
-        return s;
-    }
-    if (name == "quit") {
-        quit_ = true;
-        return "";
-    }
-    if (name == "boardsize") {
-        want(1);
-        const Board b = parse_board_size(args[0]);
-        reset(b, b.start());
-        return "";
-    }
-    if (name == "clear_board") {
-        reset(board_, board_.start());
-        return "";
-    }
-    if (name == "komi") {
-        want(1);
-        parse_amount(args[0], "komi");
-        return "";  // Kōnane has no komi: accepted for GUIs that always send it, and ignored
-    }
-    if (name == "konane-position") {
-        if (args.empty()) throw GtpError{"syntax error: konane-position takes a position"};
-        std::string text = args[0];
-        for (std::size_t i = 1; i < args.size(); ++i)
-            text += " " + args[i];
-        text = with_side(std::move(text));
-        ParsedPosition parsed;
-        try {
-            parsed = parse_position(text);
-        } catch (const std::exception& e) {
-            throw GtpError{"invalid position: " + printable(e.what())};
-        }
-        reset(parsed.board, parsed.position);
-        return "";
-    }
-    if (name == "play") {
-        want(2);
-        const Color c = parse_color(args[0]);
-        const Position p = history_.back();
-        if (c != p.to_move)
-            throw GtpError{std::string("illegal move: ") + color_name(c) + " is not to move"};
-        MoveChild mc;
-        try {
-            mc = parse_move(board_, options_.engine.rules, p, lower(args[1]));
-        } catch (const std::exception&) {
-            throw GtpError{"illegal move"};
-        }
-        history_.push_back(mc.child);
-        return "";
-    }
-    if (name == "genmove") {
-        want(1);
-        const Color c = parse_color(args[0]);
-        const Position p = history_.back();
-        if (c != p.to_move)
-            throw GtpError{std::string("illegal move: ") + color_name(c) + " is not to move"};
-        MoveLimits lim = options_.limits;
-        lim.seconds = move_seconds();
-        if (clock_) lim.depth = 0, lim.nodes = 0;
-        const auto t0 = std::chrono::steady_clock::now();
-        const std::optional<Decision> d = engine().decide(p, lim);
-        if (clock_) {
-            left_[static_cast<int>(c)] -=
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        }
-        if (!d) {
-            last_.reset();
-            return "resign";  // no legal move: the side to move has lost (rules.md "End")
-        }
-        last_ = d;
-        history_.push_back(d->move.child);
-        const std::string move = format_move(board_, d->move.move);
-        if (options_.log) {
-            *options_.log << options_.name << ": " << move << " (" << d->describe() << ", "
-                          << d->nodes << " nodes, " << d->seconds << " s)" << std::endl;
-        }
-        return move;
-    }
-    if (name == "konane-nodes" || name == "konane-depth") {
-        // A reproducible budget a move (nodes, or the search's depth) in place of the time.
-        want(1);
-        const double v = parse_amount(args[0], name == "konane-nodes" ? "nodes" : "depth", 1e15);
-        if (v < 1 || v != std::floor(v) || (name == "konane-depth" && v > 128))
-            throw GtpError{"invalid " + name.substr(7) + " '" + excerpt(args[0]) +
-                           "' (a whole number from 1" +
-                           (name == "konane-depth" ? " to 128)" : ")")};
-        if (name == "konane-nodes") {
-            options_.limits.nodes = static_cast<std::uint64_t>(v);
-        } else {
-            options_.limits.depth = static_cast<int>(v);
-        }
-        options_.limits.seconds = 0;
-        return "";
-    }
-    if (name == "konane-source") {
-        if (!last_) throw GtpError{"no move generated yet"};
-        return last_->describe();
-    }
-    if (name == "undo") {
-        if (history_.size() < 2) throw GtpError{"cannot undo"};
-        history_.pop_back();
-        last_.reset();
-        return "";
-    }
-    if (name == "showboard") return "\n" + board_diagram(board_, history_.back());
-    if (name == "time_settings") {
-        want(3);
-        main_time_ = parse_amount(args[0], "main time");
-        byo_time_ = parse_amount(args[1], "byo-yomi time");
-        byo_stones_ = static_cast<int>(parse_amount(args[2], "byo-yomi stones"));
-        // GTP 2 §6.3: byo-yomi time > 0 with 0 stones means no time limit.
-        clock_ = !(byo_time_ > 0 && byo_stones_ == 0) && (main_time_ > 0 || byo_time_ > 0);
-        left_[0] = left_[1] = main_time_;
-        stones_left_[0] = stones_left_[1] = 0;
-        return "";
-    }
-    if (name == "time_left") {
-        want(3);
-        const int side = static_cast<int>(parse_color(args[0]));
-        left_[side] = parse_amount(args[1], "time");
-        stones_left_[side] = static_cast<int>(parse_amount(args[2], "stones"));
-        return "";
-    }
+    s.options_.limits.seconds = 0;
+    return "";
+}
+
+const std::vector<GtpSession::Commands::Entry>& GtpSession::Commands::table() {
+    using S = GtpSession;
+    static const std::vector<Entry> entries = {
+        {"protocol_version",
+         [](S&, const std::string&, const Args&) -> std::string { return "2"; }},
+        {"name", [](S& s, const std::string&, const Args&) { return s.options_.name; }},
+        {"version", [](S& s, const std::string&, const Args&) { return s.options_.version; }},
+        {"known_command",
+         [](S&, const std::string& name, const Args& args) -> std::string {
+             want(name, args, 1);
+             const auto& c = gtp_commands();
+             return std::find(c.begin(), c.end(), args[0]) != c.end() ? "true" : "false";
+         }},
+        {"list_commands",
+         [](S&, const std::string&, const Args&) {
+             std::string s;
+             for (const std::string& c : gtp_commands())
+                 s += (s.empty() ? "" : "\n") + c;
+             return s;
+         }},
+        {"boardsize",
+         [](S& s, const std::string& name, const Args& args) -> std::string {
+             want(name, args, 1);
+             const Board b = parse_board_size(args[0]);
+             s.reset(b, b.start());
+             return "";
+         }},
+        {"clear_board",
+         [](S& s, const std::string&, const Args&) -> std::string {
+             s.reset(s.board_, s.board_.start());
+             return "";
+         }},
+        {"komi",
+         [](S&, const std::string& name, const Args& args) -> std::string {
+             want(name, args, 1);
+             if (!is_float(args[0]))
+                 throw GtpError{"syntax error: invalid komi '" + excerpt(args[0]) +
+                                "' (a decimal number)"};
+             return "";  // Kōnane has no komi: accepted for GUIs that always send it, and ignored
+         }},
+        {"play",
+         [](S& s, const std::string& name, const Args& args) -> std::string {
+             want(name, args, 2);
+             const Color c = parse_color(args[0]);
+             const Position p = s.history_.back();
+             if (c != p.to_move)
+                 throw GtpError{std::string("illegal move: ") + color_name(c) + " is not to move"};
+             MoveChild mc;
+             try {
+                 mc = parse_move(s.board_, s.options_.engine.rules, p, lower(args[1]));
+             } catch (const std::exception&) {
+                 throw GtpError{"illegal move"};
+             }
+             s.history_.push_back(mc.child);
+             return "";
+         }},
+        {"genmove",
+         [](S& s, const std::string& name, const Args& args) -> std::string {
+             want(name, args, 1);
+             const Color c = parse_color(args[0]);
+             const Position p = s.history_.back();
+             if (c != p.to_move)
+                 throw GtpError{std::string("illegal move: ") + color_name(c) + " is not to move"};
+             MoveLimits lim = s.options_.limits;
+             lim.seconds = s.move_seconds();
+             if (s.clock_) lim.depth = 0, lim.nodes = 0;
+             const auto t0 = std::chrono::steady_clock::now();
+             const std::optional<Decision> d = s.engine().decide(p, lim);
+             if (s.clock_) {
+                 s.left_[static_cast<int>(c)] -=
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+             }
+             if (!d) {
+                 s.last_.reset();
+                 return "resign";  // no legal move: the side to move has lost (rules.md "End")
+             }
+             s.last_ = d;
+             s.history_.push_back(d->move.child);
+             const std::string move = format_move(s.board_, d->move.move);
+             if (s.options_.log) {
+                 *s.options_.log << s.options_.name << ": " << move << " (" << d->describe() << ", "
+                                 << d->nodes << " nodes, " << d->seconds << " s)" << std::endl;
+             }
+             return move;
+         }},
+        {"undo",
+         [](S& s, const std::string&, const Args&) -> std::string {
+             if (s.history_.size() < 2) throw GtpError{"cannot undo"};
+             s.history_.pop_back();
+             s.last_.reset();
+             return "";
+         }},
+        {"showboard",
+         [](S& s, const std::string&, const Args&) {
+             return "\n" + board_diagram(s.board_, s.history_.back());
+         }},
+        {"time_settings",
+         [](S& s, const std::string& name, const Args& args) -> std::string {
+             want(name, args, 3);
+             s.main_time_ = parse_amount(args[0], "main time");
+             s.byo_time_ = parse_amount(args[1], "byo-yomi time");
+             s.byo_stones_ = static_cast<int>(parse_amount(args[2], "byo-yomi stones"));
+             // GTP 2 §6.3: byo-yomi time > 0 with 0 stones means no time limit.
+             s.clock_ =
+                 !(s.byo_time_ > 0 && s.byo_stones_ == 0) && (s.main_time_ > 0 || s.byo_time_ > 0);
+             s.left_[0] = s.left_[1] = s.main_time_;
+             s.stones_left_[0] = s.stones_left_[1] = 0;
+             return "";
+         }},
+        {"time_left",
+         [](S& s, const std::string& name, const Args& args) -> std::string {
+             want(name, args, 3);
+             const int side = static_cast<int>(parse_color(args[0]));
+             s.left_[side] = parse_amount(args[1], "time");
+             s.stones_left_[side] = static_cast<int>(parse_amount(args[2], "stones"));
+             return "";
+         }},
+        {"quit",
+         [](S& s, const std::string&, const Args&) -> std::string {
+             s.quit_ = true;
+             return "";
+         }},
+        {"konane-position",
+         [](S& s, const std::string&, const Args& args) -> std::string {
+             if (args.empty()) throw GtpError{"syntax error: konane-position takes a position"};
+             std::string text = args[0];
+             for (std::size_t i = 1; i < args.size(); ++i)
+                 text += " " + args[i];
+             text = with_side(std::move(text));
+             ParsedPosition parsed;
+             try {
+                 parsed = parse_position(text);
+             } catch (const std::exception& e) {
+                 throw GtpError{"invalid position: " + printable(e.what())};
+             }
+             s.reset(parsed.board, parsed.position);
+             return "";
+         }},
+        {"konane-source",
+         [](S& s, const std::string&, const Args&) {
+             if (!s.last_) throw GtpError{"no move generated yet"};
+             return s.last_->describe();
+         }},
+        {"konane-nodes", &S::Commands::budget},
+        {"konane-depth", &S::Commands::budget},
+    };
+    return entries;
+}
+
+const std::vector<std::string>& gtp_commands() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        for (const auto& e : GtpSession::Commands::table())
+            out.emplace_back(e.name);
+        return out;
+    }();
+    return names;
+}
+
+std::string GtpSession::command(const std::string& name, const Args& args) {
+    for (const auto& e : Commands::table())
+        if (name == e.name) return e.run(*this, name, args);
     throw GtpError{"unknown command"};
 }
 

@@ -51,6 +51,11 @@ class GtpSession {
     const Board& board() const { return board_; }
 
   private:
+    // The table of commands (gtp.cpp): names and handlers, read by command(), list_commands
+    // and known_command alike.
+    struct Commands;
+    friend const std::vector<std::string>& gtp_commands();
+
     std::string command(const std::string& name, const std::vector<std::string>& args);
     void reset(const Board& b, Position start);
     double move_seconds() const;
@@ -70,7 +75,8 @@ class GtpSession {
     int stones_left_[2] = {0, 0};
 };
 
-/// The GTP commands the session knows, in list_commands order.
+/// The GTP commands the session knows, in list_commands order: the names of the table its
+/// dispatcher answers from.
 const std::vector<std::string>& gtp_commands();
 
 }  // namespace konane::engine

@@ -144,7 +144,7 @@ EloEstimate elo(int wins, int draws, int losses) {
     const auto diff = [](double s) {
         if (s <= 0) return -std::numeric_limits<double>::infinity();
         if (s >= 1) return std::numeric_limits<double>::infinity();
-        return -400.0 * std::log10(1.0 / s - 1.0);
+        return -400.0 * std::log10(1.0 / s - 1.0) + 0.0;  // an even score: 0, not -0
     };
     const double s = (wins + 0.5 * draws) / n;
     const double v =

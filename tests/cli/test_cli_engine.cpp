@@ -111,4 +111,32 @@ TEST_CASE("cli analyse: a game reviewed by the engine without a table", "[cli][e
     const Run bad = run("analyse --board 6x6 'd3 a1' --nodes 1000 -q");
     CHECK(bad.code == 2);
     CHECK(bad.out.find("a1") != std::string::npos);
+    // A file where the record is expected (a table file given alone) is named as a file, not
+    // read as moves: a name ending in .kbt (existing or not), an existing file's path.
+    for (const std::string& file :
+         {std::string("konane-4x4-brainking.kbt"), std::string(KONANE_BINARY)}) {
+        INFO(file);
+        const Run table = run("analyse " + quote(file) + " --nodes 1000 -q");
+        CHECK(table.code == 2);
+        CHECK(table.out.find("'" + file + "' is a file name, not a game record") !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("cli analyse: the review example of --help is a legal game", "[cli][engine]") {
+    // The example's record, taken from the help text, is reviewed (at a small budget) without
+    // an error: every move of it is legal.
+    const Run help = run("analyse --help");
+    REQUIRE(help.code == 0);
+    const std::string example = "konane analyse --board 8x8 '";
+    const std::size_t at = help.out.find(example);
+    REQUIRE(at != std::string::npos);
+    const std::size_t from = at + example.size(), to = help.out.find('\'', from);
+    REQUIRE(to != std::string::npos);
+    const std::string record = help.out.substr(from, to - from);
+    INFO(record);
+    const Run r = run("analyse --board 8x8 '" + record + "' --nodes 2000 -q");
+    INFO(r.out);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("proven mistakes: ") != std::string::npos);
 }

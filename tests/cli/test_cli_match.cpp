@@ -1,6 +1,7 @@
 // `konane match`, run as a process (KONANE_BINARY) between `konane engine` processes and
 // broken engines (small shell scripts); and the Elo estimate of match/match.hpp.
 #include <bit>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -116,6 +117,11 @@ TEST_CASE("CLI: match survives engines that crash or hang or answer garbage", "[
         const json j = match_json(good, k.engine, std::string("--board 5x5 --games 4 ") + k.args);
         REQUIRE(j["games"].size() == 4);
         CHECK(j["score"]["A"] == 4);
+        // A won every game: no finite Elo, null (not a string) in the JSON.
+        CHECK(j["score"]["fraction"] == 1.0);
+        CHECK(j["elo"]["diff"].is_null());
+        CHECK(j["elo"]["low"].is_null());
+        CHECK(j["elo"]["high"].is_null());
         for (const json& g : j["games"]) {
             INFO(g.dump());
             CHECK(g["winner_engine"] == "A");
@@ -226,6 +232,7 @@ TEST_CASE("match: Elo difference and its 95% interval", "[cli]") {
     const match::EloEstimate even = match::elo(10, 0, 10);
     CHECK(even.score == 0.5);
     CHECK(even.diff == Approx(0).margin(1e-9));
+    CHECK(!std::signbit(even.diff));  // 0, not -0 (a JSON "-0.0")
     CHECK(even.low == Approx(-even.high));
     // 60 of 100: D = -400 log10(1/0.6 - 1); s +- 1.96 sqrt(0.24 / 100).
     const match::EloEstimate e = match::elo(60, 0, 40);
@@ -235,4 +242,30 @@ TEST_CASE("match: Elo difference and its 95% interval", "[cli]") {
     const match::EloEstimate all = match::elo(5, 0, 0);
     CHECK(std::isinf(all.diff));
     CHECK(all.diff > 0);
+    // One win in ten: the upper bound finite, the lower bound past 0.
+    const match::EloEstimate one = match::elo(1, 0, 9);
+    CHECK(std::isfinite(one.high));
+    CHECK(std::isinf(one.low));
+    CHECK(one.low < 0);
+}
+
+TEST_CASE("CLI: match sends --nodes to konane engine as konane-nodes", "[cli]") {
+    // `konane engine` knows konane-nodes (known_command): no warning that its own limit applies.
+    const std::string e = engine("--nodes 500");
+    const Run r =
+        run("match " + quote(e) + " " + quote(e) +
+            " --board 4x4 --openings 'd1 c1' --adjudicate-nodes 0 --nodes 2000 --json -q");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("warning") == std::string::npos);
+    const json j = json::parse(r.out.substr(r.out.find('{')));
+    REQUIRE(j["games"].size() == 2);
+    // The same winning colour in both games (the engines play 4x4 perfectly): one win each.
+    CHECK(j["score"]["A"] == 1);
+    // An even score: Elo difference 0 (not -0.0), every figure a number or null.
+    CHECK(j["elo"]["diff"].dump() == "0.0");
+    for (const char* k : {"diff", "low", "high"}) {
+        INFO(k);
+        CHECK((j["elo"][k].is_number() || j["elo"][k].is_null()));
+    }
 }

@@ -2,6 +2,7 @@
 // (engine/gtp.hpp): every proven answer checked against the tables generated for the tests.
 #include <algorithm>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -417,6 +418,74 @@ TEST_CASE("gtp: a scripted session with every command", "[engine][gtp]") {
     CHECK(s.handle("genmove white") == "= resign\n\n");  // White has no jump: lost
     CHECK(s.handle("quit") == "=\n\n");
     CHECK(s.done());
+}
+
+TEST_CASE("gtp: list_commands and known_command name every command the session answers",
+          "[engine][gtp]") {
+    GtpOptions o;
+    o.engine.memory_bytes = std::size_t{8} << 20;
+    GtpSession s(o);
+    // The commands of docs/engine.md's table, each listed and known.
+    const std::vector<std::string> documented = {"protocol_version",
+                                                 "name",
+                                                 "version",
+                                                 "known_command",
+                                                 "list_commands",
+                                                 "boardsize",
+                                                 "clear_board",
+                                                 "komi",
+                                                 "play",
+                                                 "genmove",
+                                                 "undo",
+                                                 "showboard",
+                                                 "time_settings",
+                                                 "time_left",
+                                                 "konane-position",
+                                                 "konane-source",
+                                                 "konane-nodes",
+                                                 "konane-depth",
+                                                 "quit"};
+    std::string list = s.handle("list_commands");
+    REQUIRE(list.rfind("= ", 0) == 0);
+    list = list.substr(2, list.size() - 4);  // one name a line, without "= " and the end
+    std::vector<std::string> listed;
+    std::istringstream lines(list);
+    for (std::string line; std::getline(lines, line);)
+        listed.push_back(line);
+    CHECK(listed == gtp_commands());
+    for (const std::string& c : documented) {
+        INFO(c);
+        CHECK(std::find(listed.begin(), listed.end(), c) != listed.end());
+        CHECK(s.handle("known_command " + c) == "= true\n\n");
+    }
+    CHECK(listed.size() == documented.size());
+    // Every listed command is answered: never "unknown command" (its arguments may be wrong).
+    for (const std::string& c : listed) {
+        if (c == "quit") continue;
+        INFO(c);
+        CHECK(s.handle(c) != "? unknown command\n\n");
+    }
+    CHECK(s.handle("known_command konane-fly") == "= false\n\n");
+    CHECK(s.handle("konane-fly") == "? unknown command\n\n");
+}
+
+TEST_CASE("gtp: komi takes any finite decimal number and ignores it", "[engine][gtp]") {
+    GtpOptions o;
+    o.engine.memory_bytes = std::size_t{8} << 20;
+    GtpSession s(o);
+    for (const char* komi : {"0", "-1", "6.5", "-0.5", "+7", "0.", ".5", "1e2", "7.5E-1"}) {
+        INFO(komi);
+        CHECK(s.handle(std::string("komi ") + komi) == "=\n\n");
+    }
+    for (const char* komi :
+         {"0x10", "abc", "nan", "inf", "-inf", "1e999", "6.5.1", "--1", "e5", ".", "1e", "5k"}) {
+        INFO(komi);
+        const std::string answer = s.handle(std::string("komi ") + komi);
+        CHECK(answer.rfind("? syntax error", 0) == 0);
+        CHECK(answer.find(komi) != std::string::npos);
+    }
+    CHECK(s.handle("komi") == "? syntax error: komi takes 1 argument\n\n");
+    CHECK(s.handle("komi 1 2") == "? syntax error: komi takes 1 argument\n\n");
 }
 
 TEST_CASE("gtp: bad input is an error answer and the session goes on", "[engine][gtp]") {
