@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
@@ -47,7 +48,7 @@ int run_engine_review(const Board& b, const std::string& record, const EngineArg
     const engine::MoveLimits limits = move_limits(a);
     const std::string budget = limits.nodes   ? std::to_string(limits.nodes) + " nodes"
                                : limits.depth ? "depth " + std::to_string(limits.depth)
-                                              : std::to_string(limits.seconds) + " s";
+                                              : fmt::format("{:g} s", limits.seconds);
     if (!json && !a.quiet) {
         std::fprintf(stderr, "reviewing %zu plies at %s a move%s\n", game.moves.size(),
                      budget.c_str(), brainking ? " (read in BrainKing's notation)" : "");
