@@ -57,8 +57,10 @@ struct ProveArgs {
     std::uint64_t seconds = 0;
     std::uint64_t checkpoint = 60;
     bool dfpn = false;
-    bool leaf_nodes_given = false;  ///< --leaf-nodes given (else a resumed tree's own)
-    bool search_given = false;      ///< --dfpn or --alpha-beta given (else a resumed tree's own)
+    std::uint64_t leaf_retries = 1;
+    bool leaf_nodes_given = false;    ///< --leaf-nodes given (else a resumed tree's own)
+    bool leaf_retries_given = false;  ///< --leaf-retries given (else a resumed tree's own)
+    bool search_given = false;        ///< --dfpn or --alpha-beta given (else a resumed tree's own)
     std::string certificate;
     bool no_check = false;
     bool json = false;
@@ -214,9 +216,11 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     // A resumed tree goes on with its last run's leaf search unless told otherwise.
     std::uint64_t leaf_nodes = a.leaf_nodes;
     bool dfpn = a.dfpn;
+    int leaf_retries = static_cast<int>(a.leaf_retries);
     if (const auto& was = t.leaf_search(); resumed && was) {
         if (!a.leaf_nodes_given) leaf_nodes = was->leaf_nodes;
         if (!a.search_given) dfpn = was->dfpn;
+        if (!a.leaf_retries_given) leaf_retries = was->retries;
     }
     ManagerOptions o;
     o.search =
@@ -229,6 +233,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     o.workers = threads;
     o.search.memory_bytes = std::max<std::size_t>(o.search.memory_bytes / std::max(threads, 1), 64);
     o.leaf_nodes = leaf_nodes;
+    o.leaf_retries = leaf_retries;
     o.max_nodes = a.max_nodes;
     o.max_seconds = static_cast<double>(a.seconds);
     o.checkpoint_seconds = static_cast<double>(a.checkpoint);
@@ -345,6 +350,8 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
                     {"workers", threads},
                     {"worker_ranks", ranks},
                     {"leaf_nodes", leaf_nodes},
+                    {"leaf_retries", leaf_retries},
+                    {"leaves_retried", rep.retried},
                     {"search", algorithm_name(false, dfpn)}};
         j["tree"] = {{"positions", rep.tree.nodes},    {"open_leaves", rep.tree.open_leaves},
                      {"expanded", rep.tree.expanded},  {"won", rep.tree.won},
@@ -470,6 +477,14 @@ void add_prove_command(CLI::App& app, Commands& out) {
                          "expanded (a resumed tree: its last run's unless given)")
             ->capture_default_str()
             ->check(decimal(1, kMaxNodes));
+    auto* leaf_retries =
+        prove
+            ->add_option("--leaf-retries", a->leaf_retries,
+                         "Times a leaf not decided is searched again, each time with 4 times the "
+                         "budget, before it is expanded (a resumed tree: its last run's unless "
+                         "given)")
+            ->capture_default_str()
+            ->check(decimal(0, 16));
     auto* workers = prove->add_option(
         "-j,--workers", a->workers,
         "Worker threads, each with its own search (under mpirun, rank 0 runs none unless -j is "
@@ -513,8 +528,9 @@ void add_prove_command(CLI::App& app, Commands& out) {
                 "konane prove --board 6x8 --work 6x8.tree -j 2 --memory 8G --time 3600",
                 "konane prove --work 6x8.tree --time 3600      resume (here or on another machine)",
                 "konane prove 'xoxoxo/oxoxox/xo.oxo/ox.xox/xoxoxo/oxoxox b' --work c3c4.tree"});
-    out.push_back({prove, [a, positions, board, rules, workers, leaf_nodes, search] {
+    out.push_back({prove, [a, positions, board, rules, workers, leaf_nodes, leaf_retries, search] {
                        a->leaf_nodes_given = leaf_nodes->count() > 0;
+                       a->leaf_retries_given = leaf_retries->count() > 0;
                        a->search_given = search->count() > 0;
 #ifdef KONANE_HAVE_MPI
                        if (mpi::launched_by_mpi()) {

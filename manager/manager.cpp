@@ -39,6 +39,9 @@ process::DirectoryLock lock_directory(const fs::path& dir) {
     return std::move(*l);
 }
 
+/// The largest budget a retried leaf is given (10^18 nodes: far past any search that ends).
+constexpr std::uint64_t kMaxLeafBudget = 1'000'000'000'000'000'000;
+
 std::uint64_t file_bytes(const fs::path& p) {
     std::error_code ec;
     const auto n = fs::file_size(p, ec);
@@ -143,7 +146,9 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     if (o.workers < 0 || (o.workers == 0 && remotes == 0))
         throw std::invalid_argument("proof manager: at least one worker");
     if (o.leaf_nodes < 1) throw std::invalid_argument("proof manager: leaf budget of 0 nodes");
-    tree_.set_leaf_search({o.leaf_nodes, o.search.algorithm == ProofAlgorithm::DfPn});
+    if (o.leaf_retries < 0) throw std::invalid_argument("proof manager: negative leaf retries");
+    tree_.set_leaf_search(
+        {o.leaf_nodes, o.search.algorithm == ProofAlgorithm::DfPn, o.leaf_retries});
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
     const double cpu_start = process::cpu_seconds();
@@ -170,6 +175,13 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         }
     }
 
+    // The budget of leaf i's next search: leaf_nodes times kLeafGrowth per try. Under `mutex`.
+    auto leaf_budget = [&](std::uint32_t i) {
+        std::uint64_t b = o.leaf_nodes;
+        for (std::uint32_t t = 0; t < tree_.node(i).tries && b < kMaxLeafBudget; ++t)
+            b *= ManagerOptions::kLeafGrowth;
+        return std::min(b, kMaxLeafBudget);
+    };
     // A leaf to hand out, with the number of its proof file; nullopt when none may be handed
     // out now. Under `mutex`.
     auto take = [&]() -> std::optional<std::pair<std::uint32_t, std::uint32_t>> {
@@ -195,6 +207,13 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         if (r.win) {
             tree_.decided(leaf, *r.win, file, r.nodes);
             ++report.decided;
+        } else if (tree_.node(leaf).tries < static_cast<std::uint32_t>(o.leaf_retries)) {
+            // Searched again, with a larger budget, before it is expanded: its proof file (of
+            // the children it proved) is not needed, the next search proves them again.
+            tree_.retry(leaf, r.nodes);
+            std::error_code ec;
+            fs::remove(proof_path(file), ec);
+            ++report.retried;
         } else {
             r.children.proof_file = r.proof ? file : 0;
             tree_.expand(leaf, r.children, r.nodes);
@@ -233,11 +252,12 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                 // The key is copied under the lock: another worker's expand() may move the
                 // tree's nodes while this one searches.
                 const ProofKey key = tree_.node(job->first).key;
+                const std::uint64_t budget = leaf_budget(job->first);
                 lock.unlock();
                 LeafResult r;
                 try {
                     if (!s) s.emplace(tree_.game().board(), so);
-                    r = solve_leaf(*s, tree_.game(), key, o.leaf_nodes, halt);
+                    r = solve_leaf(*s, tree_.game(), key, budget, halt);
                     write_proof(job->second, r);
                 } catch (...) {
                     lock.lock();
@@ -297,7 +317,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                             no_leaf_at = changes;  // none until a result or a leaf given back
                             break;
                         }
-                        o.remote->send(w, tree_.node(job->first).key, o.leaf_nodes);
+                        o.remote->send(w, tree_.node(job->first).key, leaf_budget(job->first));
                         stop_sent[static_cast<std::size_t>(w)] = false;
                         active = true;
                     }

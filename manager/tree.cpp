@@ -286,6 +286,13 @@ void ProofTree::expand(std::uint32_t i, const LeafChildren& c, std::uint64_t wor
     }
 }
 
+void ProofTree::retry(std::uint32_t i, std::uint64_t work) {
+    nodes_[i].busy = false;
+    nodes_[i].work += work;
+    total_nodes_ += work;
+    ++nodes_[i].tries;
+}
+
 void ProofTree::release(std::uint32_t i) {
     nodes_[i].busy = false;
 }
@@ -331,7 +338,9 @@ void ProofTree::save(const std::filesystem::path& path) const {
         h << "root " << format_position(b, p) << '\n';
     if (leaf_search_) {
         h << "leaf-search " << (leaf_search_->dfpn ? "df-pn " : "alpha-beta ")
-          << leaf_search_->leaf_nodes << '\n';
+          << leaf_search_->leaf_nodes;
+        if (leaf_search_->retries != 0) h << ' ' << leaf_search_->retries;
+        h << '\n';
     }
     h << "nodes " << nodes_.size() << '\n'
       << "proof-files " << proof_files_ << '\n'
@@ -399,16 +408,22 @@ ProofTree ProofTree::load(const std::filesystem::path& path) {
             } else if (field == "seconds") {
                 seconds = std::stod(value);
             } else if (field == "leaf-search") {
-                const std::size_t sp2 = value.find(' ');
-                const std::string how = value.substr(0, sp2);
-                if (sp2 == std::string::npos || (how != "df-pn" && how != "alpha-beta"))
+                // "df-pn|alpha-beta BUDGET [RETRIES]"
+                std::istringstream words(value);
+                std::string how, budget, retries, rest;
+                words >> how >> budget >> retries >> rest;
+                const auto number = [](const std::string& w) {
+                    return !w.empty() && w.size() <= 18 &&
+                           w.find_first_not_of("0123456789") == std::string::npos;
+                };
+                if ((how != "df-pn" && how != "alpha-beta") || !number(budget) ||
+                    std::stoull(budget) == 0 || (!retries.empty() && !number(retries)) ||
+                    !rest.empty()) {
                     throw bad("header line '" + line +
-                              "': expected df-pn or alpha-beta and a budget");
-                const std::string budget = value.substr(sp2 + 1);
-                if (budget.empty() || budget.find_first_not_of("0123456789") != std::string::npos)
-                    throw bad("header line '" + line + "': the budget is not a number");
-                leaf_search = LeafSearch{std::stoull(budget), how == "df-pn"};
-                if (leaf_search->leaf_nodes == 0) throw bad("header line '" + line + "': budget 0");
+                              "': expected df-pn or alpha-beta, a budget and the retries");
+                }
+                leaf_search = LeafSearch{std::stoull(budget), how == "df-pn",
+                                         retries.empty() ? 0 : std::stoi(retries.substr(0, 9))};
             } else {
                 throw bad("unknown header field '" + field + "'");
             }

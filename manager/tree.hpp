@@ -36,7 +36,7 @@ struct TreeNode {
     /// Decided by a worker: the number of the proof file (proofs/N.proof of the work directory)
     /// that proves it; 0 when the tree decided it from its children, or it has no move.
     std::uint32_t proof_file = 0;
-    std::uint32_t tries = 0;  ///< worker searches that left it undecided (then it was expanded)
+    std::uint32_t tries = 0;  ///< worker searches that left it undecided (the last: expanded)
     std::uint64_t work = 0;   ///< nodes the workers spent on it
     // Not saved: rebuilt from the keys on load.
     std::uint64_t pn = 1, dn = 1;  ///< proof and disproof numbers for the side to move
@@ -67,6 +67,7 @@ struct LeafChildren {
 struct LeafSearch {
     std::uint64_t leaf_nodes = 0;  ///< node budget of one leaf's search
     bool dfpn = false;             ///< df-pn, else the enhanced alpha-beta
+    int retries = 0;               ///< ManagerOptions::leaf_retries
 };
 
 /// A proof tree. Not thread-safe: the manager holds a lock around it.
@@ -115,6 +116,9 @@ class ProofTree {
     /// Leaf i left undecided after `work` nodes: expanded into its children, those whose values
     /// the worker knows decided (proven by c.proof_file).
     void expand(std::uint32_t i, const LeafChildren& c, std::uint64_t work);
+    /// Leaf i left undecided after `work` nodes, kept as a leaf to be searched again with a
+    /// larger budget (ManagerOptions::leaf_retries): its tries counted, not expanded.
+    void retry(std::uint32_t i, std::uint64_t work);
     /// Leaf i given back unsearched (the run stops).
     void release(std::uint32_t i);
 

@@ -30,7 +30,7 @@ TEST_CASE("cli: prove decides a board and its certificate checks", "[cli][manage
     const std::string work = quote((dir / "w").string());
     const std::string cert = quote((dir / "5x5.proof").string());
     const json j = parse_json(run("prove --board 5x5 --work " + work +
-                                  " --leaf-nodes 40 -j 2 --memory 8M "
+                                  " --leaf-nodes 40 --leaf-retries 0 -j 2 --memory 8M "
                                   "--certificate " +
                                   cert + " --json -q 2>/dev/null"));
     CHECK(j["done"] == true);

@@ -37,6 +37,7 @@ ManagerOptions small_options(Ruleset r, std::uint64_t leaf_nodes, int workers = 
     o.search.rules = r;
     o.search.memory_bytes = std::size_t{1} << 16;  // small: leaves cannot lean on the table
     o.leaf_nodes = leaf_nodes;
+    o.leaf_retries = 0;  // every undecided leaf expanded: the tree grows deep
     o.workers = workers;
     return o;
 }
@@ -95,6 +96,53 @@ TEST_CASE("proof manager: every opening equals the table, and its certificate ch
         CHECK(tree_winners(m.tree()) == want);
         check_proof(m, want);
         CHECK(rep.tree_bytes > 0);
+    }
+}
+
+TEST_CASE("proof manager: leaves retried with growing budgets before expansion", "[manager]") {
+    // leaf_retries: a leaf left undecided is searched again with 4 and 16 times the budget
+    // before it is expanded; the verdicts and the certificate as without, a smaller tree, no
+    // proof file left behind by a retried search, and the retries kept in the saved tree.
+    for (const ProofAlgorithm a : {ProofAlgorithm::Enhanced, ProofAlgorithm::DfPn}) {
+        const Tablebase& tb = table(5, 5, Ruleset::Brainking);
+        const Board& b = tb.board();
+        INFO((a == ProofAlgorithm::DfPn ? "df-pn" : "alpha-beta"));
+        const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+        const std::vector<Color> want = table_winners(tb, roots);
+        std::uint64_t sizes[2] = {0, 0};
+        for (const int retries : {0, 2}) {
+            TempDir dir("manager-retries");
+            ProofManager m = ProofManager::create(
+                dir / "w",
+                ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+            ManagerOptions o = small_options(Ruleset::Brainking, 20);
+            o.search.algorithm = a;
+            o.leaf_retries = retries;
+            const ManagerReport rep = m.run(o);
+            REQUIRE(rep.done);
+            CHECK(tree_winners(m.tree()) == want);
+            check_proof(m, want);
+            sizes[retries == 0 ? 0 : 1] = m.tree().size();
+            if (retries > 0) {
+                CHECK(rep.retried > 0);
+                // Every proof file is named by a node of the tree.
+                std::size_t files = 0;
+                for (const auto& e : fs::directory_iterator(dir / "w" / "proofs")) {
+                    (void)e;
+                    ++files;
+                }
+                std::size_t named = 0;
+                for (std::uint32_t i = 0; i < m.tree().size(); ++i)
+                    named += m.tree().node(i).proof_file != 0 ? 1 : 0;
+                CHECK(files <= named);
+                const ProofTree back = ProofTree::load(dir / "w" / "tree");
+                REQUIRE(back.leaf_search().has_value());
+                CHECK(back.leaf_search()->retries == 2);
+                CHECK(back.leaf_search()->leaf_nodes == 20);
+                CHECK(back.leaf_search()->dfpn == (a == ProofAlgorithm::DfPn));
+            }
+        }
+        CHECK(sizes[1] < sizes[0]);  // fewer expansions
     }
 }
 
