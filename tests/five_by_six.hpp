@@ -6,7 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
 #include "core/board.hpp"
+#include "core/notation.hpp"
+#include "search/proof.hpp"
 
 namespace konane::test {
 
@@ -40,6 +44,22 @@ inline const std::map<std::string, std::vector<WantLine>>& five_by_six_openings(
           {"e6", "d6", Color::White}}},
     };
     return boards;
+}
+
+/// Checks every opening line of `got` (search_openings() on board `name` of
+/// five_by_six_openings()) against the tables' winners, and the board's verdict (White).
+inline void check_five_by_six(const std::string& name, const SearchedOpenings& got) {
+    const Board b = Board::parse(name);
+    const std::vector<WantLine>& want = five_by_six_openings().at(name);
+    INFO(name);
+    REQUIRE(got.lines.size() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        INFO(want[i].black << " " << want[i].white);
+        CHECK(format_move(b, got.lines[i].black) == want[i].black);
+        CHECK(format_move(b, got.lines[i].white) == want[i].white);
+        CHECK(got.lines[i].winner == want[i].winner);
+    }
+    CHECK(got.winner == Color::White);
 }
 
 }  // namespace konane::test

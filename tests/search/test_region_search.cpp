@@ -66,18 +66,11 @@ TEST_CASE("region search: every opening up to 5x6 and 6x5 equals the table",
                 hits += got.region_hits;
             }
             // 5x6 and 6x5: their tables' openings (docs/solved.md; minutes to generate).
-            for (const auto& [name, want] : five_by_six_openings()) {
+            for (const std::string name : {"5x6", "6x5"}) {
                 const Board b = Board::parse(name);
-                INFO(name);
                 ProofSearch s(b, region_options(a, k));
                 const SearchedOpenings got = search_openings(s);
-                REQUIRE(got.lines.size() == want.size());
-                for (std::size_t i = 0; i < want.size(); ++i) {
-                    CHECK(format_move(b, got.lines[i].black) == want[i].black);
-                    CHECK(format_move(b, got.lines[i].white) == want[i].white);
-                    CHECK(got.lines[i].winner == want[i].winner);
-                }
-                CHECK(got.winner == Color::White);
+                check_five_by_six(name, got);
                 hits += got.region_hits;
             }
         }
