@@ -453,17 +453,17 @@ TEST_CASE("proof manager: a tree whose derived value its children do not give is
 }
 
 TEST_CASE("proof manager: the trees of the long runs kept in docs/proofs/trees load", "[manager]") {
-    // The 6x8 and 8x8 runs of docs/beyond.md, kept so that a later run (here or on another
+    // The 6x8, 7x8 and 8x8 runs of docs/beyond.md, kept so that a later run (here or on another
     // machine) goes on from them: `cp -r docs/proofs/trees/8x8-a8b8 W && konane prove --work W`.
     int n = 0;
     for (const auto& e : fs::directory_iterator(fs::path(KONANE_PROOFS_DIR) / "trees")) {
         INFO(e.path().string());
         const ProofTree t = ProofTree::load(e.path() / "tree");
-        CHECK(t.size() > 100);
+        CHECK(t.size() > 10);
         CHECK(t.total_nodes() > 1'000'000'000);
         CHECK_FALSE(t.done());
         const int squares = t.game().board().squares();
-        CHECK((squares == 48 || squares == 64));
+        CHECK((squares == 48 || squares == 56 || squares == 64));
         // A copy of the tree alone opens as a work directory: what its missing proof files
         // proved is open again.
         TempDir dir("manager-kept");
