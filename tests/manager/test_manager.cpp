@@ -485,5 +485,5 @@ TEST_CASE("proof manager: the trees of the long runs kept in docs/proofs/trees l
               m.reopened());
         ++n;
     }
-    CHECK(n == 2);
+    CHECK(n == 3);
 }
