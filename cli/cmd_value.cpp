@@ -78,6 +78,20 @@ int value_on(const BoardT& b, const Bits& occ, const ValueArgs& a) {
 }
 
 int run_value(const ValueArgs& a) {
+    // A board size where the position belongs ("value 4x4"): said as such, not as a bad
+    // character of a position.
+    const bool board_size = [&] {
+        const std::size_t x = a.position.find('x');
+        const auto digits = [](std::string_view t) {
+            return !t.empty() && t.find_first_not_of("0123456789") == std::string_view::npos;
+        };
+        return x != std::string::npos && digits(std::string_view(a.position).substr(0, x)) &&
+               digits(std::string_view(a.position).substr(x + 1));
+    }();
+    if (board_size) {
+        throw UsageError("value takes a position, not a board size ('" + printable(a.position) +
+                         "'): e.g. konane value '.ox./o..x/....', or --board RxC beside it");
+    }
     // The side to move does not enter a value: it may be left out.
     const std::string text = with_side(a.position);
     if (is_wide_text(text) || is_wide_text(a.board)) {  // past 64 squares

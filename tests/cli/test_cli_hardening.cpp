@@ -492,6 +492,8 @@ TEST_CASE("cli: every number goes through one strict decimal parser with a range
         {"openings --search --board 3x4 --table-max-pieces 065", "'065' has a leading zero"},
         {"openings --search --board 3x4 --table-max-pieces 65", "65 is not in 0..64"},
         {"openings --search --board 3x4 --table-max-pieces 10", "give the table FILE too"},
+        {"value 4x4", "value takes a position, not a board size"},
+        {"value 21x21", "value takes a position, not a board size"},
         {"match --time nan", "--time: 'nan' is not a number"},
         {"match --timeout inf", "--timeout: 'inf' is not a number"},
     };
