@@ -7,6 +7,7 @@
 
 #include "cgt/konane.hpp"
 #include "cli/common.hpp"
+#include "cli/help.hpp"
 #include "cli/progress.hpp"
 #include "cli/query_args.hpp"
 #include "cli/value_json.hpp"
@@ -80,15 +81,7 @@ int value_on(const BoardT& b, const Bits& occ, const ValueArgs& a) {
 int run_value(const ValueArgs& a) {
     // A board size where the position belongs ("value 4x4"): said as such, not as a bad
     // character of a position.
-    const bool board_size = [&] {
-        const std::size_t x = a.position.find('x');
-        const auto digits = [](std::string_view t) {
-            return !t.empty() && t.find_first_not_of("0123456789") == std::string_view::npos;
-        };
-        return x != std::string::npos && digits(std::string_view(a.position).substr(0, x)) &&
-               digits(std::string_view(a.position).substr(x + 1));
-    }();
-    if (board_size) {
+    if (is_board_text(a.position)) {
         throw UsageError("value takes a position, not a board size ('" + printable(a.position) +
                          "'): e.g. konane value '.ox./o..x/....', or --board RxC beside it");
     }
