@@ -51,7 +51,7 @@ std::uint64_t file_bytes(const fs::path& p) {
 }  // namespace
 
 LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, ProofKey key, std::uint64_t budget,
-                      const std::atomic<bool>& stopped) {
+                      const std::atomic<bool>& stopped, bool children_proof) {
     LeafResult out;
     const Position p = key.position();
     s.set_max_nodes(budget);
@@ -70,7 +70,7 @@ LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, ProofKey key, std::uin
             for (const MoveChild& m : g.moves(key)) {
                 const std::optional<bool> v = s.proven(m.child);
                 out.children.values.push_back(v);
-                if (v) {
+                if (v && children_proof) {
                     builder.add_root(m.child, *v ? m.child.to_move : other(m.child.to_move));
                     any = true;
                 }
@@ -175,6 +175,11 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         }
     }
 
+    // Whether leaf i, left undecided by its next search, is searched again rather than
+    // expanded. Under `mutex`.
+    auto will_retry = [&](std::uint32_t i) {
+        return tree_.node(i).tries < static_cast<std::uint32_t>(o.leaf_retries);
+    };
     // The budget of leaf i's next search: leaf_nodes times kLeafGrowth per try. Under `mutex`.
     auto leaf_budget = [&](std::uint32_t i) {
         std::uint64_t b = o.leaf_nodes;
@@ -207,9 +212,10 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         if (r.win) {
             tree_.decided(leaf, *r.win, file, r.nodes);
             ++report.decided;
-        } else if (tree_.node(leaf).tries < static_cast<std::uint32_t>(o.leaf_retries)) {
-            // Searched again, with a larger budget, before it is expanded: its proof file (of
-            // the children it proved) is not needed, the next search proves them again.
+        } else if (will_retry(leaf)) {
+            // Searched again, with a larger budget, before it is expanded: the proof of the
+            // children it proved is not needed, the next search proves them again (a thread
+            // does not build it; a worker rank's is removed).
             tree_.retry(leaf, r.nodes);
             std::error_code ec;
             fs::remove(proof_path(file), ec);
@@ -253,11 +259,12 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                 // tree's nodes while this one searches.
                 const ProofKey key = tree_.node(job->first).key;
                 const std::uint64_t budget = leaf_budget(job->first);
+                const bool children_proof = !will_retry(job->first);
                 lock.unlock();
                 LeafResult r;
                 try {
                     if (!s) s.emplace(tree_.game().board(), so);
-                    r = solve_leaf(*s, tree_.game(), key, budget, halt);
+                    r = solve_leaf(*s, tree_.game(), key, budget, halt, children_proof);
                     write_proof(job->second, r);
                 } catch (...) {
                     lock.lock();

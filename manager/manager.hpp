@@ -38,10 +38,12 @@ struct LeafResult {
 /// Searches the position of `key` (ProofGame g) with search s, at most `budget` nodes: its value
 /// and the certificate of it, or, undecided, the children's values s's table holds and their
 /// certificate. `stopped` (also s's stop flag) tells it that the caller stopped the search, then
-/// or while the certificate was built: the result is then nothing but the nodes. Throws what
-/// ProofSearch::solve and CertificateBuilder throw.
+/// or while the certificate was built: the result is then nothing but the nodes. Without
+/// `children_proof` an undecided leaf comes back without the children's certificate (a leaf
+/// that will be searched again, ManagerOptions::leaf_retries: the next search proves them
+/// again). Throws what ProofSearch::solve and CertificateBuilder throw.
 LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, ProofKey key, std::uint64_t budget,
-                      const std::atomic<bool>& stopped);
+                      const std::atomic<bool>& stopped, bool children_proof = true);
 
 /// Workers in other processes (MPI ranks: mpi/prove_workers.hpp), driven by ProofManager::run()
 /// from its calling thread only: it sends a leaf to an idle worker, polls for results, and asks a
