@@ -34,6 +34,12 @@ Color parse_color(const std::string& text) {
     throw GtpError{"invalid color '" + excerpt(text) + "' (black or white)"};
 }
 
+/// Throws GtpError "illegal move" unless colour c is to move in p (play and genmove).
+void check_to_move(Color c, const Position& p) {
+    if (c != p.to_move)
+        throw GtpError{std::string("illegal move: ") + color_name(c) + " is not to move"};
+}
+
 /// A number of seconds or stones: a finite, non-negative decimal up to `most` (10^7 by
 /// default).
 double parse_amount(const std::string& text, const char* what, double most = 1e7) {
@@ -261,10 +267,8 @@ const std::vector<GtpSession::Commands::Entry>& GtpSession::Commands::table() {
         {"play",
          [](S& s, const std::string& name, const Args& args) -> std::string {
              want(name, args, 2);
-             const Color c = parse_color(args[0]);
              const Position p = s.history_.back();
-             if (c != p.to_move)
-                 throw GtpError{std::string("illegal move: ") + color_name(c) + " is not to move"};
+             check_to_move(parse_color(args[0]), p);
              MoveChild mc;
              try {
                  mc = parse_move(s.board_, s.options_.engine.rules, p, lower(args[1]));
@@ -279,8 +283,7 @@ const std::vector<GtpSession::Commands::Entry>& GtpSession::Commands::table() {
              want(name, args, 1);
              const Color c = parse_color(args[0]);
              const Position p = s.history_.back();
-             if (c != p.to_move)
-                 throw GtpError{std::string("illegal move: ") + color_name(c) + " is not to move"};
+             check_to_move(c, p);
              MoveLimits lim = s.options_.limits;
              lim.seconds = s.move_seconds();
              if (s.clock_) lim.depth = 0, lim.nodes = 0;
