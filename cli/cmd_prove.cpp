@@ -52,6 +52,7 @@ struct ProveArgs {
     std::string work;
     std::uint64_t leaf_nodes = 1'000'000;
     int workers = 1;
+    bool shared_table = false;
     std::string memory;
     std::uint64_t max_nodes = 0;
     std::uint64_t seconds = 0;
@@ -231,6 +232,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     const int threads = remote && remote->count() > 0 && !workers_given ? 0 : a.workers;
     o.remote = remote.get();
     o.workers = threads;
+    o.shared_table = a.shared_table;
     o.search.memory_bytes = std::max<std::size_t>(o.search.memory_bytes / std::max(threads, 1), 64);
     o.leaf_nodes = leaf_nodes;
     o.leaf_retries = leaf_retries;
@@ -348,6 +350,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
                     {"leaves_decided", rep.decided},
                     {"leaves_expanded", rep.expanded},
                     {"workers", threads},
+                    {"shared_table", a.shared_table && threads > 1},
                     {"worker_ranks", ranks},
                     {"leaf_nodes", leaf_nodes},
                     {"leaf_retries", leaf_retries},
@@ -490,6 +493,9 @@ void add_prove_command(CLI::App& app, Commands& out) {
         "Worker threads, each with its own search (under mpirun, rank 0 runs none unless -j is "
         "given: the other ranks are the workers)");
     workers->capture_default_str()->check(decimal(1, 1024));
+    prove->add_flag("--shared-table", a->shared_table,
+                    "With -j 2 or more: the worker threads share one table of proven values (the "
+                    "same memory in all), so that what one proves the others find");
     prove
         ->add_option("--memory", a->memory,
                      "Transposition tables of this process's worker threads together, e.g. 4G "

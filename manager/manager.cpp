@@ -241,6 +241,29 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         wake.notify_all();
     };
 
+    // With shared_table: a search that never searches, made by the first worker to take a leaf
+    // (under `mutex`), holding the table of proven values every worker's search shares.
+    std::optional<ProofSearch> table_holder;
+    auto make_search = [&](std::optional<ProofSearch>& s, ProofOptions so) {
+        if (!(o.shared_table && o.workers > 1)) {
+            s.emplace(tree_.game().board(), so);
+            return;
+        }
+        // Each worker's df-pn numbers as with a table of its own: half of its memory.
+        const bool dfpn = so.algorithm == ProofAlgorithm::DfPn;
+        const std::size_t own = dfpn ? std::max<std::size_t>(so.memory_bytes / 2, 128) : 0;
+        so.dfpn_memory_bytes = own;
+        std::lock_guard lock(mutex);
+        if (!table_holder) {
+            ProofOptions holder = so;
+            holder.algorithm = ProofAlgorithm::Enhanced;  // no df-pn numbers of its own
+            holder.memory_bytes =
+                static_cast<std::size_t>(o.workers) * (dfpn ? own : so.memory_bytes);
+            table_holder.emplace(tree_.game().board(), holder);
+        }
+        s.emplace(*table_holder, so);
+    };
+
     auto worker = [&] {
         try {
             ProofOptions so = o.search;
@@ -263,7 +286,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                 lock.unlock();
                 LeafResult r;
                 try {
-                    if (!s) s.emplace(tree_.game().board(), so);
+                    if (!s) make_search(s, so);
                     r = solve_leaf(*s, tree_.game(), key, budget, halt, children_proof);
                     write_proof(job->second, r);
                 } catch (...) {

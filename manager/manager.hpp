@@ -70,6 +70,12 @@ struct ManagerOptions {
     /// Worker threads, each with its own search and table (at least 1 unless `remote` has
     /// workers).
     int workers = 1;
+    /// The worker threads share one transposition table of proven values (ProofSearch's
+    /// sharing constructor), workers x the proven part of search.memory_bytes (rounded down to
+    /// a power of two), so that a position one proves the others find (a leaf searched again
+    /// by another thread, the positions leaves have in common); each keeps its own df-pn
+    /// numbers. The same memory in all as separate tables.
+    bool shared_table = false;
     /// Workers in other processes beside the threads (nullptr: none); run() hands them leaves
     /// as it does its threads, from its calling thread.
     RemoteWorkers* remote = nullptr;

@@ -96,6 +96,22 @@ struct ProofSearch::Frame {
     int index = 0, count = 0;
 };
 
+namespace {
+/// The bytes of a table within `budget`: a power of two buckets of 64 bytes, at least one.
+std::size_t table_bytes_within(std::size_t budget) {
+    std::size_t buckets = 1;
+    while (buckets * 2 * 64 <= budget)
+        buckets *= 2;
+    return buckets * 64;
+}
+/// The bytes of df-pn's table of proof and disproof numbers for options o.
+std::size_t dfpn_bytes(const ProofOptions& o) {
+    return table_bytes_within(o.dfpn_memory_bytes != 0
+                                  ? o.dfpn_memory_bytes
+                                  : std::max<std::size_t>(o.memory_bytes / 2, 128));
+}
+}  // namespace
+
 ProofSearch::ProofSearch(const Board& b, const ProofOptions& options,
                          std::optional<Tablebase> table)
     : board_(b), options_(options), group_(b), table_(std::move(table)) {
@@ -104,27 +120,48 @@ ProofSearch::ProofSearch(const Board& b, const ProofOptions& options,
                                     table_->board().name() + " board, the position for a " +
                                     b.name() + " board");
     }
-    // df-pn: half of the memory for the proven values, half for proof and disproof numbers.
-    const std::size_t budget = options_.algorithm == ProofAlgorithm::DfPn
-                                   ? std::max<std::size_t>(options_.memory_bytes / 2, 128)
-                                   : options_.memory_bytes;
-    std::size_t buckets = 1;
-    while (buckets * 2 * 64 <= budget)
-        buckets *= 2;
+    // df-pn: half of the memory for the proven values, half for proof and disproof numbers
+    // (unless dfpn_memory_bytes says otherwise).
+    const bool dfpn = options_.algorithm == ProofAlgorithm::DfPn;
+    const std::size_t numbers = dfpn ? dfpn_bytes(options_) : 0;
+    const std::size_t budget =
+        dfpn && options_.dfpn_memory_bytes == 0
+            ? numbers
+            : options_.memory_bytes - std::min(numbers, options_.memory_bytes);
     // Anonymous memory (zero-filled) in 2 MiB huge pages where the kernel allows: the table is
     // probed at random, and with 4 KiB pages nearly every probe also misses the TLB. Every page
     // is faulted in now, so that the search's time does not include the kernel zeroing it.
-    table_size_ = buckets * 64;
+    table_size_ = table_bytes_within(budget);
     void* mem = process::map_huge_zeroed(table_size_);
     memory_ = std::make_shared<Memory>();
     memory_->base = mem;
     memory_->bytes = table_size_;
     entries_ = static_cast<Entry*>(mem);
-    bucket_mask_ = buckets - 1;
-    if (options_.algorithm == ProofAlgorithm::DfPn) init_dfpn(buckets * 64);
+    bucket_mask_ = table_size_ / 64 - 1;
+    if (dfpn) init_dfpn(numbers);
     history_.assign(2 * 64 * 64, 0);
     // A game lasts at most one ply per piece, plus the two removals.
     frames_.resize(static_cast<std::size_t>(b.squares()) + 3);
+}
+
+ProofSearch::ProofSearch(const ProofSearch& share, const ProofOptions& options)
+    : board_(share.board_),
+      options_(options),
+      group_(share.group_),
+      table_(share.table_),
+      memory_(share.memory_),
+      entries_(share.entries_),
+      table_size_(share.table_size_),
+      bucket_mask_(share.bucket_mask_) {
+    if (options_.rules != share.options_.rules ||
+        options_.jumps_only != share.options_.jumps_only) {
+        throw std::invalid_argument(
+            "a proof search shares the table of proven values only with a search of the same "
+            "ruleset and game");
+    }
+    if (options_.algorithm == ProofAlgorithm::DfPn) init_dfpn(dfpn_bytes(options_));
+    history_.assign(2 * 64 * 64, 0);
+    frames_.resize(share.frames_.size());
 }
 
 ProofSearch::ProofSearch(const ProofSearch& lead, int index)

@@ -53,8 +53,12 @@ struct ProofOptions {
     /// Every position in the jump stage, as in SearchOptions::jumps_only.
     bool jumps_only = false;
     /// Bytes of the transposition table (rounded down to a power of two buckets of 64 bytes;
-    /// at least one bucket). The search's other memory is a few hundred KiB.
+    /// at least one bucket). The search's other memory is a few hundred KiB. With DfPn, the
+    /// bytes of the proven values and of df-pn's proof and disproof numbers together.
     std::size_t memory_bytes = std::size_t{256} << 20;
+    /// DfPn: bytes of the table of proof and disproof numbers (0: half of memory_bytes), the
+    /// rest of memory_bytes going to the proven values; each rounded down as memory_bytes is.
+    std::size_t dfpn_memory_bytes = 0;
     /// Most nodes one solve() may visit (0: no limit); past it, solve() answers "undecided".
     std::uint64_t max_nodes = 0;
     /// Most wall-clock seconds one solve() may take (0: no limit); past it (checked every few
@@ -138,7 +142,8 @@ struct ProofResult {
 /// With a Tablebase of the same board, a Play-stage position the table holds takes its stored
 /// value (the table's membership is exact and its blocks checksummed).
 ///
-/// Not thread-safe: one ProofSearch per thread (a solve() may itself run options.threads).
+/// Not thread-safe: one ProofSearch per thread (a solve() may itself run options.threads; several
+/// searches may share one table of proven values, each on its own thread).
 class ProofSearch {
   public:
     /// A search for board b; `table`, when given, must be of board b (std::invalid_argument).
@@ -146,6 +151,15 @@ class ProofSearch {
     /// the system refuses it).
     explicit ProofSearch(const Board& b, const ProofOptions& options = {},
                          std::optional<Tablebase> table = std::nullopt);
+    /// A search of share's board that shares share's transposition table of proven values (and
+    /// its Tablebase, if any), so that what either proves the other finds: the proof manager's
+    /// worker threads (manager/manager.hpp ManagerOptions::shared_table). Its own df-pn
+    /// numbers (DfPn: options.dfpn_memory_bytes, or half of options.memory_bytes), history and
+    /// counters; the two may search at once, each on its own thread (the table's entries check
+    /// themselves, as a team's). The table lives as long as any search sharing it. Throws
+    /// std::invalid_argument when options.rules or options.jumps_only differ from share's (the
+    /// proven values would not be of the same game).
+    ProofSearch(const ProofSearch& share, const ProofOptions& options);
     ~ProofSearch();
     ProofSearch(const ProofSearch&) = delete;
     ProofSearch& operator=(const ProofSearch&) = delete;
@@ -190,10 +204,10 @@ class ProofSearch {
     /// Changes the stop flag of later solve() calls (nullptr: none).
     void set_stop(const std::atomic<bool>* stop) { options_.stop = stop; }
 
-    /// Bytes of the transposition table, and entries in use (by every thread).
+    /// Bytes of the transposition table, and entries this search filled (all its threads').
     std::size_t table_bytes() const;
     std::uint64_t stored() const;
-    /// Empties the transposition table and the history.
+    /// Empties the transposition table (every sharing search's too) and the history.
     void clear();
 
   private:

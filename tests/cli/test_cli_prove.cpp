@@ -46,6 +46,14 @@ TEST_CASE("cli: prove decides a board and its certificate checks", "[cli][manage
     const json search =
         parse_json(run("openings --board 5x5 --search --json -q --memory 8M 2>/dev/null"));
     CHECK(search["winner"] == j["board_winner"]);
+    // The worker threads sharing one table of proven values: the same verdict.
+    const json shared = parse_json(run("prove --board 5x5 --work " + quote((dir / "s").string()) +
+                                       " --leaf-nodes 40 --leaf-retries 1 -j 2 --shared-table "
+                                       "--memory 8M --json -q 2>/dev/null"));
+    CHECK(shared["done"] == true);
+    CHECK(shared["run"]["shared_table"] == true);
+    CHECK(j["run"]["shared_table"] == false);
+    CHECK(shared["board_winner"] == j["board_winner"]);
     // Run again on the decided tree: nothing to do, the same answer.
     const json again = parse_json(run("prove --work " + work + " --json -q 2>/dev/null"));
     CHECK(again["done"] == true);

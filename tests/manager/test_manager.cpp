@@ -2,7 +2,7 @@
 // positions of small boards, with leaf budgets small enough that the tree grows deep; the
 // certificates it assembles check with cert/check.hpp alone; a run stopped at many points and
 // resumed (also from a copy of its directory) reaches the same verdicts, as 1, 2 and 4 workers
-// do; a damaged or foreign tree file is refused.
+// do (each with its own table or sharing one); a damaged or foreign tree file is refused.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -221,15 +221,23 @@ TEST_CASE("proof manager: 1, 2 and 4 workers give the same verdicts", "[manager]
     const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
     const std::vector<Color> want = table_winners(tb, roots);
     for (const int workers : {1, 2, 4}) {
-        INFO(workers << " workers");
-        TempDir dir("manager-workers");
-        ProofManager m = ProofManager::create(
-            dir / "w",
-            ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
-        const ManagerReport rep = m.run(small_options(Ruleset::Brainking, 25, workers));
-        REQUIRE(rep.done);
-        CHECK(tree_winners(m.tree()) == want);
-        check_proof(m, want);
+        for (const bool shared : {false, true}) {
+            for (const bool dfpn : {false, true}) {
+                INFO(workers << " workers, shared table " << shared << ", df-pn " << dfpn);
+                TempDir dir("manager-workers");
+                ProofManager m =
+                    ProofManager::create(dir / "w", ProofTree(b, Opening(Ruleset::Brainking), false,
+                                                              CertificateKind::Openings, roots));
+                ManagerOptions o = small_options(Ruleset::Brainking, 25, workers);
+                o.shared_table = shared;
+                o.leaf_retries = 1;  // a retried leaf may go to another worker
+                if (dfpn) o.search.algorithm = ProofAlgorithm::DfPn;
+                const ManagerReport rep = m.run(o);
+                REQUIRE(rep.done);
+                CHECK(tree_winners(m.tree()) == want);
+                check_proof(m, want);
+            }
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -441,6 +442,71 @@ TEST_CASE("proof: threads sharing one transposition table agree with the table",
                 CHECK(checked > 50);
             }
         }
+    }
+}
+
+TEST_CASE("proof: two searches sharing one table of proven values run at once",
+          "[proof][concurrency]") {
+    const Tablebase& tb = table(5, 5, Ruleset::Brainking);
+    const Board& b = tb.board();
+    const ref::RefBoard rb(5, 5);
+    const Openings want = compute_openings(tb);
+    // What one search proves, the other finds without a node.
+    {
+        ProofSearch first(b, small_options());
+        ProofSearch second(first, small_options(Ruleset::Brainking, ProofAlgorithm::DfPn));
+        CHECK(second.table_bytes() == first.table_bytes());
+        const Position p = start_positions(b, Opening(Ruleset::Brainking)).front();
+        const ProofResult r = first.solve(p);
+        REQUIRE(r.win.has_value());
+        const auto found = second.proven(p);
+        REQUIRE(found.has_value());
+        CHECK(*found == *r.win);
+    }
+    // A search of another ruleset or game would read values of another game: refused.
+    {
+        ProofSearch first(b, small_options());
+        CHECK_THROWS_AS(ProofSearch(first, small_options(Ruleset::Any)), std::invalid_argument);
+        ProofOptions jumps = small_options();
+        jumps.jumps_only = true;
+        CHECK_THROWS_AS(ProofSearch(first, jumps), std::invalid_argument);
+    }
+    // Two searches at once (alpha-beta and df-pn) in a 1 MiB table (16,384 buckets), where
+    // each replaces some of the other's entries: every answer equals the table's. (Far smaller,
+    // df-pn thrashes, its proven children replaced by the other search's as fast as it finds
+    // them, as it does alone in a table far too small; the node limit turns that into a
+    // failure rather than a hang.)
+    ProofOptions o = small_options();
+    o.memory_bytes = std::size_t{1} << 20;
+    ProofSearch holder(b, o);
+    std::vector<std::vector<std::string>> wrong(2);
+    std::vector<int> checked(2, 0);
+    auto run = [&](int i) {
+        ProofOptions so = small_options(Ruleset::Brainking,
+                                        i == 0 ? ProofAlgorithm::Enhanced : ProofAlgorithm::DfPn);
+        so.max_nodes = 20'000'000;
+        ProofSearch s(holder, so);
+        const SearchedOpenings got = search_openings(s);
+        if (got.lines.size() != want.lines.size()) wrong[i].push_back("openings");
+        for (std::size_t k = 0; k < want.lines.size() && k < got.lines.size(); ++k) {
+            if (got.lines[k].winner != want.lines[k].winner) wrong[i].push_back("opening");
+        }
+        for (const ref::RefPos& rp :
+             ref::random_positions(rb, ref::rules_of(Ruleset::Brainking), 30, 11u + i)) {
+            const Position p = ref::to_core(rb, rp);
+            const auto v = tb.value(p);
+            const ProofResult r = s.solve(p);
+            if (!v || !r.win || *r.win != v->win) wrong[i].push_back(format_position(b, p));
+            ++checked[i];
+        }
+    };
+    std::thread other(run, 1);
+    run(0);
+    other.join();
+    for (int i = 0; i < 2; ++i) {
+        INFO("search " << i);
+        CHECK(wrong[i].empty());
+        CHECK(checked[i] > 50);
     }
 }
 
