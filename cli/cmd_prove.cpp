@@ -52,7 +52,7 @@ struct ProveArgs {
     std::string work;
     std::uint64_t leaf_nodes = 1'000'000;
     int workers = 1;
-    bool shared_table = false;
+    bool shared_table = true;
     std::string memory;
     std::uint64_t max_nodes = 0;
     std::uint64_t seconds = 0;
@@ -493,9 +493,9 @@ void add_prove_command(CLI::App& app, Commands& out) {
         "Worker threads, each with its own search (under mpirun, rank 0 runs none unless -j is "
         "given: the other ranks are the workers)");
     workers->capture_default_str()->check(decimal(1, 1024));
-    prove->add_flag("--shared-table", a->shared_table,
-                    "With -j 2 or more: the worker threads share one table of proven values (the "
-                    "same memory in all), so that what one proves the others find");
+    prove->add_flag("--shared-table,!--separate-tables", a->shared_table,
+                    "With -j 2 or more: the worker threads share one table of proven values, the "
+                    "default (--separate-tables: one each; the same memory in all)");
     prove
         ->add_option("--memory", a->memory,
                      "Transposition tables of this process's worker threads together, e.g. 4G "

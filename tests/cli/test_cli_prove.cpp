@@ -46,14 +46,14 @@ TEST_CASE("cli: prove decides a board and its certificate checks", "[cli][manage
     const json search =
         parse_json(run("openings --board 5x5 --search --json -q --memory 8M 2>/dev/null"));
     CHECK(search["winner"] == j["board_winner"]);
-    // The worker threads sharing one table of proven values: the same verdict.
-    const json shared = parse_json(run("prove --board 5x5 --work " + quote((dir / "s").string()) +
-                                       " --leaf-nodes 40 --leaf-retries 1 -j 2 --shared-table "
-                                       "--memory 8M --json -q 2>/dev/null"));
-    CHECK(shared["done"] == true);
-    CHECK(shared["run"]["shared_table"] == true);
-    CHECK(j["run"]["shared_table"] == false);
-    CHECK(shared["board_winner"] == j["board_winner"]);
+    // The worker threads with a table each, not the default shared one: the same verdict.
+    const json separate = parse_json(run("prove --board 5x5 --work " + quote((dir / "s").string()) +
+                                         " --leaf-nodes 40 --leaf-retries 1 -j 2 --separate-tables "
+                                         "--memory 8M --json -q 2>/dev/null"));
+    CHECK(separate["done"] == true);
+    CHECK(separate["run"]["shared_table"] == false);
+    CHECK(j["run"]["shared_table"] == true);
+    CHECK(separate["board_winner"] == j["board_winner"]);
     // Run again on the decided tree: nothing to do, the same answer.
     const json again = parse_json(run("prove --work " + work + " --json -q 2>/dev/null"));
     CHECK(again["done"] == true);
