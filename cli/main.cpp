@@ -78,8 +78,11 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::fprintf(stderr, "konane: error: %s\nRun with --help for more information.\n",
-                     safe_message(e.what()).c_str());
+        // Named by its command, as a command's own errors are, with the help that explains it.
+        const std::string command =
+            argc > 1 && argv[1][0] != '-' ? std::string(" ") + argv[1] : std::string();
+        std::fprintf(stderr, "konane%s: error: %s\nRun 'konane%s --help' for more information.\n",
+                     command.c_str(), safe_message(e.what()).c_str(), command.c_str());
         return kBadInput;
     }
     for (const auto& c : commands) {

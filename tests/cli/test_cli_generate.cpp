@@ -47,6 +47,15 @@ TEST_CASE("cli: generate refuses bad arguments with exit code 2", "[cli][generat
     const Run u = run("frobnicate");
     CHECK(u.code == 2);
     CHECK(u.out.find("unknown command 'frobnicate'") != std::string::npos);
+    // A usage error found by the option parser is named by its command, as the command's own
+    // errors are, with that command's help.
+    for (const char* command : {"value", "match", "probe"}) {
+        INFO(command);
+        const Run m = run(command);
+        CHECK(m.code == 2);
+        CHECK(m.out.rfind(std::string("konane ") + command + ": error: ", 0) == 0);
+        CHECK(m.out.find(std::string("'konane ") + command + " --help'") != std::string::npos);
+    }
 }
 
 TEST_CASE("cli: generate never replaces something that is not a regular file", "[cli][generate]") {
