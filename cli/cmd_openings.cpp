@@ -248,7 +248,7 @@ int run_openings_search(const OpeningsArgs& a) {
     for (const auto& f : legal_moves(b, rules, b.start()))
         for (const auto& w : legal_moves(b, rules, f.child))
             pairs.emplace_back(f.move, w.move);
-    SearchWork work(a.work, b, rules, a.quiet);
+    SearchWork work(a.work, b, rules, algorithm_name(a.plain, a.dfpn), a.quiet);
     const std::vector<std::optional<SearchedOpening>> resumed = work.resume(s, pairs);
     std::vector<SearchedOpening> decided;
     if (work.enabled()) {

@@ -159,7 +159,7 @@ int run_solve_wdl(const SolveArgs& a) {
     ProofSearch s(b, opt, tb);
     ProofProgressLine progress(b, !a.quiet, "");
     progress.attach(s);
-    SearchWork work(a.work, b, rules, a.quiet);
+    SearchWork work(a.work, b, rules, algorithm_name(a.plain, a.dfpn), a.quiet);
     work.resume(s, {});
     if (work.enabled()) {
         s.on_checkpoint([&] { work.save_proven(s); }, static_cast<double>(a.checkpoint));

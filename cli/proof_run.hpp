@@ -128,14 +128,17 @@ class SearchWork {
     /// The most bytes openings.txt is read with.
     static constexpr std::uint64_t kMaxLinesBytes = std::uint64_t{1} << 20;
 
-    SearchWork(std::string dir, const Board& b, Ruleset r, bool quiet)
-        : dir_(std::move(dir)), board_(b), rules_(r), quiet_(quiet) {}
+    /// `search`: the search this run makes (algorithm_name()), recorded in the state so that a
+    /// run resumed by another search says so.
+    SearchWork(std::string dir, const Board& b, Ruleset r, std::string search, bool quiet)
+        : dir_(std::move(dir)), board_(b), rules_(r), search_(std::move(search)), quiet_(quiet) {}
     bool enabled() const { return !dir_.empty(); }
 
     /// Loads a previous run's state into s; returns the decided openings by line number (empty
     /// when there is none). `pairs`: the board's removal pairs, to check the state against.
     std::vector<std::optional<SearchedOpening>> resume(
         ProofSearch& s, const std::vector<std::pair<Move, Move>>& pairs) {
+        searched_by_.clear();
         std::vector<std::optional<SearchedOpening>> done;
         if (!enabled()) return done;
         std::error_code ec;
@@ -151,6 +154,14 @@ class SearchWork {
             done = read_lines(pairs);
             for (const auto& d : done)
                 decided += d.has_value();
+        }
+        if (!searched_by_.empty() && searched_by_ != search_) {
+            // Sound (a proven value is proven whichever search proved it), but likely a flag
+            // forgotten: said even with -q.
+            std::fprintf(stderr,
+                         "konane: warning: %s was searched by %s so far; this run goes on by %s "
+                         "(the openings decided stay decided)\n",
+                         dir_.c_str(), searched_by_.c_str(), search_.c_str());
         }
         if (!quiet_ && (loaded || decided)) {
             std::fprintf(stderr,
@@ -170,7 +181,7 @@ class SearchWork {
         if (!enabled()) return;
         save_proven(s);
         std::string text = "konane search state 1\nboard " + board_.name() + "\nrules " +
-                           ruleset_name(rules_) + "\n";
+                           ruleset_name(rules_) + "\nsearch " + search_ + "\n";
         for (const SearchedOpening& l : lines) {
             if (!l.winner) continue;
             text += fmt::format("line {} {} {} {} {:.3f} {:.3f}\n", format_move(board_, l.black),
@@ -195,7 +206,7 @@ class SearchWork {
     std::string proven_path() const { return dir_ + "/proven.bin"; }
 
     std::vector<std::optional<SearchedOpening>> read_lines(
-        const std::vector<std::pair<Move, Move>>& pairs) const {
+        const std::vector<std::pair<Move, Move>>& pairs) {
         // A line per opening, some 60 bytes each: a link to a device, a pipe or a directory
         // is refused before reading (process::read_regular_file()).
         const std::string text = process::read_regular_file(
@@ -220,6 +231,10 @@ class SearchWork {
         }
         std::vector<std::optional<SearchedOpening>> done(pairs.size());
         while (std::getline(in, line)) {
+            if (line.rfind("search ", 0) == 0) {  // absent from the states of older versions
+                searched_by_ = line.substr(7);
+                continue;
+            }
             std::istringstream w(line);
             std::string tag, black, white, winner;
             SearchedOpening l;
@@ -246,6 +261,8 @@ class SearchWork {
     std::string dir_;
     Board board_;
     Ruleset rules_;
+    std::string search_;
+    std::string searched_by_;  ///< the search of the state resumed (empty: not recorded)
     bool quiet_;
 };
 

@@ -568,8 +568,20 @@ TEST_CASE("certificate: a search resumed from its work directory decides as an u
     const Run rest = run("openings --search --board 5x5 --json --memory 4M --work " + quote(work));
     REQUIRE(rest.code == 0);
     CHECK_THAT(rest.out, Catch::Contains("resuming from"));
+    CHECK_THAT(rest.out, !Catch::Contains("searched by"));
     CHECK(winners(rest.out) == winners(whole.out));
     CHECK(!fs::exists(work));
+    // Begun by df-pn, resumed without --dfpn: said (even with -q), and the same verdicts.
+    CHECK(run("openings --search --dfpn --board 5x5 -q --memory 4M --max-nodes 200 --work " +
+              quote(work) + " >/dev/null 2>&1")
+              .code == 1);
+    REQUIRE(fs::exists(fs::path(work) / "openings.txt"));
+    const Run switched =
+        run("openings --search --board 5x5 -q --json --memory 4M --work " + quote(work));
+    REQUIRE(switched.code == 0);
+    CHECK_THAT(switched.out, Catch::Contains("was searched by df-pn so far; this run goes on by "
+                                             "proof alpha-beta"));
+    CHECK(winners(switched.out) == winners(whole.out));
     // Killed (SIGKILL) part-way through 6x6, then resumed: the verdicts of an unbroken run.
     const Run unbroken = run("openings --search --board 6x6 -q --json --memory 64M 2>/dev/null");
     REQUIRE(unbroken.code == 0);
