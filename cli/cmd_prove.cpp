@@ -53,6 +53,7 @@ struct ProveArgs {
     std::uint64_t leaf_nodes = 1'000'000;
     int workers = 1;
     bool shared_table = true;
+    int rank_threads = 1;  ///< under mpirun: leaf searches of each worker rank
     std::string memory;
     std::uint64_t max_nodes = 0;
     std::uint64_t seconds = 0;
@@ -252,7 +253,11 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
                      label.c_str(), resumed ? "resuming" : "new", work.c_str(), t.size(),
                      static_cast<unsigned long long>(t.total_nodes()), threads,
                      threads == 1 ? "" : "s",
-                     remote ? fmt::format(", {} worker ranks", remote->count()).c_str() : "",
+                     remote ? fmt::format(", {} worker ranks of {} search thread{}",
+                                          remote->count() / a.rank_threads, a.rank_threads,
+                                          a.rank_threads == 1 ? "" : "s")
+                                  .c_str()
+                            : "",
                      static_cast<unsigned long long>(leaf_nodes), algorithm_name(false, dfpn));
     }
     if (m->reopened() > 0 && !a.quiet) {
@@ -297,7 +302,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     keep = true;
     signals.reset();
     const int stopped_by = g_stop_signal.load();
-    const int ranks = remote ? remote->count() : 0;
+    const int ranks = remote ? remote->count() / a.rank_threads : 0;
     remote.reset();  // the worker ranks end
     o.remote = nullptr;
     if (dirty) std::fputc('\n', stderr);
@@ -350,8 +355,9 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
                     {"leaves_decided", rep.decided},
                     {"leaves_expanded", rep.expanded},
                     {"workers", threads},
-                    {"shared_table", a.shared_table && threads > 1},
+                    {"shared_table", a.shared_table && (threads > 1 || (ranks > 0 && a.rank_threads > 1))},
                     {"worker_ranks", ranks},
+                    {"rank_threads", ranks > 0 ? a.rank_threads : 0},
                     {"leaf_nodes", leaf_nodes},
                     {"leaf_retries", leaf_retries},
                     {"leaves_retried", rep.retried},
@@ -420,8 +426,8 @@ int run_prove_mpi(const ProveArgs& a, bool positions_given, bool board_given, bo
         }
         RemoteFactory make;
         if (ex.size() > 1) {
-            make = [](const ProofGame& g,
-                      const ProofOptions& so) -> std::unique_ptr<RemoteWorkers> {
+            make = [&a](const ProofGame& g,
+                        const ProofOptions& so) -> std::unique_ptr<RemoteWorkers> {
                 if (g.opening().gap) {
                     throw UsageError(
                         "a tree of a gap opening runs with threads only, not under "
@@ -434,6 +440,8 @@ int run_prove_mpi(const ProveArgs& a, bool positions_given, bool board_given, bo
                 setup.jumps_only = so.jumps_only;
                 setup.algorithm = so.algorithm;
                 setup.memory_bytes = so.memory_bytes;
+                setup.threads = a.rank_threads;
+                setup.shared_table = a.shared_table;
                 return std::make_unique<mpi::MpiLeafWorkers>(setup);
             };
         }
@@ -493,6 +501,12 @@ void add_prove_command(CLI::App& app, Commands& out) {
         "Worker threads, each with its own search (under mpirun, rank 0 runs none unless -j is "
         "given: the other ranks are the workers)");
     workers->capture_default_str()->check(decimal(1, 1024));
+    prove
+        ->add_option("--rank-threads", a->rank_threads,
+                     "Under mpirun: leaf searches of each worker rank at once, one thread each, "
+                     "sharing the rank's table (--memory) as -j's threads do")
+        ->capture_default_str()
+        ->check(decimal(1, 1024));
     prove->add_flag("--shared-table,!--separate-tables", a->shared_table,
                     "With -j 2 or more: the worker threads share one table of proven values, the "
                     "default (--separate-tables: one each; the same memory in all)");

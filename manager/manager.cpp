@@ -50,6 +50,22 @@ std::uint64_t file_bytes(const fs::path& p) {
 
 }  // namespace
 
+ProofOptions table_holder_options(const ProofOptions& o, int workers) {
+    ProofOptions holder = sharing_options(o);
+    const bool dfpn = o.algorithm == ProofAlgorithm::DfPn;
+    holder.algorithm = ProofAlgorithm::Enhanced;  // no df-pn numbers of its own
+    holder.dfpn_memory_bytes = 0;
+    holder.memory_bytes = static_cast<std::size_t>(std::max(workers, 1)) *
+                          (dfpn ? sharing_options(o).dfpn_memory_bytes : o.memory_bytes);
+    return holder;
+}
+
+ProofOptions sharing_options(ProofOptions o) {
+    if (o.algorithm == ProofAlgorithm::DfPn)
+        o.dfpn_memory_bytes = std::max<std::size_t>(o.memory_bytes / 2, 128);
+    return o;
+}
+
 LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, ProofKey key, std::uint64_t budget,
                       const std::atomic<bool>& stopped, bool children_proof) {
     LeafResult out;
@@ -244,24 +260,15 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     // With shared_table: a search that never searches, made by the first worker to take a leaf
     // (under `mutex`), holding the table of proven values every worker's search shares.
     std::optional<ProofSearch> table_holder;
-    auto make_search = [&](std::optional<ProofSearch>& s, ProofOptions so) {
+    auto make_search = [&](std::optional<ProofSearch>& s, const ProofOptions& so) {
         if (!(o.shared_table && o.workers > 1)) {
             s.emplace(tree_.game().board(), so);
             return;
         }
-        // Each worker's df-pn numbers as with a table of its own: half of its memory.
-        const bool dfpn = so.algorithm == ProofAlgorithm::DfPn;
-        const std::size_t own = dfpn ? std::max<std::size_t>(so.memory_bytes / 2, 128) : 0;
-        so.dfpn_memory_bytes = own;
         std::lock_guard lock(mutex);
-        if (!table_holder) {
-            ProofOptions holder = so;
-            holder.algorithm = ProofAlgorithm::Enhanced;  // no df-pn numbers of its own
-            holder.memory_bytes =
-                static_cast<std::size_t>(o.workers) * (dfpn ? own : so.memory_bytes);
-            table_holder.emplace(tree_.game().board(), holder);
-        }
-        s.emplace(*table_holder, so);
+        if (!table_holder)
+            table_holder.emplace(tree_.game().board(), table_holder_options(so, o.workers));
+        s.emplace(*table_holder, sharing_options(so));
     };
 
     auto worker = [&] {

@@ -2,20 +2,32 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 namespace konane::mpi {
 
 namespace {
 
 // Message tags between rank 0 and a worker rank.
-constexpr int kJob = 11;     ///< 0 -> w: u64 occupancy, u64 key tag, u64 node budget
-constexpr int kStop = 12;    ///< 0 -> w: stop the leaf being searched (empty)
+constexpr int kJob = 11;     ///< 0 -> w: u64 occupancy, key tag, node budget, search thread
+constexpr int kStop = 12;    ///< 0 -> w: u64 search thread: stop the leaf it searches
 constexpr int kQuit = 13;    ///< 0 -> w: end (empty)
-constexpr int kResult = 14;  ///< w -> 0: a LeafResult (encode_result)
+constexpr int kResult = 14;  ///< w -> 0: u32 search thread, then a LeafResult (encode_result)
+constexpr int kSetupWords = 8;
 
 void put(std::string& out, std::uint64_t v, int bytes) {
     for (int i = 0; i < bytes; ++i)
@@ -120,12 +132,14 @@ LeafResult decode_result(const std::string& in, const ProofGame& g, int rank) {
 MpiLeafWorkers::MpiLeafWorkers(const ProveSetup& setup)
     : setup_(setup),
       game_(Board::make(setup.rows, setup.cols), Opening(setup.rules), setup.jumps_only) {
+    if (setup_.threads < 1) throw std::invalid_argument("konane prove: a rank of no threads");
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    std::uint64_t s[6] = {
+    std::uint64_t s[kSetupWords] = {
         static_cast<std::uint64_t>(setup.rows),      static_cast<std::uint64_t>(setup.cols),
         static_cast<std::uint64_t>(setup.rules),     setup.jumps_only ? 1u : 0u,
-        static_cast<std::uint64_t>(setup.algorithm), setup.memory_bytes};
-    MPI_Bcast(s, 6, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        static_cast<std::uint64_t>(setup.algorithm), setup.memory_bytes,
+        static_cast<std::uint64_t>(setup.threads),   setup.shared_table ? 1u : 0u};
+    MPI_Bcast(s, kSetupWords, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 }
 
 MpiLeafWorkers::~MpiLeafWorkers() {
@@ -134,12 +148,13 @@ MpiLeafWorkers::~MpiLeafWorkers() {
 }
 
 void MpiLeafWorkers::send(int w, const ProofKey& key, std::uint64_t budget) {
-    std::uint64_t m[3] = {key.occ, key.tag, budget};
-    MPI_Send(m, 3, MPI_UINT64_T, w + 1, kJob, MPI_COMM_WORLD);
+    std::uint64_t m[4] = {key.occ, key.tag, budget, static_cast<std::uint64_t>(w % setup_.threads)};
+    MPI_Send(m, 4, MPI_UINT64_T, w / setup_.threads + 1, kJob, MPI_COMM_WORLD);
 }
 
 void MpiLeafWorkers::stop(int w) {
-    MPI_Send(nullptr, 0, MPI_BYTE, w + 1, kStop, MPI_COMM_WORLD);
+    std::uint64_t thread = static_cast<std::uint64_t>(w % setup_.threads);
+    MPI_Send(&thread, 1, MPI_UINT64_T, w / setup_.threads + 1, kStop, MPI_COMM_WORLD);
 }
 
 std::optional<std::pair<int, LeafResult>> MpiLeafWorkers::poll() {
@@ -151,57 +166,154 @@ std::optional<std::pair<int, LeafResult>> MpiLeafWorkers::poll() {
     MPI_Get_count(&st, MPI_BYTE, &n);
     std::string bytes(static_cast<std::size_t>(n), '\0');
     MPI_Recv(bytes.data(), n, MPI_BYTE, st.MPI_SOURCE, kResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    return std::make_pair(st.MPI_SOURCE - 1, decode_result(bytes, game_, st.MPI_SOURCE));
+    Reader rd{bytes};
+    const std::uint64_t thread = rd.get(4);
+    if (thread >= static_cast<std::uint64_t>(setup_.threads))
+        throw std::runtime_error("konane prove: a worker's result names no search thread of it");
+    const int w = (st.MPI_SOURCE - 1) * setup_.threads + static_cast<int>(thread);
+    return std::make_pair(w, decode_result(bytes.substr(4), game_, st.MPI_SOURCE));
 }
 
 void run_prove_worker() {
-    std::uint64_t s[6] = {};
-    MPI_Bcast(s, 6, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    std::uint64_t s[kSetupWords] = {};
+    MPI_Bcast(s, kSetupWords, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     const Board b = Board::make(static_cast<int>(s[0]), static_cast<int>(s[1]));
     ProofOptions o;
     o.rules = static_cast<Ruleset>(s[2]);
     o.jumps_only = s[3] != 0;
     o.algorithm = static_cast<ProofAlgorithm>(s[4]);
-    o.memory_bytes = static_cast<std::size_t>(s[5]);
+    const int threads = static_cast<int>(std::clamp<std::uint64_t>(s[6], 1, 1024));
+    const bool shared = s[7] != 0 && threads > 1;
+    o.memory_bytes = std::max<std::size_t>(static_cast<std::size_t>(s[5]) / threads, 64);
     const ProofGame g(b, Opening(o.rules), o.jumps_only);
-    std::atomic<bool> stop{false};
-    o.stop = &stop;
-    ProofSearch search(b, o);
-    // A stop from rank 0 is looked for between nodes, on the search's own thread.
-    search.on_progress(
-        [&](const ProofProgress&) {
-            int flag = 0;
-            MPI_Iprobe(0, kStop, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-            if (flag) {
-                MPI_Recv(nullptr, 0, MPI_BYTE, 0, kStop, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                stop = true;
+
+    // What the calling thread (every MPI call) and the search threads share.
+    struct Slot {
+        std::atomic<bool> stop{false};
+        std::optional<std::array<std::uint64_t, 3>> job;  ///< under `mutex`: key, tag, budget
+        bool busy = false;  ///< calling thread only: a leaf received, its result not yet sent
+    };
+    std::unique_ptr<Slot[]> slots(new Slot[static_cast<std::size_t>(threads)]);
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool quit = false;                                 // under `mutex`
+    std::vector<std::pair<int, std::string>> results;  // under `mutex`
+    std::exception_ptr failure;                        // under `mutex`
+    std::optional<ProofSearch> holder;                 // the shared table of proven values
+    if (shared) holder.emplace(b, table_holder_options(o, threads));
+
+    auto search_thread = [&](int i) {
+        Slot& slot = slots[static_cast<std::size_t>(i)];
+        try {
+            ProofOptions so = shared ? sharing_options(o) : o;
+            so.stop = &slot.stop;
+            std::optional<ProofSearch> search;
+            if (holder) {
+                search.emplace(*holder, so);
+            } else {
+                search.emplace(b, so);
             }
-        },
-        0.05);
-    for (;;) {
-        MPI_Status st;
-        MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-        if (st.MPI_TAG == kJob) {
-            std::uint64_t m[3] = {};
-            MPI_Recv(m, 3, MPI_UINT64_T, 0, kJob, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            stop = false;
-            ProofKey key;
-            key.occ = m[0];
-            key.tag = static_cast<std::uint8_t>(m[1]);
-            const LeafResult r = solve_leaf(search, g, key, m[2], stop);
-            const std::string bytes = encode_result(r);
-            if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
-                throw std::runtime_error(
-                    "konane prove: a leaf's proof past 2 GiB: give a smaller --leaf-nodes");
-            MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, kResult,
-                     MPI_COMM_WORLD);
-        } else {
-            // kQuit, or a kStop for a leaf already answered (rank 0 asked before it had the
-            // answer): taken and, for kStop, ignored.
-            MPI_Recv(nullptr, 0, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            if (st.MPI_TAG == kQuit) return;
+            for (;;) {
+                std::array<std::uint64_t, 3> job{};
+                {
+                    std::unique_lock lock(mutex);
+                    wake.wait(lock, [&] { return quit || slot.job.has_value(); });
+                    if (!slot.job) return;
+                    job = *slot.job;
+                    slot.job.reset();
+                }
+                ProofKey key;
+                key.occ = job[0];
+                key.tag = static_cast<std::uint8_t>(job[1]);
+                const LeafResult r = solve_leaf(*search, g, key, job[2], slot.stop);
+                std::string bytes;
+                put(bytes, static_cast<std::uint64_t>(i), 4);
+                bytes += encode_result(r);
+                std::lock_guard lock(mutex);
+                results.emplace_back(i, std::move(bytes));
+            }
+        } catch (...) {
+            std::lock_guard lock(mutex);
+            if (!failure) failure = std::current_exception();
         }
+    };
+    std::vector<std::thread> pool;
+    // Ends the search threads (a leaf being searched is stopped) and waits for them.
+    auto finish = [&] {
+        {
+            std::lock_guard lock(mutex);
+            quit = true;
+        }
+        for (int i = 0; i < threads; ++i)
+            slots[static_cast<std::size_t>(i)].stop = true;
+        wake.notify_all();
+        for (std::thread& t : pool)
+            t.join();
+        pool.clear();
+    };
+    try {
+        for (int i = 0; i < threads; ++i)
+            pool.emplace_back(search_thread, i);
+        for (;;) {
+            bool active = false;
+            int flag = 0;
+            MPI_Status st;
+            MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+            if (flag && st.MPI_TAG == kJob) {
+                std::uint64_t m[4] = {};
+                MPI_Recv(m, 4, MPI_UINT64_T, 0, kJob, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                if (m[3] >= static_cast<std::uint64_t>(threads))
+                    throw std::runtime_error(
+                        "konane prove: a leaf for a search thread this rank has not");
+                Slot& slot = slots[m[3]];
+                slot.stop = false;
+                slot.busy = true;
+                {
+                    std::lock_guard lock(mutex);
+                    slot.job = std::array<std::uint64_t, 3>{m[0], m[1], m[2]};
+                }
+                wake.notify_all();
+                active = true;
+            } else if (flag && st.MPI_TAG == kStop) {
+                // For a leaf already answered (rank 0 asked before it had the answer): ignored;
+                // a later leaf of that thread comes after it and clears the flag.
+                std::uint64_t thread = 0;
+                MPI_Recv(&thread, 1, MPI_UINT64_T, 0, kStop, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                if (thread < static_cast<std::uint64_t>(threads) && slots[thread].busy)
+                    slots[thread].stop = true;
+                active = true;
+            } else if (flag) {
+                // kQuit (anything else is taken and ignored).
+                MPI_Recv(nullptr, 0, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                if (st.MPI_TAG == kQuit) break;
+                active = true;
+            }
+            std::vector<std::pair<int, std::string>> out;
+            std::exception_ptr failed;
+            {
+                std::lock_guard lock(mutex);
+                out.swap(results);
+                failed = failure;
+            }
+            if (failed) std::rethrow_exception(failed);
+            for (auto& [i, bytes] : out) {
+                if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
+                    throw std::runtime_error(
+                        "konane prove: a leaf's proof past 2 GiB: give a smaller --leaf-nodes");
+                MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, kResult,
+                         MPI_COMM_WORLD);
+                slots[static_cast<std::size_t>(i)].busy = false;
+                active = true;
+            }
+            // Idle: a look for messages every half millisecond costs nothing beside the
+            // searches.
+            if (!active) std::this_thread::sleep_for(std::chrono::microseconds(500));
+        }
+    } catch (...) {
+        finish();
+        throw;
     }
+    finish();
 }
 
 }  // namespace konane::mpi
