@@ -349,19 +349,20 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         j["roots"] = roots;
         if (t.kind() == CertificateKind::Openings)
             j["board_winner"] = winner ? json(color_name(*winner)) : json(nullptr);
-        j["run"] = {{"nodes", rep.nodes},
-                    {"seconds", rep.seconds},
-                    {"cpu_seconds", rep.cpu_seconds},
-                    {"leaves_decided", rep.decided},
-                    {"leaves_expanded", rep.expanded},
-                    {"workers", threads},
-                    {"shared_table", a.shared_table && (threads > 1 || (ranks > 0 && a.rank_threads > 1))},
-                    {"worker_ranks", ranks},
-                    {"rank_threads", ranks > 0 ? a.rank_threads : 0},
-                    {"leaf_nodes", leaf_nodes},
-                    {"leaf_retries", leaf_retries},
-                    {"leaves_retried", rep.retried},
-                    {"search", algorithm_name(false, dfpn)}};
+        j["run"] = {
+            {"nodes", rep.nodes},
+            {"seconds", rep.seconds},
+            {"cpu_seconds", rep.cpu_seconds},
+            {"leaves_decided", rep.decided},
+            {"leaves_expanded", rep.expanded},
+            {"workers", threads},
+            {"shared_table", a.shared_table && (threads > 1 || (ranks > 0 && a.rank_threads > 1))},
+            {"worker_ranks", ranks},
+            {"rank_threads", ranks > 0 ? a.rank_threads : 0},
+            {"leaf_nodes", leaf_nodes},
+            {"leaf_retries", leaf_retries},
+            {"leaves_retried", rep.retried},
+            {"search", algorithm_name(false, dfpn)}};
         j["tree"] = {{"positions", rep.tree.nodes},    {"open_leaves", rep.tree.open_leaves},
                      {"expanded", rep.tree.expanded},  {"won", rep.tree.won},
                      {"lost", rep.tree.lost},          {"bytes", rep.tree_bytes},
