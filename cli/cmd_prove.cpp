@@ -229,6 +229,12 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         proof_options(t.game().opening().rules, t.game().jumps_only(), a.memory, 0, false, dfpn, 1);
     std::unique_ptr<RemoteWorkers> remote;
     if (make_remote) remote = make_remote(t.game(), o.search);
+    if (a.rank_threads != 1 && !(remote && remote->count() > 0)) {
+        std::fprintf(stderr,
+                     "konane prove: warning: --rank-threads is for worker ranks under mpirun; "
+                     "here -j %d worker thread%s search\n",
+                     a.workers, a.workers == 1 ? "" : "s");
+    }
     // With workers elsewhere, this process only manages unless -j asks for threads too.
     const int threads = remote && remote->count() > 0 && !workers_given ? 0 : a.workers;
     o.remote = remote.get();

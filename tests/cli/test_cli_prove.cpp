@@ -54,6 +54,11 @@ TEST_CASE("cli: prove decides a board and its certificate checks", "[cli][manage
     CHECK(separate["run"]["shared_table"] == false);
     CHECK(j["run"]["shared_table"] == true);
     CHECK(separate["board_winner"] == j["board_winner"]);
+    // --rank-threads without mpirun does nothing: said so.
+    const Run ranks = run("prove --board 4x4 --work " + quote((dir / "r").string()) +
+                          " --rank-threads 4 --json -q");
+    CHECK(ranks.code == 0);
+    CHECK_THAT(ranks.out, Catch::Contains("--rank-threads is for worker ranks under mpirun"));
     // Run again on the decided tree: nothing to do, the same answer.
     const json again = parse_json(run("prove --work " + work + " --json -q 2>/dev/null"));
     CHECK(again["done"] == true);
