@@ -51,19 +51,12 @@ std::uint64_t file_bytes(const fs::path& p) {
 }  // namespace
 
 ProofOptions table_holder_options(const ProofOptions& o, int workers) {
-    ProofOptions holder = sharing_options(o);
-    const bool dfpn = o.algorithm == ProofAlgorithm::DfPn;
+    ProofOptions holder = o;
     holder.algorithm = ProofAlgorithm::Enhanced;  // no df-pn numbers of its own
     holder.dfpn_memory_bytes = 0;
-    holder.memory_bytes = static_cast<std::size_t>(std::max(workers, 1)) *
-                          (dfpn ? sharing_options(o).dfpn_memory_bytes : o.memory_bytes);
+    holder.memory_bytes =
+        static_cast<std::size_t>(std::max(workers, 1)) * ProofSearch::proven_budget(o);
     return holder;
-}
-
-ProofOptions sharing_options(ProofOptions o) {
-    if (o.algorithm == ProofAlgorithm::DfPn)
-        o.dfpn_memory_bytes = std::max<std::size_t>(o.memory_bytes / 2, 128);
-    return o;
 }
 
 LeafResult solve_leaf(ProofSearch& s, const ProofGame& g, ProofKey key, std::uint64_t budget,
@@ -268,7 +261,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         std::lock_guard lock(mutex);
         if (!table_holder)
             table_holder.emplace(tree_.game().board(), table_holder_options(so, o.workers));
-        s.emplace(*table_holder, sharing_options(so));
+        s.emplace(*table_holder, so);
     };
 
     auto worker = [&] {

@@ -64,12 +64,10 @@ class RemoteWorkers {
 
 /// The options of a search that only holds the table of proven values that `workers` searches
 /// of options `o` share (ManagerOptions::shared_table): workers x the proven part of
-/// o.memory_bytes (with DfPn, half of it; rounded down to a power of two), no df-pn numbers of
-/// its own. Each sharing search is made with sharing_options(o).
+/// o.memory_bytes (ProofSearch::proven_budget(); rounded down to a power of two), no df-pn
+/// numbers of its own. Each sharing search is made with o itself (ProofSearch's sharing
+/// constructor), its df-pn numbers as with a table of its own.
 ProofOptions table_holder_options(const ProofOptions& o, int workers);
-/// o for a search that shares another's table of proven values: its df-pn numbers sized as with a
-/// table of its own (half of o.memory_bytes).
-ProofOptions sharing_options(ProofOptions o);
 
 /// Options of a ProofManager::run().
 struct ManagerOptions {

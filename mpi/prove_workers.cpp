@@ -205,7 +205,7 @@ void run_prove_worker() {
     auto search_thread = [&](int i) {
         Slot& slot = slots[static_cast<std::size_t>(i)];
         try {
-            ProofOptions so = shared ? sharing_options(o) : o;
+            ProofOptions so = o;
             so.stop = &slot.stop;
             std::optional<ProofSearch> search;
             if (holder) {

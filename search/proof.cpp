@@ -120,28 +120,28 @@ ProofSearch::ProofSearch(const Board& b, const ProofOptions& options,
                                     table_->board().name() + " board, the position for a " +
                                     b.name() + " board");
     }
-    // df-pn: half of the memory for the proven values, half for proof and disproof numbers
-    // (unless dfpn_memory_bytes says otherwise).
-    const bool dfpn = options_.algorithm == ProofAlgorithm::DfPn;
-    const std::size_t numbers = dfpn ? dfpn_bytes(options_) : 0;
-    const std::size_t budget =
-        dfpn && options_.dfpn_memory_bytes == 0
-            ? numbers
-            : options_.memory_bytes - std::min(numbers, options_.memory_bytes);
     // Anonymous memory (zero-filled) in 2 MiB huge pages where the kernel allows: the table is
     // probed at random, and with 4 KiB pages nearly every probe also misses the TLB. Every page
     // is faulted in now, so that the search's time does not include the kernel zeroing it.
-    table_size_ = table_bytes_within(budget);
+    table_size_ = table_bytes_within(proven_budget(options_));
     void* mem = process::map_huge_zeroed(table_size_);
     memory_ = std::make_shared<Memory>();
     memory_->base = mem;
     memory_->bytes = table_size_;
     entries_ = static_cast<Entry*>(mem);
     bucket_mask_ = table_size_ / 64 - 1;
-    if (dfpn) init_dfpn(numbers);
+    if (options_.algorithm == ProofAlgorithm::DfPn) init_dfpn(dfpn_bytes(options_));
     history_.assign(2 * 64 * 64, 0);
     // A game lasts at most one ply per piece, plus the two removals.
     frames_.resize(static_cast<std::size_t>(b.squares()) + 3);
+}
+
+std::size_t ProofSearch::proven_budget(const ProofOptions& o) {
+    // df-pn: half of the memory for the proven values, half for proof and disproof numbers
+    // (unless dfpn_memory_bytes says otherwise).
+    if (o.algorithm != ProofAlgorithm::DfPn) return o.memory_bytes;
+    if (o.dfpn_memory_bytes == 0) return std::max<std::size_t>(o.memory_bytes / 2, 128);
+    return o.memory_bytes - std::min(dfpn_bytes(o), o.memory_bytes);
 }
 
 ProofSearch::ProofSearch(const ProofSearch& share, const ProofOptions& options)

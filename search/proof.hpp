@@ -160,6 +160,11 @@ class ProofSearch {
     /// std::invalid_argument when options.rules or options.jumps_only differ from share's (the
     /// proven values would not be of the same game).
     ProofSearch(const ProofSearch& share, const ProofOptions& options);
+    /// The bytes a search of `options` is given for its table of proven values, before they
+    /// are rounded down to a power of two buckets: memory_bytes, less df-pn's numbers (DfPn:
+    /// half of memory_bytes unless dfpn_memory_bytes says otherwise). The proof manager sizes
+    /// its worker threads' shared table by it (manager/manager.hpp table_holder_options()).
+    static std::size_t proven_budget(const ProofOptions& options);
     ~ProofSearch();
     ProofSearch(const ProofSearch&) = delete;
     ProofSearch& operator=(const ProofSearch&) = delete;
