@@ -124,6 +124,20 @@ struct Engine::Values {
 
 Engine::~Engine() = default;
 
+std::size_t one_move_memory(std::size_t memory_bytes, const MoveLimits& limits, int threads) {
+    if (limits.seconds <= 0 || limits.nodes != 0 || limits.depth != 0) return memory_bytes;
+    constexpr double kPerSecond = 128.0 * (1 << 20);
+    constexpr std::size_t kLeast = std::size_t{16} << 20;
+    const double fill = limits.seconds * std::max(1, threads) * kPerSecond;
+    if (fill >= static_cast<double>(memory_bytes)) return memory_bytes;
+    return std::min(memory_bytes, std::max(kLeast, static_cast<std::size_t>(fill)));
+}
+
+void Engine::prepare() {
+    search_.fault_in();
+    if (proof_) proof_->fault_in();
+}
+
 void Engine::clear() {
     search_.clear();
     if (proof_) proof_->clear();

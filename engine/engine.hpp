@@ -100,6 +100,15 @@ struct Decision {
     std::string describe() const;
 };
 
+/// The memory worth giving an engine made for one move under `limits` (a one-shot `bestmove`):
+/// `memory_bytes`, or, when the move is bounded by time alone, what its searches can store in
+/// that time: 128 MiB per second and thread (the searches store at most one 16-byte entry a
+/// node at about 4 M nodes a second a thread, so half the table stays free), at least 16 MiB.
+/// A table larger than the move can fill costs its making and nothing else: the kernel zeroes
+/// a page of a randomly probed table within the first few thousand stores, at about 1 GiB a
+/// second (a 0.05 s move given 3 GiB took 2.0 s).
+std::size_t one_move_memory(std::size_t memory_bytes, const MoveLimits& limits, int threads);
+
 /// The engine on one board: keeps its searches' tables between moves (what one move proves
 /// speeds up the next, and a proven win stays proven). Not thread-safe: one Engine per thread.
 class Engine {
@@ -130,6 +139,10 @@ class Engine {
 
     /// Forgets what the searches learnt (a new game).
     void clear();
+    /// Makes the searches' tables now, untimed (every page faulted in): the GTP session calls
+    /// it at start-up and on boardsize, so that the first move's budget is the search's. An
+    /// engine that is never prepared makes the pages as its searches touch them.
+    void prepare();
 
   private:
     /// The value source: true, with d's move, source, value and regions filled, when p is of

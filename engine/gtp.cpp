@@ -127,6 +127,8 @@ void GtpSession::reset(const Board& b, Position start) {
     } else if (engine_) {
         engine_->clear();
     }
+    // Made here, at start-up and boardsize, untimed, not in the first genmove.
+    if (!engine_) engine().prepare();
 }
 
 Engine& GtpSession::engine() {

@@ -79,7 +79,10 @@ AlphaBeta::AlphaBeta(const Board& b, Ruleset r, Evaluation eval, SearchFeatures 
         std::size_t n = 1;
         while (n * 2 * sizeof(Slot) <= table_bytes)
             n *= 2;
-        table_->slots = std::make_unique<Slot[]>(n);
+        // Zeroed pages from the kernel, touched only where the search stores: making a table
+        // of gigabytes costs nothing at the first move.
+        table_->memory = process::ZeroedMemory(n * sizeof(Slot));
+        table_->slots = static_cast<Slot*>(table_->memory.data());
         table_->size = n;
     }
     init_thread_state();
@@ -107,11 +110,12 @@ void AlphaBeta::init_thread_state() {
     full_pieces_ = std::popcount(board_.all);
 }
 
+void AlphaBeta::fault_in() {
+    table_->memory.fault_in();
+}
+
 void AlphaBeta::clear() {
-    for (std::size_t i = 0; i < table_->size; ++i) {
-        table_->slots[i].check.store(0, std::memory_order_relaxed);
-        table_->slots[i].data.store(0, std::memory_order_relaxed);
-    }
+    table_->memory.zero();
     std::fill(history_.begin(), history_.end(), 0);
     killers_.assign(kMaxPly + 1, {});
     for (auto& h : helpers_) {
@@ -130,8 +134,8 @@ AlphaBeta::Slot* AlphaBeta::slot(std::uint64_t occ, Color side) const {
 // The packed entry: bits 0-1 side + 1 (never 0, so that a stored entry is never all zeros),
 // 2-9 depth, 10-12 bound, 13-20 from, 21-28 to, 29-44 score (two's complement).
 bool AlphaBeta::probe(const Slot* s, std::uint64_t occ, Color side, Entry& e) {
-    const std::uint64_t d = s->data.load(std::memory_order_relaxed);
-    const std::uint64_t c = s->check.load(std::memory_order_relaxed);
+    const std::uint64_t d = std::atomic_ref(s->data).load(std::memory_order_relaxed);
+    const std::uint64_t c = std::atomic_ref(s->check).load(std::memory_order_relaxed);
     if (d == 0 || (c ^ d) != occ || (d & 3) != static_cast<std::uint64_t>(side) + 1) return false;
     e.occ = occ;
     e.side = static_cast<std::uint8_t>(d & 3);
@@ -148,8 +152,8 @@ void AlphaBeta::store(Slot* s, const Entry& e) {
                             std::uint64_t{e.bound} << 10 | std::uint64_t{e.from} << 13 |
                             std::uint64_t{e.to} << 21 |
                             std::uint64_t{static_cast<std::uint16_t>(e.score)} << 29;
-    s->data.store(d, std::memory_order_relaxed);
-    s->check.store(e.occ ^ d, std::memory_order_relaxed);
+    std::atomic_ref(s->data).store(d, std::memory_order_relaxed);
+    std::atomic_ref(s->check).store(e.occ ^ d, std::memory_order_relaxed);
 }
 
 int AlphaBeta::generate(std::uint64_t occ, Color side, Gen* out) const {

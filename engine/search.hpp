@@ -17,6 +17,7 @@
 #include "core/board.hpp"
 #include "core/movegen.hpp"
 #include "engine/evaluation.hpp"
+#include "process/huge_pages.hpp"
 
 namespace konane::engine {
 
@@ -93,6 +94,9 @@ class AlphaBeta {
 
     /// Empties the transposition table, killers and history.
     void clear();
+    /// Faults the transposition table's pages in now (process::ZeroedMemory::fault_in()), so
+    /// that a timed search does not pay for the kernel zeroing them; clear() then keeps them.
+    void fault_in();
 
     const Board& board() const { return board_; }
 
@@ -112,11 +116,14 @@ class AlphaBeta {
     /// whose two words come from two different writes (threads storing at once) fails the check
     /// and reads as empty (the lockless hashing of Hyatt and Mann, ICCA J. 2002).
     struct Slot {
-        std::atomic<std::uint64_t> check{0}, data{0};
+        // Read and written through std::atomic_ref (relaxed): plain words, so that a table of
+        // zeroed pages from the kernel is a table of empty slots without a constructor run.
+        std::uint64_t check, data;
     };
     struct Table {
-        std::unique_ptr<Slot[]> slots;
-        std::size_t size = 0;  ///< a power of two, 0 without the feature
+        process::ZeroedMemory memory;  ///< the slots, zeroed by the kernel as they are touched
+        Slot* slots = nullptr;         ///< in memory
+        std::size_t size = 0;          ///< a power of two, 0 without the feature
     };
     struct Stop {};
     struct Gen {

@@ -14,7 +14,11 @@ std::optional<engine::Decision> best_move(
     } else if (r.asked_rules) {
         r.options.rules = *r.asked_rules;
     }
+    // One move: tables no larger than it can fill, made before the clock starts.
+    r.options.memory_bytes =
+        engine::one_move_memory(r.options.memory_bytes, r.limits, r.options.threads);
     engine::Engine eng(r.board, std::move(r.options));
+    eng.prepare();
     return eng.decide(r.position, r.limits, progress);
 }
 

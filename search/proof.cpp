@@ -38,11 +38,11 @@ struct ProofSearch::Entry {
     std::uint64_t data;
 };
 
-/// The mapped transposition table.
+/// A mapped table: the transposition table (shared by a team and by sharing searches), or
+/// df-pn's numbers (a search's own).
 struct ProofSearch::Memory {
-    void* base = nullptr;
-    std::size_t bytes = 0;
-    ~Memory() { process::unmap_huge(base, bytes); }
+    process::ZeroedMemory bytes;
+    explicit Memory(std::size_t n) : bytes(n) {}
 };
 
 /// What the threads of one team solve() share.
@@ -121,14 +121,12 @@ ProofSearch::ProofSearch(const Board& b, const ProofOptions& options,
                                     b.name() + " board");
     }
     // Anonymous memory (zero-filled) in 2 MiB huge pages where the kernel allows: the table is
-    // probed at random, and with 4 KiB pages nearly every probe also misses the TLB. Every page
-    // is faulted in now, so that the search's time does not include the kernel zeroing it.
+    // probed at random, and with 4 KiB pages nearly every probe also misses the TLB. The kernel
+    // zeroes a page when the search first touches it, so making the table costs nothing
+    // (process::ZeroedMemory).
     table_size_ = table_bytes_within(proven_budget(options_));
-    void* mem = process::map_huge_zeroed(table_size_);
-    memory_ = std::make_shared<Memory>();
-    memory_->base = mem;
-    memory_->bytes = table_size_;
-    entries_ = static_cast<Entry*>(mem);
+    memory_ = std::make_shared<Memory>(table_size_);
+    entries_ = static_cast<Entry*>(memory_->bytes.data());
     bucket_mask_ = table_size_ / 64 - 1;
     if (options_.algorithm == ProofAlgorithm::DfPn) init_dfpn(dfpn_bytes(options_));
     history_.assign(2 * 64 * 64, 0);
@@ -180,9 +178,7 @@ ProofSearch::ProofSearch(const ProofSearch& lead, int index)
     frames_.resize(lead.frames_.size());
 }
 
-ProofSearch::~ProofSearch() {
-    process::unmap_huge(dfpn_, dfpn_size_);
-}
+ProofSearch::~ProofSearch() = default;
 
 std::uint64_t ProofSearch::stored() const {
     std::uint64_t n = stored_.load(std::memory_order_relaxed);
@@ -206,9 +202,14 @@ std::size_t ProofSearch::table_bytes() const {
     return table_size_;
 }
 
+void ProofSearch::fault_in() {
+    memory_->bytes.fault_in();
+    if (dfpn_memory_) dfpn_memory_->bytes.fault_in();
+}
+
 void ProofSearch::clear() {
-    std::memset(static_cast<void*>(entries_), 0, table_bytes());
-    if (dfpn_) std::memset(static_cast<void*>(dfpn_), 0, dfpn_size_);
+    memory_->bytes.zero();
+    if (dfpn_memory_) dfpn_memory_->bytes.zero();
     stored_ = 0;
     std::fill(history_.begin(), history_.end(), 0);
     for (auto& h : helpers_) {
@@ -674,7 +675,8 @@ std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
 
 void ProofSearch::init_dfpn(std::size_t bytes) {
     dfpn_size_ = bytes;
-    dfpn_ = static_cast<DfpnEntry*>(process::map_huge_zeroed(dfpn_size_));  // as the table
+    dfpn_memory_ = std::make_unique<Memory>(dfpn_size_);  // as the table
+    dfpn_ = static_cast<DfpnEntry*>(dfpn_memory_->bytes.data());
     dfpn_mask_ = dfpn_size_ / 64 - 1;
 }
 

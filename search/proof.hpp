@@ -214,6 +214,10 @@ class ProofSearch {
     std::uint64_t stored() const;
     /// Empties the transposition table (every sharing search's too) and the history.
     void clear();
+    /// Faults the pages of the transposition table and of df-pn's numbers in now
+    /// (process::ZeroedMemory::fault_in()), so that a timed solve() does not pay for the kernel
+    /// zeroing them; clear() then keeps them. Without it, a page is made when first touched.
+    void fault_in();
 
   private:
     struct Entry;
@@ -295,9 +299,10 @@ class ProofSearch {
     std::uint64_t counted_ = 0;              ///< of nodes_, those added to the team's count
     std::function<void(const ProofProgress&)> progress_;
     double interval_ = 0.25;
-    DfpnEntry* dfpn_ = nullptr;  ///< df-pn's table (DfPn only)
-    std::size_t dfpn_size_ = 0;  ///< its bytes
-    std::size_t dfpn_mask_ = 0;  ///< its bucket mask
+    std::unique_ptr<Memory> dfpn_memory_;  ///< df-pn's table (DfPn only), mapped
+    DfpnEntry* dfpn_ = nullptr;            ///< in dfpn_memory_
+    std::size_t dfpn_size_ = 0;            ///< its bytes
+    std::size_t dfpn_mask_ = 0;            ///< its bucket mask
     std::function<void()> checkpoint_;
     double checkpoint_interval_ = 0;
     std::chrono::steady_clock::time_point last_checkpoint_;
