@@ -469,16 +469,16 @@ TEST_CASE("gtp: list_commands and known_command name every command the session a
     CHECK(s.handle("konane-fly") == "? unknown command\n\n");
 }
 
-TEST_CASE("gtp: komi takes any finite decimal number and ignores it", "[engine][gtp]") {
+TEST_CASE("gtp: komi takes any decimal number and ignores it", "[engine][gtp]") {
     GtpOptions o;
     o.engine.memory_bytes = std::size_t{8} << 20;
     GtpSession s(o);
-    for (const char* komi : {"0", "-1", "6.5", "-0.5", "+7", "0.", ".5", "1e2", "7.5E-1"}) {
+    for (const char* komi : {"0", "-1", "6.5", "-0.5", "0.", ".5", "7.5"}) {
         INFO(komi);
         CHECK(s.handle(std::string("komi ") + komi) == "=\n\n");
     }
-    for (const char* komi :
-         {"0x10", "abc", "nan", "inf", "-inf", "1e999", "6.5.1", "--1", "e5", ".", "1e", "5k"}) {
+    for (const char* komi : {"0x10", "abc", "nan", "inf", "-inf", "1e999", "6.5.1", "--1", "e5",
+                             ".", "1e", "5k", "+7", "1e2", "7.5E-1", "0x1p4", "-", "-+5"}) {
         INFO(komi);
         const std::string answer = s.handle(std::string("komi ") + komi);
         CHECK(answer.rfind("? syntax error", 0) == 0);
@@ -486,6 +486,41 @@ TEST_CASE("gtp: komi takes any finite decimal number and ignores it", "[engine][
     }
     CHECK(s.handle("komi") == "? syntax error: komi takes 1 argument\n\n");
     CHECK(s.handle("komi 1 2") == "? syntax error: komi takes 1 argument\n\n");
+}
+
+TEST_CASE("gtp: every number is read by the strict decimal parser", "[engine][gtp]") {
+    // As found (hardening round 5): time_settings took "0x10" (16 s), hexadecimal floats and
+    // "+5" through strtod, where every command-line number is decimal digits only.
+    GtpOptions o;
+    o.engine.memory_bytes = std::size_t{8} << 20;
+    GtpSession s(o);
+    for (const char* bad :
+         {"0x10", "0x1p4", "1e400", "1e3", "+5", "-1", "nan", "inf", "-inf", "5s", "1,5"}) {
+        INFO(bad);
+        const std::string b = bad;
+        for (const std::string& command :
+             {"time_settings " + b + " 0 0", "time_settings 0 " + b + " 0",
+              "time_settings 0 0 " + b, "time_left black " + b + " 0", "time_left white 5 " + b,
+              "konane-nodes " + b, "konane-depth " + b}) {
+            INFO(command);
+            const std::string answer = s.handle(command);
+            CHECK(answer.rfind("? invalid ", 0) == 0);
+            CHECK(answer.find(b) != std::string::npos);  // the text is quoted
+        }
+        CHECK(s.handle("boardsize " + b) == "? unacceptable size\n\n");
+    }
+    // Stones and budgets are whole numbers; a board side has no leading zero.
+    CHECK(s.handle("time_settings 60 5 2.5").rfind("? invalid byo-yomi stones", 0) == 0);
+    CHECK(s.handle("time_left black 5 1.5").rfind("? invalid stones", 0) == 0);
+    CHECK(s.handle("konane-depth 129").rfind("? invalid depth", 0) == 0);
+    CHECK(s.handle("boardsize 05") == "? unacceptable size\n\n");
+    // What stays accepted.
+    CHECK(s.handle("time_settings 60.5 5 2") == "=\n\n");
+    CHECK(s.handle("time_settings .5 0 0") == "=\n\n");
+    CHECK(s.handle("time_left black 5. 0") == "=\n\n");
+    CHECK(s.handle("konane-nodes 1000000000000000") == "=\n\n");
+    CHECK(s.handle("konane-depth 128") == "=\n\n");
+    CHECK(s.handle("boardsize 5") == "=\n\n");
 }
 
 TEST_CASE("gtp: bad input is an error answer and the session goes on", "[engine][gtp]") {
