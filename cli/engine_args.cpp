@@ -72,9 +72,20 @@ engine::EngineOptions engine_options(const EngineArgs& a) {
     o.values = !a.no_values;
     if (!a.evaluation.empty()) o.evaluation = engine::parse_evaluation(a.evaluation);
     if (!a.features.empty()) o.features = engine::parse_features(a.features);
-    if (!a.table.empty())
+    if (!a.table.empty()) {
         o.table = Tablebase::open(a.table, {}, open_options(a.load, format::Load::map));
+        o.rules = engine_rules(a, *o.table);
+    }
     return o;
+}
+
+Ruleset engine_rules(const EngineArgs& a, const Tablebase& table) {
+    if (a.rules_option && a.rules_option->count() > 0 && parse_ruleset(a.rules) != table.rules()) {
+        throw UsageError("--rules " + safe_message(a.rules) + " differs from the table's ruleset " +
+                         ruleset_name(table.rules()) + " (--table " + safe_message(a.table) +
+                         "): leave --rules out to play the table's");
+    }
+    return table.rules();
 }
 
 engine::MoveLimits move_limits(const EngineArgs& a) {
