@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/json.hpp"
 #include "process/replace_file.hpp"
 #include "tests/cli_helpers.hpp"
 #include "tests/temp_dir.hpp"
@@ -696,4 +697,26 @@ TEST_CASE("cli: a work directory's files are read only as regular files of bound
         CHECK_THAT(r.out, Catch::Contains((work / "manifest").string() + ": " + c.says));
         CHECK_FALSE(fs::exists(d.path / "t.kbt"));
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round 5: the one JSON writer, bounded input lines, the number of threads
+
+TEST_CASE("cli: pretty --json output with text that is not UTF-8 is valid JSON",
+          "[cli][hardening]") {
+    // As found (hardening round 5): prove, bestmove and analyse printed their JSON with
+    // nlohmann's dump(2), which throws on a string that is not UTF-8 (no output, exit 1, after
+    // the whole search) were one to reach it unescaped. Every JSON output now goes through
+    // cli::dump(), which never throws; a work directory's name is escaped (printable()).
+    Dir d;
+    const std::string work = (d.path / "work\xff\xfe").string();
+    const Run r = run("prove --board 4x4 -q --memory 8M --json --work " + quote(work));
+    CHECK(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["done"] == true);
+    CHECK(j["work"] == work.substr(0, work.size() - 2) + "\\xff\\xfe");
+    // The writer itself, pretty: a replacement character, never an exception.
+    const std::string pretty = konane::cli::dump(konane::cli::json{{"name", "engine\xff\xfe"}}, 2);
+    CHECK(nlohmann::json::parse(pretty)["name"] == "engine\xEF\xBF\xBD\xEF\xBF\xBD");
+    CHECK(pretty.find("\n  \"name\"") != std::string::npos);  // indented
 }
