@@ -10,6 +10,7 @@
 
 #include "core/notation.hpp"
 #include "core/text.hpp"
+#include "process/line_reader.hpp"
 
 namespace konane::engine {
 
@@ -370,11 +371,23 @@ std::string GtpSession::command(const std::string& name, const Args& args) {
 }
 
 void GtpSession::run(std::istream& in, std::ostream& out) {
-    for (std::string line; !quit_ && std::getline(in, line);) {
-        const std::string answer = handle(line);
+    process::LineReader reader = process::LineReader::of_stream(in, kGtpMaxLine);
+    std::string line;
+    while (!quit_) {
+        const process::LineReader::Status status = reader.next(line);
+        if (status == process::LineReader::Status::end) break;
+        std::string answer;
+        if (status == process::LineReader::Status::too_long) {
+            const std::uint64_t bytes = reader.skip_rest();
+            answer = "? line too long (" + std::to_string(bytes) + " bytes, at most " +
+                     std::to_string(kGtpMaxLine) + ")\n\n";
+        } else {
+            answer = handle(line);
+        }
         if (answer.empty()) continue;
         out << answer;
         out.flush();
     }
 }
+
 }  // namespace konane::engine

@@ -720,3 +720,24 @@ TEST_CASE("cli: pretty --json output with text that is not UTF-8 is valid JSON",
     CHECK(nlohmann::json::parse(pretty)["name"] == "engine\xEF\xBF\xBD\xEF\xBF\xBD");
     CHECK(pretty.find("\n  \"name\"") != std::string::npos);  // indented
 }
+
+TEST_CASE("cli: engine and play read their input lines in bounded memory", "[cli][hardening]") {
+    // As found (hardening round 5): `head -c 4G /dev/zero | konane engine` grew to the memory
+    // limit and ended with exit 0, no answer and no message (std::getline swallows bad_alloc);
+    // `konane play` the same. Both now read through the bounded line reader of probe --batch.
+    // (AddressSanitizer reserves terabytes of address space: no limit there.)
+    const std::string limit = kAsan ? "" : "ulimit -v 400000; ";
+    const Run gtp =
+        run("engine -q --memory 8M", limit +
+                                         "(printf 'name\\n'; head -c 100000000 /dev/zero; "
+                                         "printf '\\n2 name\\nquit\\n') |");
+    CHECK(gtp.code == 0);
+    CHECK(gtp.out ==
+          "= konane\n\n? line too long (100000000 bytes, at most 4096)\n\n"
+          "=2 konane\n\n=\n\n");
+    const Run play = run("play 4x4 --depth 2 --memory 8M",
+                         limit + "(head -c 20000000 /dev/zero; printf '\\nmoves\\nquit\\n') |");
+    CHECK(play.code == 0);
+    CHECK_THAT(play.out, Catch::Contains("line too long (20000000 bytes, at most 4096): ignored"));
+    CHECK_THAT(play.out, Catch::Contains("your moves: d1 c2 b3 a4"));  // and the game went on
+}

@@ -488,6 +488,42 @@ TEST_CASE("gtp: komi takes any decimal number and ignores it", "[engine][gtp]") 
     CHECK(s.handle("komi 1 2") == "? syntax error: komi takes 1 argument\n\n");
 }
 
+TEST_CASE("gtp: a line longer than the bound is an error answer and the session goes on",
+          "[engine][gtp]") {
+    // As found (hardening round 5): std::getline grew an endless line until the allocation
+    // failed, then read that as the end of the input: exit 0, no answer, no message.
+    GtpOptions o;
+    o.engine.memory_bytes = std::size_t{8} << 20;
+    GtpSession s(o);
+    const std::string longest = "name" + std::string(kGtpMaxLine - 4, ' ');  // at the bound
+    const std::string huge(3 * kGtpMaxLine + (1 << 17), 'x');  // past the reader's buffer too
+    std::istringstream in("1 protocol_version\n" + huge + "\n" + longest + "\n" + "2 name\n" +
+                          std::string(kGtpMaxLine + 1, '#') + "\nboardsize 5\nquit");
+    std::ostringstream out;
+    s.run(in, out);
+    CHECK(out.str() ==
+          "=1 2\n\n"
+          "? line too long (" +
+              std::to_string(huge.size()) + " bytes, at most " + std::to_string(kGtpMaxLine) +
+              ")\n\n"
+              "= konane\n\n"
+              "=2 konane\n\n"
+              "? line too long (" +
+              std::to_string(kGtpMaxLine + 1) + " bytes, at most " + std::to_string(kGtpMaxLine) +
+              ")\n\n"
+              "=\n\n"
+              "=\n\n");  // the last line, without its '\n', is read too
+    CHECK(s.board().rows == 5);
+    CHECK(s.done());
+    // A long line at the very end, without a '\n'.
+    GtpSession t(o);
+    std::istringstream tail("name\n" + huge);
+    std::ostringstream answers;
+    t.run(tail, answers);
+    CHECK(answers.str() == "= konane\n\n? line too long (" + std::to_string(huge.size()) +
+                               " bytes, at most " + std::to_string(kGtpMaxLine) + ")\n\n");
+}
+
 TEST_CASE("gtp: every number is read by the strict decimal parser", "[engine][gtp]") {
     // As found (hardening round 5): time_settings took "0x10" (16 s), hexadecimal floats and
     // "+5" through strtod, where every command-line number is decimal digits only.
