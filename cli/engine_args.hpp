@@ -20,6 +20,10 @@ namespace konane::cli {
 /// The longest --time taken: a week a move.
 inline constexpr double kMaxSeconds = 7 * 24 * 3600.0;
 
+/// The most threads (-j) the engine's commands take: past the cores of any machine they run on
+/// many times over, where each thread still costs its own state and a share of the time.
+inline constexpr std::uint64_t kMaxEngineThreads = 256;
+
 /// The engine's options as given on the command line (add_engine_options()).
 struct EngineArgs {
     double seconds = 1;

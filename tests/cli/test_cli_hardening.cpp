@@ -741,3 +741,28 @@ TEST_CASE("cli: engine and play read their input lines in bounded memory", "[cli
     CHECK_THAT(play.out, Catch::Contains("line too long (20000000 bytes, at most 4096): ignored"));
     CHECK_THAT(play.out, Catch::Contains("your moves: d1 c2 b3 a4"));  // and the game went on
 }
+
+TEST_CASE("cli: the engine's threads are bounded, and their own state comes out of --memory",
+          "[cli][hardening]") {
+    // As found (hardening round 5): -j was taken up to 1024, each thread's own state (move
+    // lists, history, the proof search's frames: about 3 MiB) came on top of --memory, and
+    // `konane engine -q -j 1024 --memory 64M --time 0.1` took 17 to 62 s a move and 3 GB.
+    for (const char* command : {"engine -q", "bestmove 6x6 -q", "play 6x6", "analyse d5 -q"}) {
+        INFO(command);
+        const Run r = run(std::string(command) + " -j 100000", "printf 'quit\\n' |");
+        CHECK(r.code == 2);
+        CHECK_THAT(r.out, Catch::Contains("100000 is not in 1..256 (-j: at most 256 threads"));
+    }
+    // The most threads with a small budget: those whose state fits in half of it run, a
+    // warning says how many, and the move comes within its time (and a little more).
+    const auto t0 = std::chrono::steady_clock::now();
+    const Run r =
+        run("engine -q -j 256 --memory 16M --time 0.1", "printf 'genmove black\\nquit\\n' |");
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("warning: -j 256: each thread past the first takes"));
+    CHECK_THAT(r.out, Catch::Contains("threads (give more --memory for more)"));
+    CHECK_THAT(r.out, Catch::Contains("\n= "));  // a move
+    CHECK(seconds < 5);
+}

@@ -524,6 +524,26 @@ TEST_CASE("gtp: a line longer than the bound is an error answer and the session 
                                " bytes, at most " + std::to_string(kGtpMaxLine) + ")\n\n");
 }
 
+TEST_CASE("engine: threads past the first take their own state out of the memory", "[engine]") {
+    // Each thread past the first costs engine_thread_bytes(); at most half the memory goes to
+    // them, and at least one thread runs.
+    const std::size_t each = engine_thread_bytes();
+    CHECK(each > (std::size_t{1} << 20));  // move lists and the proof search's frames
+    CHECK(threads_within(std::size_t{1} << 20, 256) == 1);
+    CHECK(threads_within(std::size_t{16} << 20, 256) == 1 + static_cast<int>((8 << 20) / each));
+    CHECK(threads_within(std::size_t{16} << 30, 256) == 256);
+    CHECK(threads_within(std::size_t{16} << 30, 4) == 4);
+    CHECK(threads_within(std::size_t{16} << 30, 0) == 1);
+    // An engine asked for 256 threads in 16 MiB plays within its budget.
+    EngineOptions o;
+    o.memory_bytes = std::size_t{16} << 20;
+    o.threads = 256;
+    Engine e(Board::make(6, 6), o);
+    MoveLimits l;
+    l.nodes = 20000;
+    CHECK(e.decide(Board::make(6, 6).start(), l).has_value());
+}
+
 TEST_CASE("gtp: every number is read by the strict decimal parser", "[engine][gtp]") {
     // As found (hardening round 5): time_settings took "0x10" (16 s), hexadecimal floats and
     // "+5" through strtod, where every command-line number is decimal digits only.
