@@ -43,7 +43,7 @@ int run_bestmove(BestmoveArgs a) {
                   };
     const auto d = query::best_move(std::move(req), progress);
     if (a.json) {
-        std::printf("%s\n", decision_json(b, parsed.position, d).dump(2).c_str());
+        std::printf("%s\n", dump(decision_json(b, parsed.position, d), 2).c_str());
         return kOk;
     }
     if (!d) {

@@ -2,6 +2,7 @@
 // with takeback and hints (engine/engine.hpp, docs/engine.md).
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "engine/engine.hpp"
+#include "process/line_reader.hpp"
 
 namespace konane::cli {
 
@@ -23,6 +25,10 @@ namespace {
 struct PlayArgs : EngineArgs {
     std::string board, position, side = "black";
 };
+
+/// The longest input line `play` reads, in bytes: a command or a move is a few; a longer line
+/// is discarded in bounded memory and the prompt comes again.
+constexpr std::size_t kMaxPlayLine = 4096;
 
 std::string trimmed_lower(std::string s) {
     s.erase(0, s.find_first_not_of(" \t\r"));
@@ -49,6 +55,8 @@ int run_play(PlayArgs a) {
         color_name(other(human)));
     std::vector<Position> history{parsed.position};
     std::vector<std::string> record;
+    process::LineReader input = process::LineReader::of_stream(std::cin, kMaxPlayLine);
+    std::string line;
     for (;;) {
         const Position p = history.back();
         std::printf("\n%s\n", board_diagram(b, p).c_str());
@@ -69,10 +77,16 @@ int run_play(PlayArgs a) {
         }
         std::printf("%s> ", color_name(human));
         std::fflush(stdout);
-        std::string line;
-        if (!std::getline(std::cin, line)) {
+        const process::LineReader::Status status = input.next(line);
+        if (status == process::LineReader::Status::end) {
             std::printf("\n");
             break;
+        }
+        if (status == process::LineReader::Status::too_long) {
+            const std::uint64_t bytes = input.skip_rest();
+            std::printf("line too long (%llu bytes, at most %zu): ignored\n",
+                        static_cast<unsigned long long>(bytes), kMaxPlayLine);
+            continue;
         }
         const std::string cmd = trimmed_lower(line);
         if (cmd.empty()) continue;
@@ -125,7 +139,9 @@ int run_play(PlayArgs a) {
 void add_play_command(CLI::App& app, Commands& out) {
     auto a = std::make_shared<PlayArgs>();
     auto* cmd = app.add_subcommand(
-        "play", "Play against the engine in the terminal (any board of up to 64 squares)");
+        "play",
+        "Play against the engine in the terminal (any board of up to 64 squares). Input lines "
+        "of more than 4096 bytes are ignored with a message and the move is asked again");
     cmd->add_option("BOARD", a->position, "Board RxC (default 8x8), or a position to start from")
         ->check(non_empty());
     cmd->add_option("--board", a->board, "Board size RxC")->check(non_empty());

@@ -20,6 +20,7 @@
 #include "core/notation.hpp"
 #include "core/text.hpp"
 #include "probe/probe.hpp"
+#include "process/line_reader.hpp"
 
 namespace konane::cli {
 
@@ -64,44 +65,34 @@ int run_batch(const ProbeArgs& a) {
         }
         out += '\n';
     };
-    // Standard input is read with read(2) into our own buffer, so that we know when the lines
-    // received so far are all answered: the answers are then sent before waiting for more, and
-    // a client that writes one line and waits for its answer gets it at once.
-    std::vector<char> buf(std::size_t{1} << 16);
-    std::size_t pos = 0, len = 0, lines = 0;
-    for (;;) {
-        if (pos == len) {
+    // Standard input is read with read(2) into the reader's buffer (process::LineReader, in
+    // bounded memory); the reader reads again only when the lines received so far are all
+    // answered: the answers are then sent before waiting for more, so that a client that
+    // writes one line and waits for its answer gets it at once.
+    process::LineReader reader(
+        [&](char* buf, std::size_t n) -> std::size_t {
             send();
-            const ssize_t r = ::read(STDIN_FILENO, buf.data(), buf.size());
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0)
-                throw format::IoError(std::string("standard input: ") + std::strerror(errno));
-            if (r == 0) break;
-            pos = 0;
-            len = static_cast<std::size_t>(r);
-        }
-        const char* start = buf.data() + pos;
-        const void* nl = std::memchr(start, '\n', len - pos);
-        const auto n =
-            nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : len - pos;
-        if (line.size() + n > kMaxBatchLine) {
+            for (;;) {
+                const ssize_t r = ::read(STDIN_FILENO, buf, n);
+                if (r < 0 && errno == EINTR) continue;
+                if (r < 0)
+                    throw format::IoError(std::string("standard input: ") + std::strerror(errno));
+                return static_cast<std::size_t>(r);
+            }
+        },
+        kMaxBatchLine);
+    for (;;) {
+        const process::LineReader::Status status = reader.next(line);
+        if (status == process::LineReader::Status::end) break;
+        if (status == process::LineReader::Status::too_long) {
             send();
             throw UsageError(fmt::format(
                 "standard input: line {} is longer than {} bytes (a position is at most {})",
-                lines + 1, kMaxBatchLine, 2 * kMaxSquares + 1));
+                reader.lines() + 1, kMaxBatchLine, 2 * kMaxSquares + 1));
         }
-        line.append(start, n);
-        if (nl == nullptr) {
-            pos = len;
-            continue;
-        }
-        pos += n + 1;
-        ++lines;
         answer(line);
         if (out.size() > (1 << 16)) send();
-        line.clear();
     }
-    if (!line.empty()) answer(line);  // a last line without a newline
     send();
     return kOk;
 }

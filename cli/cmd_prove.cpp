@@ -23,6 +23,7 @@
 #include "cert/check.hpp"
 #include "cli/common.hpp"
 #include "cli/help.hpp"
+#include "cli/json.hpp"
 #include "cli/proof_run.hpp"
 #include "core/gap.hpp"
 #include "core/movegen.hpp"
@@ -42,7 +43,6 @@ namespace konane::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
 
 struct ProveArgs {
     std::vector<std::string> positions;
@@ -379,7 +379,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
                                 {"entries", cert_entries},
                                 {"bytes", cert_bytes},
                                 {"checked", !a.no_check}};
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", dump(j, 2).c_str());
         return stopped_by != 0 ? 128 + stopped_by : kOk;
     }
     std::printf("%s: %s\n", label.c_str(),

@@ -1,11 +1,14 @@
 #include "cli/engine_args.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <optional>
+#include <string>
 
 #include "cli/common.hpp"
 #include "cli/help.hpp"
 #include "core/notation.hpp"
+#include "core/text.hpp"
 #include "probe/probe.hpp"
 
 namespace konane::cli {
@@ -34,10 +37,20 @@ void add_engine_options(CLI::App* cmd, EngineArgs& a) {
         ->capture_default_str()
         ->check(non_empty());
     cmd->add_option("-j,--threads", a.threads,
-                    "Threads of the proof and heuristic searches (more than one: not "
-                    "reproducible)")
+                    "Threads of the proof and heuristic searches, at most 256 (more than one: "
+                    "not reproducible). Each thread past the first takes its own state (about "
+                    "3 MiB) out of --memory; those that do not fit in half of it are not "
+                    "started (a warning says so)")
         ->capture_default_str()
-        ->check(decimal(1, 1024));
+        ->check(CLI::Validator(
+            [](std::string& s) -> std::string {
+                std::uint64_t v = 0;
+                const std::string problem = decimal_problem(s, 1, kMaxEngineThreads, v);
+                if (problem.empty()) return {};
+                return problem + " (-j: at most " + std::to_string(kMaxEngineThreads) +
+                       " threads, each with its own state and share of the time)";
+            },
+            "INT in [1 - " + std::to_string(kMaxEngineThreads) + "]"));
     cmd->add_option("--evaluation", a.evaluation,
                     "Evaluation weights for experiments, e.g. mobility=100,movable=30,safe=50 "
                     "(hundredths of a move; default: docs/engine.md)")
@@ -68,13 +81,34 @@ engine::EngineOptions engine_options(const EngineArgs& a) {
     // Always (--quiet drops progress lines only): the run would fill the machine's memory.
     warn_memory_over_physical(o.memory_bytes, a.memory, false);
     o.threads = static_cast<int>(a.threads);
+    // The engine runs the threads whose own state fits in its memory (threads_within()).
+    const int fit = engine::threads_within(o.memory_bytes, o.threads);
+    if (!a.baseline && fit < o.threads) {
+        std::fprintf(stderr,
+                     "warning: -j %d: each thread past the first takes %.1f MiB of --memory %s "
+                     "for its own state, and at most half of it goes to threads: running %d "
+                     "threads (give more --memory for more)\n",
+                     o.threads, static_cast<double>(engine::engine_thread_bytes()) / (1 << 20),
+                     safe_message(a.memory).c_str(), fit);
+    }
     o.proof_share = a.proof_share;
     o.values = !a.no_values;
     if (!a.evaluation.empty()) o.evaluation = engine::parse_evaluation(a.evaluation);
     if (!a.features.empty()) o.features = engine::parse_features(a.features);
-    if (!a.table.empty())
+    if (!a.table.empty()) {
         o.table = Tablebase::open(a.table, {}, open_options(a.load, format::Load::map));
+        o.rules = engine_rules(a, *o.table);
+    }
     return o;
+}
+
+Ruleset engine_rules(const EngineArgs& a, const Tablebase& table) {
+    if (a.rules_option && a.rules_option->count() > 0 && parse_ruleset(a.rules) != table.rules()) {
+        throw UsageError("--rules " + safe_message(a.rules) + " differs from the table's ruleset " +
+                         ruleset_name(table.rules()) + " (--table " + safe_message(a.table) +
+                         "): leave --rules out to play the table's");
+    }
+    return table.rules();
 }
 
 engine::MoveLimits move_limits(const EngineArgs& a) {

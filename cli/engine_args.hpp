@@ -13,11 +13,16 @@
 #include "core/movegen.hpp"
 #include "core/notation.hpp"
 #include "engine/engine.hpp"
+#include "probe/probe.hpp"
 
 namespace konane::cli {
 
 /// The longest --time taken: a week a move.
 inline constexpr double kMaxSeconds = 7 * 24 * 3600.0;
+
+/// The most threads (-j) the engine's commands take: past the cores of any machine they run on
+/// many times over, where each thread still costs its own state and a share of the time.
+inline constexpr std::uint64_t kMaxEngineThreads = 256;
 
 /// The engine's options as given on the command line (add_engine_options()).
 struct EngineArgs {
@@ -39,10 +44,17 @@ struct EngineArgs {
 /// --memory, -j, --evaluation, --features, --proof-share, --no-values, --baseline (not --quiet).
 void add_engine_options(CLI::App* cmd, EngineArgs& a);
 
-/// The engine's options of `a`; opens the table. @throws UsageError for a bad --memory,
+/// The engine's options of `a`; opens the table, whose ruleset the engine then plays
+/// (engine_rules()). @throws UsageError for a bad --memory or a --rules other than the table's,
 /// std::invalid_argument for a bad ruleset, evaluation or feature list, format::FormatError
 /// for a damaged or foreign table.
 engine::EngineOptions engine_options(const EngineArgs& a);
+
+/// The ruleset the engine plays with `table` (--table of `a`): the table's. The one check of
+/// --rules against the table for every command of the engine (bestmove, engine, play).
+/// @throws UsageError "--rules R differs from the table's ruleset S" when --rules was given
+/// and names another ruleset.
+Ruleset engine_rules(const EngineArgs& a, const Tablebase& table);
 
 /// A move's budget from `a`: --nodes and --depth as given, --time when given or when neither
 /// of the others is (1 s by default).

@@ -8,6 +8,7 @@
 
 #include "cli/common.hpp"
 #include "cli/engine_args.hpp"
+#include "cli/json.hpp"
 #include "core/notation.hpp"
 #include "engine/review.hpp"
 
@@ -55,14 +56,14 @@ int run_engine_review(const Board& b, const std::string& record, const EngineArg
     }
     const auto reviews = engine::review_game(eng, game, limits);
     if (json) {
-        nlohmann::json j;
+        cli::json j;
         j["board"] = b.name();
         j["record"] = moves;
         j["notation"] = brainking ? "brainking" : "konane";
         j["budget"] = budget;
-        nlohmann::json plies = nlohmann::json::array();
+        cli::json plies = cli::json::array();
         for (const engine::PlyReview& r : reviews) {
-            nlohmann::json p;
+            cli::json p;
             p["mover"] = color_name(r.before.to_move);
             p["played"] = format_move(b, r.played.move);
             p["engine"] = format_move(b, r.choice.move.move);
@@ -71,13 +72,13 @@ int run_engine_review(const Board& b, const std::string& record, const EngineArg
             p["after"] = won_text(r.after_won);
             p["proven_mistake"] = r.proven_mistake;
             p["agrees"] = r.agrees;
-            p["choice_score"] = r.choice_score ? nlohmann::json(*r.choice_score) : nullptr;
-            p["played_score"] = r.played_score ? nlohmann::json(*r.played_score) : nullptr;
+            p["choice_score"] = r.choice_score ? cli::json(*r.choice_score) : nullptr;
+            p["played_score"] = r.played_score ? cli::json(*r.played_score) : nullptr;
             p["verdict"] = verdict(b, r);
             plies.push_back(p);
         }
         j["plies"] = plies;
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", dump(j, 2).c_str());
         return kOk;
     }
     std::printf("game on %s, %zu plies, reviewed by the engine at %s a move%s\n", b.name().c_str(),

@@ -128,37 +128,6 @@ void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bo
                  safe_message(text).c_str(), static_cast<double>(phys) / (1 << 30));
 }
 
-namespace {
-
-/// Why text is not a whole number in decimal digits within [lo, hi], or "" when it is (then
-/// value holds it). One parser for every number the command takes (decimal()).
-std::string decimal_problem(std::string_view text, std::uint64_t lo, std::uint64_t hi,
-                            std::uint64_t& value) {
-    const std::string accepted = fmt::format("accepted: {}..{}", lo, hi);
-    if (text.empty()) return fmt::format("must not be empty ({})", accepted);
-    if (text.find_first_not_of("0123456789") != std::string_view::npos) {
-        return fmt::format("'{}' is not a whole number in decimal digits ({})", excerpt(text),
-                           accepted);
-    }
-    if (text.size() > 1 && text[0] == '0') {
-        // Read as octal by strtol and CLI11's own conversion: refused rather than guessed.
-        return fmt::format("'{}' has a leading zero (write the number without it; {})",
-                           excerpt(text), accepted);
-    }
-    std::uint64_t v = 0;
-    for (char c : text) {
-        const auto d = static_cast<std::uint64_t>(c - '0');
-        if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
-            return fmt::format("{} is not in {}..{}", excerpt(text), lo, hi);
-        v = v * 10 + d;
-    }
-    if (v < lo || v > hi) return fmt::format("{} is not in {}..{}", v, lo, hi);
-    value = v;
-    return {};
-}
-
-}  // namespace
-
 std::uint64_t parse_decimal(std::string_view text, const char* option, std::uint64_t lo,
                             std::uint64_t hi) {
     std::uint64_t v = 0;
@@ -170,21 +139,8 @@ std::uint64_t parse_decimal(std::string_view text, const char* option, std::uint
 CLI::Validator decimal_fraction(double lo, double hi) {
     return CLI::Validator(
         [lo, hi](std::string& s) -> std::string {
-            const std::string accepted = fmt::format("accepted: {:g}..{:g}", lo, hi);
-            const std::size_t dot = s.find('.');
-            const std::string_view whole = std::string_view(s).substr(0, dot);
-            const std::string_view frac =
-                dot == std::string::npos ? std::string_view() : std::string_view(s).substr(dot + 1);
-            const bool digits_only =
-                whole.find_first_not_of("0123456789") == std::string_view::npos &&
-                frac.find_first_not_of("0123456789") == std::string_view::npos;
-            if (!digits_only || whole.size() + frac.size() == 0) {
-                return fmt::format("'{}' is not a number in decimal digits ({})", excerpt(s),
-                                   accepted);
-            }
-            const double v = std::strtod(s.c_str(), nullptr);
-            if (!(v >= lo && v <= hi)) return fmt::format("{} is not in {}", excerpt(s), accepted);
-            return {};
+            double v = 0;
+            return decimal_fraction_problem(s, lo, hi, v);
         },
         fmt::format("NUMBER in [{:g} - {:g}]", lo, hi));
 }

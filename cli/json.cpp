@@ -6,8 +6,8 @@
 
 namespace konane::cli {
 
-std::string dump(const json& j) {
-    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+std::string dump(const json& j, int indent) {
+    return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
 const char* value_word(const Value& v) {

@@ -28,10 +28,11 @@ namespace konane::cli {
 /// Objects keep their keys in insertion order, so the output reads in a fixed order.
 using json = nlohmann::ordered_json;
 
-/// j as compact text that never throws for a string that is not UTF-8 (such bytes become
-/// U+FFFD; strings from outside are passed through printable() first, so that none is lost).
-/// Every JSON object the command and the server print goes through it.
-std::string dump(const json& j);
+/// j as text that never throws for a string that is not UTF-8 (such bytes become U+FFFD;
+/// strings from outside are passed through printable() first, so that none is lost): compact
+/// by default, or pretty with `indent` spaces a level (indent >= 0). Every JSON object the
+/// command and the server print goes through it: the one JSON writer (no other dump()).
+std::string dump(const json& j, int indent = -1);
 
 /// "win" or "loss".
 const char* value_word(const Value& v);

@@ -1,5 +1,9 @@
 #include "core/text.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
 namespace konane {
 
 std::size_t utf8_length(std::string_view s) {
@@ -71,6 +75,57 @@ std::string excerpt(std::string_view s, std::size_t max) {
         i += append_printable(out, s.substr(i));
     if (i < s.size()) out += "... (" + std::to_string(s.size()) + " bytes)";
     return out;
+}
+
+namespace {
+
+/// `v` as printf's %g writes it.
+std::string g_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+}  // namespace
+
+std::string decimal_problem(std::string_view text, std::uint64_t lo, std::uint64_t hi,
+                            std::uint64_t& value) {
+    const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+    const std::string accepted = "(accepted: " + range + ")";
+    if (text.empty()) return "must not be empty " + accepted;
+    if (text.find_first_not_of("0123456789") != std::string_view::npos)
+        return "'" + excerpt(text) + "' is not a whole number in decimal digits " + accepted;
+    if (text.size() > 1 && text[0] == '0') {
+        // Read as octal by strtol and CLI11's own conversion: refused rather than guessed.
+        return "'" + excerpt(text) + "' has a leading zero (write the number without it; " +
+               "accepted: " + range + ")";
+    }
+    std::uint64_t v = 0;
+    for (char c : text) {
+        const auto d = static_cast<std::uint64_t>(c - '0');
+        if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
+            return excerpt(text) + " is not in " + range;
+        v = v * 10 + d;
+    }
+    if (v < lo || v > hi) return std::to_string(v) + " is not in " + range;
+    value = v;
+    return {};
+}
+
+std::string decimal_fraction_problem(std::string_view text, double lo, double hi, double& value) {
+    const std::string accepted = "accepted: " + g_text(lo) + ".." + g_text(hi);
+    const std::size_t dot = text.find('.');
+    const std::string_view whole = text.substr(0, dot);
+    const std::string_view frac =
+        dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+    const bool digits_only = whole.find_first_not_of("0123456789") == std::string_view::npos &&
+                             frac.find_first_not_of("0123456789") == std::string_view::npos;
+    if (!digits_only || whole.size() + frac.size() == 0)
+        return "'" + excerpt(text) + "' is not a number in decimal digits (" + accepted + ")";
+    const double v = std::strtod(std::string(text).c_str(), nullptr);
+    if (!(v >= lo && v <= hi)) return excerpt(text) + " is not in " + accepted;
+    value = v;
+    return {};
 }
 
 }  // namespace konane

@@ -72,9 +72,37 @@ std::string Decision::describe() const {
     return s;
 }
 
+namespace {
+
+/// A thread's stack and allocator arena as the engine's searches use them (measured: a few
+/// hundred KiB resident per thread at the deepest searches).
+constexpr std::size_t kThreadStackBytes = std::size_t{512} << 10;
+
+/// `o` with its threads within its memory (threads_within()) and the memory of their own
+/// state taken out of what the tables get.
+EngineOptions within_memory(EngineOptions o) {
+    if (o.baseline) return o;  // one thread
+    o.threads = threads_within(o.memory_bytes, std::max(1, o.threads));
+    o.memory_bytes -= static_cast<std::size_t>(o.threads - 1) * engine_thread_bytes();
+    return o;
+}
+
+}  // namespace
+
+std::size_t engine_thread_bytes() {
+    return AlphaBeta::thread_state_bytes() + ProofSearch::helper_bytes(kMaxSquares) +
+           kThreadStackBytes;
+}
+
+int threads_within(std::size_t memory_bytes, int threads) {
+    const std::size_t helpers = memory_bytes / 2 / engine_thread_bytes();
+    return 1 + static_cast<int>(std::min<std::size_t>(
+                   helpers, static_cast<std::size_t>(std::max(threads, 1) - 1)));
+}
+
 Engine::Engine(const Board& b, EngineOptions options)
     : board_(b),
-      options_(std::move(options)),
+      options_(within_memory(std::move(options))),
       search_(b, options_.rules, options_.baseline ? kMobilityOnly : options_.evaluation,
               options_.baseline ? kPlainAlphaBeta : options_.features,
               options_.baseline ? 0 : options_.memory_bytes / 4,

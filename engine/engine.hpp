@@ -38,6 +38,17 @@ enum class Source : std::uint8_t {
 /// "table", "proof", "value", "search" or "only move".
 const char* source_name(Source s);
 
+/// The memory a thread of the engine takes of its own beside the tables, on the largest board:
+/// its heuristic search's state (history, killers, move lists), its proof search's (history,
+/// per-ply frames) and an allowance for its stack and allocator arena. Every thread past the
+/// first takes it out of EngineOptions::memory_bytes.
+std::size_t engine_thread_bytes();
+
+/// The threads an engine with `memory_bytes` of memory runs when asked for `threads`: as many
+/// as asked while those past the first take at most half the memory of their own
+/// (engine_thread_bytes() each), and at least one.
+int threads_within(std::size_t memory_bytes, int threads);
+
 /// Options of an Engine.
 struct EngineOptions {
     Ruleset rules = Ruleset::Brainking;
@@ -46,11 +57,14 @@ struct EngineOptions {
     bool baseline = false;
     Evaluation evaluation{};
     SearchFeatures features{};
-    /// Bytes of memory: a quarter for the heuristic search's transposition table, an eighth
-    /// for the valuer's memo (when `values`), the rest for the proof search's.
+    /// Bytes of memory: first each thread's own state past the first thread's
+    /// (engine_thread_bytes() each), then of the rest a quarter for the heuristic search's
+    /// transposition table, an eighth for the valuer's memo (when `values`), the rest for the
+    /// proof search's.
     std::size_t memory_bytes = std::size_t{256} << 20;
     /// Threads of the proof search and of the heuristic search (Lazy SMP: engine/search.hpp);
-    /// the baseline runs on one. More than one: moves do not repeat exactly.
+    /// the baseline runs on one. More than one: moves do not repeat exactly. The engine runs
+    /// threads_within(memory_bytes, threads) of them: their own state stays within the memory.
     int threads = 1;
     /// Share of a move's budget (time or nodes) given to the proof search first (0: no proof
     /// search).

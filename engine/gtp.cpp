@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <cstdint>
 #include <exception>
 #include <sstream>
+#include <string_view>
 
 #include "core/notation.hpp"
 #include "core/text.hpp"
+#include "process/line_reader.hpp"
 
 namespace konane::engine {
 
@@ -40,22 +40,23 @@ void check_to_move(Color c, const Position& p) {
         throw GtpError{std::string("illegal move: ") + color_name(c) + " is not to move"};
 }
 
-/// A number of seconds or stones: a finite, non-negative decimal up to `most` (10^7 by
-/// default).
+/// A number of seconds: decimal digits with an optional fraction, from 0 to `most` (10^7 by
+/// default), read by the strict parser of every number the command takes
+/// (decimal_fraction_problem(): no sign, exponent, hexadecimal, nan or inf).
 double parse_amount(const std::string& text, const char* what, double most = 1e7) {
-    std::size_t used = 0;
     double v = 0;
-    try {
-        v = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || !std::isfinite(v) || v < 0 || v > most) {
-        char range[64];
-        std::snprintf(range, sizeof range, "%.0f", most);
-        throw GtpError{std::string("invalid ") + what + " '" + excerpt(text) +
-                       "' (a number from 0 to " + range + ")"};
-    }
+    const std::string problem = decimal_fraction_problem(text, 0, most, v);
+    if (!problem.empty()) throw GtpError{std::string("invalid ") + what + ": " + problem};
+    return v;
+}
+
+/// A whole number (stones, nodes, a depth) in decimal digits within [lo, hi], read by the
+/// strict parser of every number the command takes (decimal_problem()).
+std::uint64_t parse_whole(const std::string& text, const char* what, std::uint64_t lo,
+                          std::uint64_t hi) {
+    std::uint64_t v = 0;
+    const std::string problem = decimal_problem(text, lo, hi, v);
+    if (!problem.empty()) throw GtpError{std::string("invalid ") + what + ": " + problem};
     return v;
 }
 
@@ -64,9 +65,9 @@ Board parse_board_size(const std::string& text) {
     try {
         if (!text.empty() && std::all_of(text.begin(), text.end(),
                                          [](unsigned char c) { return std::isdigit(c); })) {
-            if (text.size() > 2) throw std::invalid_argument("too large");
-            const int n = std::stoi(text);
-            return Board::make(n, n);
+            std::uint64_t n = 0;
+            if (!decimal_problem(text, 1, 8, n).empty()) throw std::invalid_argument("size");
+            return Board::make(static_cast<int>(n), static_cast<int>(n));
         }
         return Board::parse(lower(text));
     } catch (const std::exception&) {
@@ -83,30 +84,14 @@ void want(const std::string& name, const Args& args, std::size_t n) {
                        (n == 1 ? "" : "s")};
 }
 
-/// True when `text` is a GTP float: a finite decimal number, signed or not, with or without a
-/// fraction and an exponent ("6.5", "-1", "0", "1e2"); not hexadecimal, nan or inf.
-bool is_float(const std::string& text) {
-    std::size_t i = 0;
-    const auto digits = [&] {
-        const std::size_t from = i;
-        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
-            ++i;
-        return i - from;
-    };
-    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
-    std::size_t mantissa = digits();
-    if (i < text.size() && text[i] == '.') {
-        ++i;
-        mantissa += digits();
-    }
-    if (mantissa == 0) return false;
-    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-        ++i;
-        if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
-        if (digits() == 0) return false;
-    }
-    if (i != text.size()) return false;
-    return std::isfinite(std::strtod(text.c_str(), nullptr));  // 1e999: out of range
+/// True when `text` is a komi: decimal digits with an optional fraction, negative or not
+/// ("6.5", "-1", "0", ".5"), read by the strict parser of every number the command takes
+/// (decimal_fraction_problem()); not "+7", an exponent, hexadecimal, nan or inf.
+bool is_komi(const std::string& text) {
+    const std::string_view magnitude =
+        std::string_view(text).substr(!text.empty() && text[0] == '-' ? 1 : 0);
+    double v = 0;
+    return decimal_fraction_problem(magnitude, 0, 1e7, v).empty();
 }
 
 }  // namespace
@@ -213,10 +198,8 @@ struct GtpSession::Commands {
 std::string GtpSession::Commands::budget(GtpSession& s, const std::string& name, const Args& args) {
     want(name, args, 1);
     const bool nodes = name == "konane-nodes";
-    const double v = parse_amount(args[0], nodes ? "nodes" : "depth", 1e15);
-    if (v < 1 || v != std::floor(v) || (!nodes && v > 128))
-        throw GtpError{"invalid " + name.substr(7) + " '" + excerpt(args[0]) +
-                       "' (a whole number from 1" + (nodes ? ")" : " to 128)")};
+    const std::uint64_t v =
+        parse_whole(args[0], nodes ? "nodes" : "depth", 1, nodes ? 1'000'000'000'000'000 : 128);
     if (nodes) {
         s.options_.limits.nodes = static_cast<std::uint64_t>(v);
     } else {
@@ -261,9 +244,9 @@ const std::vector<GtpSession::Commands::Entry>& GtpSession::Commands::table() {
         {"komi",
          [](S&, const std::string& name, const Args& args) -> std::string {
              want(name, args, 1);
-             if (!is_float(args[0]))
+             if (!is_komi(args[0]))
                  throw GtpError{"syntax error: invalid komi '" + excerpt(args[0]) +
-                                "' (a decimal number)"};
+                                "' (a decimal number from -10000000 to 10000000)"};
              return "";  // Kōnane has no komi: accepted for GUIs that always send it, and ignored
          }},
         {"play",
@@ -324,7 +307,8 @@ const std::vector<GtpSession::Commands::Entry>& GtpSession::Commands::table() {
              want(name, args, 3);
              s.main_time_ = parse_amount(args[0], "main time");
              s.byo_time_ = parse_amount(args[1], "byo-yomi time");
-             s.byo_stones_ = static_cast<int>(parse_amount(args[2], "byo-yomi stones"));
+             s.byo_stones_ =
+                 static_cast<int>(parse_whole(args[2], "byo-yomi stones", 0, 10'000'000));
              // GTP 2 §6.3: byo-yomi time > 0 with 0 stones means no time limit.
              s.clock_ =
                  !(s.byo_time_ > 0 && s.byo_stones_ == 0) && (s.main_time_ > 0 || s.byo_time_ > 0);
@@ -337,7 +321,7 @@ const std::vector<GtpSession::Commands::Entry>& GtpSession::Commands::table() {
              want(name, args, 3);
              const int side = static_cast<int>(parse_color(args[0]));
              s.left_[side] = parse_amount(args[1], "time");
-             s.stones_left_[side] = static_cast<int>(parse_amount(args[2], "stones"));
+             s.stones_left_[side] = static_cast<int>(parse_whole(args[2], "stones", 0, 10'000'000));
              return "";
          }},
         {"quit",
@@ -389,8 +373,19 @@ std::string GtpSession::command(const std::string& name, const Args& args) {
 }
 
 void GtpSession::run(std::istream& in, std::ostream& out) {
-    for (std::string line; !quit_ && std::getline(in, line);) {
-        const std::string answer = handle(line);
+    process::LineReader reader = process::LineReader::of_stream(in, kGtpMaxLine);
+    std::string line;
+    while (!quit_) {
+        const process::LineReader::Status status = reader.next(line);
+        if (status == process::LineReader::Status::end) break;
+        std::string answer;
+        if (status == process::LineReader::Status::too_long) {
+            const std::uint64_t bytes = reader.skip_rest();
+            answer = "? line too long (" + std::to_string(bytes) + " bytes, at most " +
+                     std::to_string(kGtpMaxLine) + ")\n\n";
+        } else {
+            answer = handle(line);
+        }
         if (answer.empty()) continue;
         out << answer;
         out.flush();

@@ -4,6 +4,7 @@
 // The commands and a transcript: docs/engine.md.
 #pragma once
 
+#include <cstddef>
 #include <istream>
 #include <memory>
 #include <optional>
@@ -16,6 +17,11 @@
 #include "engine/engine.hpp"
 
 namespace konane::engine {
+
+/// The longest command line a session reads, in bytes (run()): a command with a position is at
+/// most about 150; a longer line is answered "? line too long (N bytes, at most 4096)" and
+/// discarded, in bounded memory.
+inline constexpr std::size_t kGtpMaxLine = 4096;
 
 /// Options of a GTP session.
 struct GtpOptions {
@@ -43,7 +49,9 @@ class GtpSession {
     bool done() const { return quit_; }
 
     /// Answers the commands of `in` on `out` (flushed after each) until quit or the end of
-    /// the input.
+    /// the input, reading lines of at most kGtpMaxLine bytes in bounded memory: a longer line
+    /// is answered "? line too long (N bytes, at most M)" and discarded, and the session goes
+    /// on.
     void run(std::istream& in, std::ostream& out);
 
     /// The current position and the moves played (for tests).

@@ -102,6 +102,13 @@ AlphaBeta::AlphaBeta(const AlphaBeta& main, int helper)
 
 AlphaBeta::~AlphaBeta() = default;
 
+std::size_t AlphaBeta::thread_state_bytes() {
+    // As init_thread_state() allocates them.
+    constexpr std::size_t plies = kMaxPly + 1;
+    return 2 * 64 * 64 * sizeof(std::uint32_t) + plies * sizeof(std::array<Move, 2>) +
+           plies * (sizeof(std::vector<Gen>) + kMaxMoves * sizeof(Gen)) + sizeof(AlphaBeta);
+}
+
 void AlphaBeta::init_thread_state() {
     history_.assign(2 * 64 * 64, 0);
     killers_.assign(kMaxPly + 1, {});

@@ -103,6 +103,10 @@ class AlphaBeta {
     /// Threads the search runs on (1 and its helpers).
     int threads() const { return 1 + static_cast<int>(helpers_.size()); }
 
+    /// The memory one thread's own state takes (its history, killers and move lists), beside
+    /// the shared transposition table: what each helper thread adds to a search.
+    static std::size_t thread_state_bytes();
+
   private:
     /// A transposition-table entry as read: the occupancy and side it is for, the depth, bound
     /// and best move of the search that stored it, and its score (from to_table()).

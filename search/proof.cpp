@@ -178,6 +178,12 @@ ProofSearch::ProofSearch(const ProofSearch& lead, int index)
     frames_.resize(lead.frames_.size());
 }
 
+std::size_t ProofSearch::helper_bytes(int squares) {
+    // As the helper's constructor allocates them.
+    return sizeof(ProofSearch) + 2 * 64 * 64 * sizeof(std::uint32_t) +
+           (static_cast<std::size_t>(squares) + 3) * sizeof(Frame);
+}
+
 ProofSearch::~ProofSearch() = default;
 
 std::uint64_t ProofSearch::stored() const {

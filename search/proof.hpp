@@ -146,6 +146,11 @@ struct ProofResult {
 /// searches may share one table of proven values, each on its own thread).
 class ProofSearch {
   public:
+    /// The memory a helper thread of a search on a board of `squares` squares takes of its
+    /// own (its history and per-ply frames), beside the tables it shares: what each thread
+    /// past the first adds to a search (ProofOptions::threads).
+    static std::size_t helper_bytes(int squares);
+
     /// A search for board b; `table`, when given, must be of board b (std::invalid_argument).
     /// Maps and faults in the transposition table (options.memory_bytes; std::bad_alloc when
     /// the system refuses it).

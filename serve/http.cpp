@@ -32,6 +32,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/json.hpp"
 #include "core/text.hpp"
 
 namespace konane::serve {
@@ -56,8 +57,7 @@ bool client_gone(int sock) {
 /// The body of an error answer, written as every answer of the server is (cli::dump(): compact,
 /// a string that is not UTF-8 never throws).
 std::string error_body(int status, const std::string& message) {
-    return nlohmann::ordered_json{{"error", message}, {"status", status}}.dump(
-        -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    return cli::dump(cli::json{{"error", message}, {"status", status}});
 }
 
 /// "ip" of a socket address (numeric; IPv6 without brackets) and its port.

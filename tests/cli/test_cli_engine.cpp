@@ -52,6 +52,27 @@ TEST_CASE("cli bestmove: with a table, the table's perfect move", "[cli][engine]
     CHECK(nlohmann::json::parse(probe.out)["best"] == doc["move"]);
 }
 
+TEST_CASE("cli engine commands: --rules other than the table's is refused by each",
+          "[cli][engine]") {
+    // As found (hardening round 5): bestmove refused it, engine and play played the table under
+    // another ruleset silently. One check (engine_rules()) for the three.
+    const std::string table = quote(table_file(4, 4, Ruleset::Brainking).string());
+    for (const std::string command :
+         {"bestmove 4x4 -q", "engine --board 4x4 -q", "play 4x4 --depth 2"}) {
+        INFO(command);
+        const Run r = run(command + " --table " + table + " --rules center", "printf 'quit\\n' |");
+        CHECK(r.code == 2);
+        CHECK(r.out.find("--rules center differs from the table's ruleset brainking") !=
+              std::string::npos);
+        // The table's own ruleset, given or left out, is taken.
+        for (const char* rules : {" --rules brainking", ""}) {
+            INFO(rules);
+            const Run ok = run(command + " --table " + table + rules, "printf 'quit\\n' |");
+            CHECK(ok.code == 0);
+        }
+    }
+}
+
 TEST_CASE("cli bestmove: bad budgets and positions are refused", "[cli][engine]") {
     for (const char* args :
          {"bestmove 6x6 --time 0", "bestmove 6x6 --time -1", "bestmove 6x6 --time 1e9",

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/json.hpp"
 #include "process/replace_file.hpp"
 #include "tests/cli_helpers.hpp"
 #include "tests/temp_dir.hpp"
@@ -696,4 +697,72 @@ TEST_CASE("cli: a work directory's files are read only as regular files of bound
         CHECK_THAT(r.out, Catch::Contains((work / "manifest").string() + ": " + c.says));
         CHECK_FALSE(fs::exists(d.path / "t.kbt"));
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round 5: the one JSON writer, bounded input lines, the number of threads
+
+TEST_CASE("cli: pretty --json output with text that is not UTF-8 is valid JSON",
+          "[cli][hardening]") {
+    // As found (hardening round 5): prove, bestmove and analyse printed their JSON with
+    // nlohmann's dump(2), which throws on a string that is not UTF-8 (no output, exit 1, after
+    // the whole search) were one to reach it unescaped. Every JSON output now goes through
+    // cli::dump(), which never throws; a work directory's name is escaped (printable()).
+    Dir d;
+    const std::string work = (d.path / "work\xff\xfe").string();
+    const Run r = run("prove --board 4x4 -q --memory 8M --json --work " + quote(work));
+    CHECK(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["done"] == true);
+    CHECK(j["work"] == work.substr(0, work.size() - 2) + "\\xff\\xfe");
+    // The writer itself, pretty: a replacement character, never an exception.
+    const std::string pretty = konane::cli::dump(konane::cli::json{{"name", "engine\xff\xfe"}}, 2);
+    CHECK(nlohmann::json::parse(pretty)["name"] == "engine\xEF\xBF\xBD\xEF\xBF\xBD");
+    CHECK(pretty.find("\n  \"name\"") != std::string::npos);  // indented
+}
+
+TEST_CASE("cli: engine and play read their input lines in bounded memory", "[cli][hardening]") {
+    // As found (hardening round 5): `head -c 4G /dev/zero | konane engine` grew to the memory
+    // limit and ended with exit 0, no answer and no message (std::getline swallows bad_alloc);
+    // `konane play` the same. Both now read through the bounded line reader of probe --batch.
+    // (AddressSanitizer reserves terabytes of address space: no limit there.)
+    const std::string limit = kAsan ? "" : "ulimit -v 400000; ";
+    const Run gtp =
+        run("engine -q --memory 8M", limit +
+                                         "(printf 'name\\n'; head -c 100000000 /dev/zero; "
+                                         "printf '\\n2 name\\nquit\\n') |");
+    CHECK(gtp.code == 0);
+    CHECK(gtp.out ==
+          "= konane\n\n? line too long (100000000 bytes, at most 4096)\n\n"
+          "=2 konane\n\n=\n\n");
+    const Run play = run("play 4x4 --depth 2 --memory 8M",
+                         limit + "(head -c 20000000 /dev/zero; printf '\\nmoves\\nquit\\n') |");
+    CHECK(play.code == 0);
+    CHECK_THAT(play.out, Catch::Contains("line too long (20000000 bytes, at most 4096): ignored"));
+    CHECK_THAT(play.out, Catch::Contains("your moves: d1 c2 b3 a4"));  // and the game went on
+}
+
+TEST_CASE("cli: the engine's threads are bounded, and their own state comes out of --memory",
+          "[cli][hardening]") {
+    // As found (hardening round 5): -j was taken up to 1024, each thread's own state (move
+    // lists, history, the proof search's frames: about 3 MiB) came on top of --memory, and
+    // `konane engine -q -j 1024 --memory 64M --time 0.1` took 17 to 62 s a move and 3 GB.
+    for (const char* command : {"engine -q", "bestmove 6x6 -q", "play 6x6", "analyse d5 -q"}) {
+        INFO(command);
+        const Run r = run(std::string(command) + " -j 100000", "printf 'quit\\n' |");
+        CHECK(r.code == 2);
+        CHECK_THAT(r.out, Catch::Contains("100000 is not in 1..256 (-j: at most 256 threads"));
+    }
+    // The most threads with a small budget: those whose state fits in half of it run, a
+    // warning says how many, and the move comes within its time (and a little more).
+    const auto t0 = std::chrono::steady_clock::now();
+    const Run r =
+        run("engine -q -j 256 --memory 16M --time 0.1", "printf 'genmove black\\nquit\\n' |");
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("warning: -j 256: each thread past the first takes"));
+    CHECK_THAT(r.out, Catch::Contains("threads (give more --memory for more)"));
+    CHECK_THAT(r.out, Catch::Contains("\n= "));  // a move
+    CHECK(seconds < 5);
 }

@@ -469,16 +469,16 @@ TEST_CASE("gtp: list_commands and known_command name every command the session a
     CHECK(s.handle("konane-fly") == "? unknown command\n\n");
 }
 
-TEST_CASE("gtp: komi takes any finite decimal number and ignores it", "[engine][gtp]") {
+TEST_CASE("gtp: komi takes any decimal number and ignores it", "[engine][gtp]") {
     GtpOptions o;
     o.engine.memory_bytes = std::size_t{8} << 20;
     GtpSession s(o);
-    for (const char* komi : {"0", "-1", "6.5", "-0.5", "+7", "0.", ".5", "1e2", "7.5E-1"}) {
+    for (const char* komi : {"0", "-1", "6.5", "-0.5", "0.", ".5", "7.5"}) {
         INFO(komi);
         CHECK(s.handle(std::string("komi ") + komi) == "=\n\n");
     }
-    for (const char* komi :
-         {"0x10", "abc", "nan", "inf", "-inf", "1e999", "6.5.1", "--1", "e5", ".", "1e", "5k"}) {
+    for (const char* komi : {"0x10", "abc", "nan", "inf", "-inf", "1e999", "6.5.1", "--1", "e5",
+                             ".", "1e", "5k", "+7", "1e2", "7.5E-1", "0x1p4", "-", "-+5"}) {
         INFO(komi);
         const std::string answer = s.handle(std::string("komi ") + komi);
         CHECK(answer.rfind("? syntax error", 0) == 0);
@@ -486,6 +486,97 @@ TEST_CASE("gtp: komi takes any finite decimal number and ignores it", "[engine][
     }
     CHECK(s.handle("komi") == "? syntax error: komi takes 1 argument\n\n");
     CHECK(s.handle("komi 1 2") == "? syntax error: komi takes 1 argument\n\n");
+}
+
+TEST_CASE("gtp: a line longer than the bound is an error answer and the session goes on",
+          "[engine][gtp]") {
+    // As found (hardening round 5): std::getline grew an endless line until the allocation
+    // failed, then read that as the end of the input: exit 0, no answer, no message.
+    GtpOptions o;
+    o.engine.memory_bytes = std::size_t{8} << 20;
+    GtpSession s(o);
+    const std::string longest = "name" + std::string(kGtpMaxLine - 4, ' ');  // at the bound
+    const std::string huge(3 * kGtpMaxLine + (1 << 17), 'x');  // past the reader's buffer too
+    std::istringstream in("1 protocol_version\n" + huge + "\n" + longest + "\n" + "2 name\n" +
+                          std::string(kGtpMaxLine + 1, '#') + "\nboardsize 5\nquit");
+    std::ostringstream out;
+    s.run(in, out);
+    CHECK(out.str() ==
+          "=1 2\n\n"
+          "? line too long (" +
+              std::to_string(huge.size()) + " bytes, at most " + std::to_string(kGtpMaxLine) +
+              ")\n\n"
+              "= konane\n\n"
+              "=2 konane\n\n"
+              "? line too long (" +
+              std::to_string(kGtpMaxLine + 1) + " bytes, at most " + std::to_string(kGtpMaxLine) +
+              ")\n\n"
+              "=\n\n"
+              "=\n\n");  // the last line, without its '\n', is read too
+    CHECK(s.board().rows == 5);
+    CHECK(s.done());
+    // A long line at the very end, without a '\n'.
+    GtpSession t(o);
+    std::istringstream tail("name\n" + huge);
+    std::ostringstream answers;
+    t.run(tail, answers);
+    CHECK(answers.str() == "= konane\n\n? line too long (" + std::to_string(huge.size()) +
+                               " bytes, at most " + std::to_string(kGtpMaxLine) + ")\n\n");
+}
+
+TEST_CASE("engine: threads past the first take their own state out of the memory", "[engine]") {
+    // Each thread past the first costs engine_thread_bytes(); at most half the memory goes to
+    // them, and at least one thread runs.
+    const std::size_t each = engine_thread_bytes();
+    CHECK(each > (std::size_t{1} << 20));  // move lists and the proof search's frames
+    CHECK(threads_within(std::size_t{1} << 20, 256) == 1);
+    CHECK(threads_within(std::size_t{16} << 20, 256) == 1 + static_cast<int>((8 << 20) / each));
+    CHECK(threads_within(std::size_t{16} << 30, 256) == 256);
+    CHECK(threads_within(std::size_t{16} << 30, 4) == 4);
+    CHECK(threads_within(std::size_t{16} << 30, 0) == 1);
+    // An engine asked for 256 threads in 16 MiB plays within its budget.
+    EngineOptions o;
+    o.memory_bytes = std::size_t{16} << 20;
+    o.threads = 256;
+    Engine e(Board::make(6, 6), o);
+    MoveLimits l;
+    l.nodes = 20000;
+    CHECK(e.decide(Board::make(6, 6).start(), l).has_value());
+}
+
+TEST_CASE("gtp: every number is read by the strict decimal parser", "[engine][gtp]") {
+    // As found (hardening round 5): time_settings took "0x10" (16 s), hexadecimal floats and
+    // "+5" through strtod, where every command-line number is decimal digits only.
+    GtpOptions o;
+    o.engine.memory_bytes = std::size_t{8} << 20;
+    GtpSession s(o);
+    for (const char* bad :
+         {"0x10", "0x1p4", "1e400", "1e3", "+5", "-1", "nan", "inf", "-inf", "5s", "1,5"}) {
+        INFO(bad);
+        const std::string b = bad;
+        for (const std::string& command :
+             {"time_settings " + b + " 0 0", "time_settings 0 " + b + " 0",
+              "time_settings 0 0 " + b, "time_left black " + b + " 0", "time_left white 5 " + b,
+              "konane-nodes " + b, "konane-depth " + b}) {
+            INFO(command);
+            const std::string answer = s.handle(command);
+            CHECK(answer.rfind("? invalid ", 0) == 0);
+            CHECK(answer.find(b) != std::string::npos);  // the text is quoted
+        }
+        CHECK(s.handle("boardsize " + b) == "? unacceptable size\n\n");
+    }
+    // Stones and budgets are whole numbers; a board side has no leading zero.
+    CHECK(s.handle("time_settings 60 5 2.5").rfind("? invalid byo-yomi stones", 0) == 0);
+    CHECK(s.handle("time_left black 5 1.5").rfind("? invalid stones", 0) == 0);
+    CHECK(s.handle("konane-depth 129").rfind("? invalid depth", 0) == 0);
+    CHECK(s.handle("boardsize 05") == "? unacceptable size\n\n");
+    // What stays accepted.
+    CHECK(s.handle("time_settings 60.5 5 2") == "=\n\n");
+    CHECK(s.handle("time_settings .5 0 0") == "=\n\n");
+    CHECK(s.handle("time_left black 5. 0") == "=\n\n");
+    CHECK(s.handle("konane-nodes 1000000000000000") == "=\n\n");
+    CHECK(s.handle("konane-depth 128") == "=\n\n");
+    CHECK(s.handle("boardsize 5") == "=\n\n");
 }
 
 TEST_CASE("gtp: bad input is an error answer and the session goes on", "[engine][gtp]") {
