@@ -254,6 +254,9 @@ const std::vector<GtpSession::Commands::Entry>& GtpSession::Commands::table() {
         {"clear_board",
          [](S& s, const std::string&, const Args&) -> std::string {
              s.reset(s.board_, s.board_.start());
+             // The engine made now (its tables allocated: 256 MiB by default), not in the first
+             // genmove, whose clock a match runner counts from the command.
+             s.engine();
              return "";
          }},
         {"komi",
