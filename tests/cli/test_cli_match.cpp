@@ -560,7 +560,7 @@ TEST_CASE("CLI: match --concurrency plays the same games in the same order", "[c
     }
 }
 
-TEST_CASE("CLI: match plays the example agent, which reads only boardsize N and whole seconds",
+TEST_CASE("CLI: match plays the example agent that reads only boardsize N and whole seconds",
           "[cli]") {
     // examples/first_move_agent.cpp refuses `boardsize 4x4` and exits on a decimal time: it
     // plays every game to its end only because the runner sends `boardsize 4` and `1`.
