@@ -6,39 +6,44 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/common.hpp"
 #include "cli/engine_args.hpp"
 #include "cli/help.hpp"
+#include "cli/json.hpp"
 #include "core/notation.hpp"
 #include "core/text.hpp"
+#include "match/gtp_client.hpp"
 #include "match/match.hpp"
+#include "match/sprt.hpp"
+#include "process/atomic_file.hpp"
 #include "process/output_path.hpp"
 
 namespace konane::cli {
 
 namespace {
 
-using json = nlohmann::json;
 using match::GameRecord;
 
 struct MatchArgs {
     std::string engine_a, engine_b;
-    std::string board = "8x8", rules = "brainking", openings = "all", record;
+    std::string board = "8x8", rules = "brainking", openings = "all", record, time_unit = "s";
     std::uint64_t games = 0;
     double seconds = 0, timeout = 0;
     std::uint64_t nodes = 0, depth = 0, adjudicate_nodes = 200'000, adjudicate_pieces = 0, seed = 0,
                   random_plies = 0;
     bool seed_given = false;
     bool json = false, quiet = false;
+    bool adjudicate = false, no_adjudicate = false;
+    std::uint64_t time_margin_ms = 200;
+    std::uint64_t concurrency = 1;
+    std::string sprt;
 };
 
 const char* kEngineNames[2] = {"A", "B"};
@@ -98,6 +103,41 @@ json elo_json(double v) {
     return std::isfinite(v) ? json(v + 0.0) : json(nullptr);
 }
 
+/// The bounds of --sprt ELO0,ELO1[,ALPHA,BETA]: two or four numbers separated by commas,
+/// ELO0 < ELO1, ALPHA and BETA in (0, 0.5).
+match::SprtBounds parse_sprt(const std::string& text) {
+    std::vector<double> v;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+        std::size_t used = 0;
+        double x = 0;
+        try {
+            x = std::stod(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (item.empty() || used != item.size() || !std::isfinite(x))
+            throw UsageError("--sprt '" + excerpt(text) + "': '" + excerpt(item) +
+                             "' is not a number (ELO0,ELO1[,ALPHA,BETA], e.g. 0,10)");
+        v.push_back(x);
+    }
+    if (v.size() != 2 && v.size() != 4)
+        throw UsageError("--sprt '" + excerpt(text) +
+                         "': give ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA (e.g. 0,10 or 0,10,0.05,0.05)");
+    match::SprtBounds b;
+    b.elo0 = v[0];
+    b.elo1 = v[1];
+    if (v.size() == 4) {
+        b.alpha = v[2];
+        b.beta = v[3];
+    }
+    if (!(b.elo0 < b.elo1))
+        throw UsageError("--sprt '" + excerpt(text) + "': ELO0 must be below ELO1");
+    if (!(b.alpha > 0 && b.alpha < 0.5 && b.beta > 0 && b.beta < 0.5))
+        throw UsageError("--sprt '" + excerpt(text) + "': ALPHA and BETA must be in (0, 0.5)");
+    return b;
+}
+
 /// One game in the record file: a PGN-like header, then the moves.
 std::string record_text(const match::MatchOptions& o, const GameRecord& g) {
     const Board& b = o.board;
@@ -135,6 +175,24 @@ json game_json(const Board& b, const GameRecord& g) {
     return j;
 }
 
+/// The exit status of the match, after the report of the games played: kOk; kFailed when the
+/// record could not be written (`record_error`, said on stderr naming the file `record`); 128 +
+/// the signal that interrupted the match.
+int finish(std::size_t played, const std::string& record, const std::string& record_error) {
+    if (!record_error.empty())
+        std::fprintf(stderr,
+                     "konane match: error: --record %s: the games were not written (%s); the "
+                     "score above stands\n",
+                     printable(record).c_str(), printable(record_error).c_str());
+    const int sig = match::interrupt_signal();
+    if (sig == 0) return record_error.empty() ? kOk : kFailed;
+    std::fprintf(stderr,
+                 "konane match: interrupted by signal %d: the engines ended, %zu game%s "
+                 "reported\n",
+                 sig, played, played == 1 ? "" : "s");
+    return 128 + sig;
+}
+
 int run_match(const MatchArgs& a) {
     match::MatchOptions o;
     o.engine[0] = a.engine_a;
@@ -164,21 +222,58 @@ int run_match(const MatchArgs& a) {
     // By default every opening pair once with each colour (the engines' choice: 2 games).
     o.games = static_cast<int>(a.games ? a.games : 2 * std::max<std::size_t>(1, o.openings.size()));
     o.seconds = a.seconds;
+    if (a.time_unit == "s") {
+        o.time_unit = match::TimeUnit::Seconds;
+        if (a.seconds > 0 && a.seconds != std::floor(a.seconds))
+            throw UsageError("--time " + match::clock_text(a.seconds, match::TimeUnit::Decimal) +
+                             " is not a whole number of seconds, which --time-unit s (the "
+                             "default) sends: give --time-unit ms (whole milliseconds) or "
+                             "--time-unit decimal (decimal seconds, which konane engine reads)");
+    } else if (a.time_unit == "ms") {
+        o.time_unit = match::TimeUnit::Milliseconds;
+    } else {
+        o.time_unit = match::TimeUnit::Decimal;
+    }
+    o.time_margin = static_cast<double>(a.time_margin_ms) / 1000;
     o.nodes = a.nodes;
     o.depth = static_cast<int>(a.depth);
     o.timeout = a.timeout > 0 ? a.timeout : a.seconds > 0 ? 10 * a.seconds + 5 : 60;
     o.adjudicate_nodes = a.adjudicate_nodes;
+    o.adjudication = a.adjudicate      ? match::Adjudication::On
+                     : a.no_adjudicate ? match::Adjudication::Off
+                                       : match::Adjudication::Auto;
     o.adjudicate_pieces = static_cast<int>(a.adjudicate_pieces);
     o.quiet = a.quiet;
+    o.concurrency = static_cast<int>(a.concurrency);
+    std::optional<match::SprtBounds> sprt;
+    if (!a.sprt.empty()) {
+        sprt = parse_sprt(a.sprt);
+        // Until the test decides, at most --games (by default 20,000: 10,000 pairs).
+        if (!a.games) o.games = 20'000;
+    }
 
-    std::ofstream record;
+    // The record: written under a temporary name and renamed when the match ends, so that a
+    // failed write (a full disk) leaves no record cut mid-game; the match and its score go on,
+    // and the error is reported after them (exit code 1).
+    std::unique_ptr<process::AtomicFile> record;
+    std::string record_error;
     if (!a.record.empty()) {
         process::check_output_path(a.record, "--record " + a.record);
-        record.open(a.record, std::ios::binary | std::ios::trunc);
-        if (!record) throw std::runtime_error("--record " + a.record + ": cannot be written");
+        try {
+            record = std::make_unique<process::AtomicFile>(a.record);
+        } catch (const std::exception& e) {
+            throw std::runtime_error("--record " + a.record + ": cannot be written: " + e.what());
+        }
     }
 
     int score[2] = {0, 0};
+    // The SPRT: A's points in each pair of games (2k+1, 2k+2: one opening, colours swapped).
+    match::Pentanomial pairs{};
+    int pair_points = 0;
+    double llr = 0;
+    match::SprtDecision decision = match::SprtDecision::Continue;
+    // SIGINT, SIGTERM, SIGHUP: the engines ended and reaped, the games so far reported.
+    match::install_interrupt_handlers();
     const auto games = match::play_match(o, [&](const GameRecord& g) {
         ++score[g.winner_engine()];
         if (!a.quiet) {
@@ -190,12 +285,31 @@ int run_match(const MatchArgs& a) {
                 g.opening.empty() ? "by the engines" : moves_text(o.board, g.opening).c_str(),
                 kEngineNames[g.winner_engine()], printable(g.reason).c_str(), score[0], score[1]);
         }
-        if (record.is_open()) {
-            record << record_text(o, g);
-            record.flush();
-            if (!record) throw std::runtime_error("--record " + a.record + ": write failed");
+        if (record && record_error.empty()) {
+            try {
+                const std::string text = record_text(o, g);
+                record->write(text.data(), text.size());
+            } catch (const std::exception& e) {
+                record_error = e.what();
+                record->discard();
+            }
         }
+        if (!sprt) return true;
+        pair_points += g.winner_engine() == 0 ? 2 : 0;  // in half points; no draws in Kōnane
+        if (g.number % 2 == 1) return true;
+        ++pairs[static_cast<std::size_t>(pair_points)];
+        pair_points = 0;
+        llr = match::sprt_llr(pairs, sprt->elo0, sprt->elo1);
+        decision = match::sprt_decision(llr, *sprt);
+        return decision == match::SprtDecision::Continue;
     });
+    if (record && record_error.empty()) {
+        try {
+            record->commit();
+        } catch (const std::exception& e) {
+            record_error = e.what();
+        }
+    }
 
     // A's wins and losses, by A's colour.
     int wins[2] = {0, 0}, losses[2] = {0, 0};  // [0] A Black, [1] A White
@@ -206,6 +320,15 @@ int run_match(const MatchArgs& a) {
         endings[match::ending_name(g.ending)]++;
     }
     const int w = wins[0] + wins[1], l = losses[0] + losses[1];
+    const auto open = std::count_if(games.begin(), games.end(),
+                                    [](const GameRecord& g) { return g.adjudicating; });
+    const auto adjudicated = std::count_if(games.begin(), games.end(), [](const GameRecord& g) {
+        return g.ending == match::Ending::Adjudicated;
+    });
+    const char* setting = o.adjudicate_nodes == 0                      ? "off"
+                          : o.adjudication == match::Adjudication::On  ? "on"
+                          : o.adjudication == match::Adjudication::Off ? "off"
+                                                                       : "auto";
     const match::EloEstimate e = match::elo(w, 0, l);
 
     if (a.json) {
@@ -224,12 +347,31 @@ int run_match(const MatchArgs& a) {
                     {"high", elo_json(e.high)},
                     {"confidence", 0.95}};
         j["endings"] = endings;
+        if (sprt) {
+            std::uint64_t n = 0;
+            for (auto c : pairs)
+                n += c;
+            j["sprt"] = {{"elo0", sprt->elo0},
+                         {"elo1", sprt->elo1},
+                         {"alpha", sprt->alpha},
+                         {"beta", sprt->beta},
+                         {"llr", llr},
+                         {"lower", sprt->lower()},
+                         {"upper", sprt->upper()},
+                         {"decision", match::sprt_decision_name(decision)},
+                         {"pairs", n},
+                         {"pentanomial", pairs}};
+        }
+        j["adjudication"] = {{"setting", setting},
+                             {"nodes", o.adjudicate_nodes},
+                             {"games_open", open},
+                             {"games_adjudicated", adjudicated}};
         json list = json::array();
         for (const GameRecord& g : games)
             list.push_back(game_json(o.board, g));
         j["games"] = list;
-        std::printf("%s\n", j.dump(2).c_str());
-        return kOk;
+        std::printf("%s\n", dump(j).c_str());
+        return finish(games.size(), a.record, record_error);
     }
     std::printf("match: %d games on %s (%s)\n", static_cast<int>(games.size()),
                 o.board.name().c_str(), ruleset_name(o.rules));
@@ -246,7 +388,32 @@ int run_match(const MatchArgs& a) {
         first = false;
     }
     std::printf("\n");
-    return kOk;
+    if (open == 0) {
+        std::printf("adjudication: none (%s)\n",
+                    std::string(setting) == "auto"
+                        ? "auto: not both engines are konane engine; --adjudicate turns it on"
+                        : "off");
+    } else {
+        std::printf("adjudication: %s, %d of %d games open to it, %d adjudicated by proof\n",
+                    setting, static_cast<int>(open), static_cast<int>(games.size()),
+                    static_cast<int>(adjudicated));
+    }
+    if (sprt) {
+        std::uint64_t n = 0;
+        for (auto c : pairs)
+            n += c;
+        std::printf(
+            "sprt: elo0 %g, elo1 %g, alpha %g, beta %g: LLR %.3f (bounds %.3f .. %.3f), "
+            "%s after %llu pairs; pentanomial %llu %llu %llu %llu %llu\n",
+            sprt->elo0, sprt->elo1, sprt->alpha, sprt->beta, llr, sprt->lower(), sprt->upper(),
+            decision == match::SprtDecision::H1   ? "H1 accepted"
+            : decision == match::SprtDecision::H0 ? "H0 accepted"
+                                                  : "undecided",
+            static_cast<unsigned long long>(n), static_cast<unsigned long long>(pairs[0]),
+            static_cast<unsigned long long>(pairs[1]), static_cast<unsigned long long>(pairs[2]),
+            static_cast<unsigned long long>(pairs[3]), static_cast<unsigned long long>(pairs[4]));
+    }
+    return finish(games.size(), a.record, record_error);
 }
 
 }  // namespace
@@ -274,8 +441,19 @@ void add_match_command(CLI::App& app, Commands& out) {
         ->check(decimal(1, 1'000'000));
     cmd->add_option("--time", a->seconds,
                     "Seconds a move, sent to the engines as a byo-yomi clock (time_settings 0 S "
-                    "1, time_left before each genmove)")
+                    "1, time_left COLOR S 1 before each genmove; S written as --time-unit says)")
         ->check(decimal_fraction(0.001, kMaxSeconds));
+    cmd->add_option("--time-unit", a->time_unit,
+                    "How --time is written in time_settings and time_left: s (whole seconds, "
+                    "GTP's integers; --time must then be whole), ms (whole milliseconds, for an "
+                    "agent that reads them so), decimal (decimal seconds, e.g. 0.2)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"s", "ms", "decimal"}));
+    cmd->add_option("--timemargin", a->time_margin_ms,
+                    "Milliseconds a move may take past --time before its engine loses the game "
+                    "on time (as cutechess-cli's timemargin)")
+        ->capture_default_str()
+        ->check(decimal(0, 3'600'000));
     cmd->add_option("--nodes", a->nodes,
                     "Nodes a move, sent as konane-nodes N to an engine that knows it (else its "
                     "own command line's limit applies)")
@@ -297,6 +475,11 @@ void add_match_command(CLI::App& app, Commands& out) {
                     "game (0: no adjudication)")
         ->capture_default_str()
         ->check(decimal(0, kMaxNodes));
+    auto* on = cmd->add_flag("--adjudicate", a->adjudicate,
+                             "Adjudicate by proof whatever the engines (default: only when both "
+                             "are konane engine, by their GTP name)");
+    cmd->add_flag("--no-adjudicate", a->no_adjudicate, "Never adjudicate: every game played out")
+        ->excludes(on);
     cmd->add_option("--adjudicate-pieces", a->adjudicate_pieces,
                     "Adjudicate only positions of at most this many pieces (0: every position)")
         ->capture_default_str()
@@ -306,6 +489,16 @@ void add_match_command(CLI::App& app, Commands& out) {
                     "colours of the pair (drawn from --seed): varied games")
         ->capture_default_str()
         ->check(decimal(0, 1000));
+    cmd->add_option("--concurrency", a->concurrency,
+                    "Games played at once, each by its own engine processes (results in game "
+                    "order; game N's opening and colours whichever plays it)")
+        ->capture_default_str()
+        ->check(decimal(1, 256));
+    cmd->add_option("--sprt", a->sprt,
+                    "ELO0,ELO1[,ALPHA,BETA]: stop when the SPRT over colour-swapped game pairs "
+                    "(pentanomial, as fishtest) accepts H0 (A is ELO0 Elo stronger) or H1 "
+                    "(ELO1); ALPHA and BETA default to 0.05; --games then defaults to 20000")
+        ->check(non_empty());
     cmd->add_option("--record", a->record, "Write every game to FILE (PGN-like text)")
         ->check(non_empty());
     cmd->add_option("--seed", a->seed,
@@ -322,7 +515,13 @@ void add_match_command(CLI::App& app, Commands& out) {
                  "konane match 'konane engine -q --nodes 20000' 'konane engine -q --baseline' "
                  "--board 5x5 --record games.txt",
                  "konane match ./my_agent 'konane engine -q --depth 6' --board 6x6 --openings "
-                 "'c4 c3,a6 b6' --json"},
+                 "'c4 c3,a6 b6' --json",
+                 "konane match 'python3 examples/random_agent.py' 'konane engine -q' --board 6x6 "
+                 "--time 1 --concurrency 4",
+                 "konane match 'konane engine -q --nodes 40000' 'konane engine -q --nodes 20000' "
+                 "--board 6x6 --no-adjudicate --random-plies 4 --sprt 0,20 --concurrency 2",
+                 "konane match ./my_agent 'konane engine -q' --board 6x6 --time 2 --timemargin "
+                 "100"},
                 false);
     out.push_back({cmd, [a] { return run_match(*a); }});
 }

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -41,7 +42,30 @@ std::string seconds_text(double s) {
     return buf;
 }
 
+std::atomic<int> g_signal{0};
+
+void on_interrupt(int sig) {
+    int none = 0;
+    g_signal.compare_exchange_strong(none, sig);
+}
+
 }  // namespace
+
+void install_interrupt_handlers() {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction old {};
+        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        struct sigaction sa {};
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = 0;  // no SA_RESTART: a blocked poll returns EINTR
+        ::sigaction(sig, &sa, nullptr);
+    }
+}
+
+int interrupt_signal() {
+    return g_signal.load();
+}
 
 GtpClient::GtpClient(std::string command, bool quiet) : command_(std::move(command)) {
     int in[2], out[2];
@@ -115,6 +139,13 @@ bool GtpClient::reap(double seconds) {
     }
 }
 
+void GtpClient::terminate(double grace_seconds) {
+    if (group_ > 0) ::kill(-group_, SIGTERM);
+    if (pid_ > 0) ::kill(pid_, SIGTERM);
+    reap(grace_seconds);
+    kill();
+}
+
 void GtpClient::kill() {
     if (group_ > 0) ::kill(-group_, SIGKILL);  // what the shell started, too
     group_ = -1;
@@ -139,6 +170,8 @@ void GtpClient::fail(const std::string& reason) {
 
 GtpReply GtpClient::command(const std::string& line, double timeout_seconds) {
     if (failed_ || to_ < 0) throw EngineFailure("not running");
+    if (const int sig = interrupt_signal())
+        throw Interrupted("interrupted by signal " + std::to_string(sig));
     const std::string quoted = "'" + excerpt(line) + "'";
     const std::string text = line + "\n";
     for (std::size_t done = 0; done < text.size();) {
@@ -173,11 +206,14 @@ GtpReply GtpClient::command(const std::string& line, double timeout_seconds) {
         if (buffer_.size() > kMaxAnswer)
             fail("answered garbage '" + excerpt(buffer_.substr(0, buffer_.find('\n'))) +
                  "...' (no end of answer within 64 KiB) to " + quoted);
+        if (const int sig = interrupt_signal())
+            throw Interrupted("interrupted by signal " + std::to_string(sig));
         const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
         if (left <= 0)
             fail("no answer within " + seconds_text(timeout_seconds) + " s to " + quoted);
         pollfd pfd{from_, POLLIN, 0};
-        const int ms = static_cast<int>(std::ceil(std::min(left, 3600.0) * 1000));
+        // At most 100 ms a wait: a signal caught by another thread is seen here too.
+        const int ms = static_cast<int>(std::ceil(std::min(left, 0.1) * 1000));
         const int r = ::poll(&pfd, 1, ms);
         if (r < 0) {
             if (errno == EINTR) continue;
@@ -206,6 +242,9 @@ void GtpClient::quit(double grace_seconds) {
             command("quit", grace_seconds);
         } catch (const EngineFailure&) {
             return;  // already killed
+        } catch (const Interrupted&) {
+            terminate(grace_seconds);
+            return;
         }
         if (to_ >= 0) ::close(to_);
         to_ = -1;

@@ -17,6 +17,22 @@ struct EngineFailure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// The runner was interrupted by a signal (install_interrupt_handlers()) while it waited for an
+/// engine: the game is abandoned, not scored.
+struct Interrupted : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// Installs handlers for SIGINT, SIGTERM and SIGHUP that record the signal (interrupt_signal())
+/// and nothing else: every wait for an engine (GtpClient::command()) looks at it at least every
+/// 100 ms and throws Interrupted, so that the runner can end its engines (terminate()), report
+/// what it has and exit. Without SA_RESTART. A signal ignored when the process started (nohup)
+/// stays ignored.
+void install_interrupt_handlers();
+
+/// The signal the handlers of install_interrupt_handlers() caught (the first), 0 if none.
+int interrupt_signal();
+
 /// An answer of the engine: success (`=`) or error (`?`), with its text (the id and the
 /// leading space removed, surrounding white space trimmed; lines joined by '\n').
 struct GtpReply {
@@ -40,8 +56,9 @@ class GtpClient {
 
     /// Sends one command line (a newline added) and waits at most `timeout_seconds` for its
     /// answer: the lines up to the first empty line (GTP 2 §2.6; '\r' ignored, empty lines
-    /// before the answer skipped). Returns the answer, ok or error. Throws EngineFailure when
-    /// the engine has exited or closes its output (the reason names its exit code or signal),
+    /// before the answer skipped). Returns the answer, ok or error. Throws Interrupted once
+    /// interrupt_signal() is set (the engine is left running: terminate()). Throws EngineFailure
+    /// when the engine has exited or closes its output (the reason names its exit code or signal),
     /// the time passes, the answer does not start with '=' or '?', or it grows past 64 KiB
     /// without ending. After a failure the engine is killed and every later command throws.
     GtpReply command(const std::string& line, double timeout_seconds);
@@ -50,8 +67,16 @@ class GtpClient {
     /// exit), then kills it if it still runs. Never throws.
     void quit(double grace_seconds = 1.0);
 
+    /// Ends the engine's process group: SIGTERM, up to `grace_seconds` for the engine to exit,
+    /// then kill(). Reaps it. Never throws.
+    void terminate(double grace_seconds = 1.0);
+
     /// Kills the engine's process group (SIGKILL) and reaps the process. Never throws.
     void kill();
+
+    /// The engine's process id (its shell's, which an `exec` makes the engine's), -1 once
+    /// reaped.
+    pid_t pid() const { return pid_; }
 
     /// True while the engine runs and has not failed.
     bool alive() const { return pid_ > 0 && !failed_; }

@@ -1,15 +1,23 @@
 // `konane match`, run as a process (KONANE_BINARY) between `konane engine` processes and
 // broken engines (small shell scripts); and the Elo estimate of match/match.hpp.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <bit>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "core/notation.hpp"
 #include "match/match.hpp"
+#include "match/sprt.hpp"
 #include "search/proof.hpp"
 #include "tests/cli_helpers.hpp"
 #include "tests/temp_dir.hpp"
@@ -268,4 +276,305 @@ TEST_CASE("CLI: match sends --nodes to konane engine as konane-nodes", "[cli]") 
         INFO(k);
         CHECK((j["elo"][k].is_number() || j["elo"][k].is_null()));
     }
+}
+
+namespace {
+
+/// The shell command line of an engine that appends every command it reads to `log`, accepts
+/// it, and resigns at genmove.
+std::string logging_engine(const std::string& log) {
+    return "while read c; do echo \"$c\" >> " + quote(log) +
+           "; case \"$c\" in genmove*) echo '= resign';; *) echo '=';; esac; echo; done";
+}
+
+}  // namespace
+
+TEST_CASE("CLI: match sends boardsize N on square boards and the clock in whole units", "[cli]") {
+    TempDir dir("match_gtp", KONANE_TEST_TMPDIR);
+    struct Case {
+        const char* args;
+        std::vector<const char*> sent;
+    };
+    const Case cases[] = {
+        {"--board 4x4 --time 2",
+         {"boardsize 4\n", "time_settings 0 2 1\n", "time_left black 2 1\n"}},
+        {"--board 4x5 --time 1 --time-unit ms",
+         {"boardsize 4x5\n", "time_settings 0 1000 1\n", "time_left black 1000 1\n"}},
+        {"--board 4x4 --time 0.25 --time-unit ms", {"time_settings 0 250 1\n"}},
+        {"--board 4x4 --time 0.25 --time-unit decimal", {"time_settings 0 0.25 1\n"}},
+    };
+    int n = 0;
+    for (const Case& k : cases) {
+        INFO(k.args);
+        const std::string log = (dir.path / ("log" + std::to_string(++n))).string();
+        const std::string e = logging_engine(log);
+        const json j = match_json(e, e, std::string(k.args) + " --games 2 --adjudicate-nodes 0");
+        CHECK(j["games"].size() == 2);
+        const std::string text = slurp(log);
+        for (const char* line : k.sent)
+            CHECK_THAT(text, Contains(line));
+        CHECK(text.find("boardsize 4x4") == std::string::npos);
+    }
+    // A fraction of a second cannot be sent in whole seconds: refused, naming the choices.
+    const Run r =
+        run("match " + quote(engine("")) + " " + quote(engine("")) + " --board 4x4 --time 0.2");
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Contains("--time 0.2 is not a whole number of seconds"));
+}
+
+TEST_CASE("CLI: match adjudicates by default only between konane engines", "[cli]") {
+    const std::string e = engine("--nodes 2000");
+    // konane engine under another GTP name: an engine the runner does not know.
+    const std::string other = e + " | sed -u 's/^= konane$/= other/'";
+    const std::string args = "--board 5x5 --games 2";
+    const auto count = [](const json& j, const char* ending) {
+        int n = 0;
+        for (const json& g : j["games"])
+            n += g["ending"] == ending;
+        return n;
+    };
+    const json both = match_json(e, e, args);
+    CHECK(both["adjudication"]["setting"] == "auto");
+    CHECK(both["adjudication"]["games_open"] == 2);
+    CHECK(both["adjudication"]["games_adjudicated"] == count(both, "adjudicated by proof"));
+    CHECK(count(both, "adjudicated by proof") == 2);
+    const json mixed = match_json(e, other, args);
+    CHECK(mixed["adjudication"]["games_open"] == 0);
+    CHECK(count(mixed, "no legal move") == 2);
+    const json forced = match_json(e, other, args + " --adjudicate");
+    CHECK(forced["adjudication"]["setting"] == "on");
+    CHECK(count(forced, "adjudicated by proof") == 2);
+    const json off = match_json(e, e, args + " --no-adjudicate");
+    CHECK(off["adjudication"]["setting"] == "off");
+    CHECK(count(off, "no legal move") == 2);
+    const Run r = run("match " + quote(e) + " " + quote(other) + " " + args + " -q");
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Contains("adjudication: none (auto: not both engines are konane engine"));
+    const Run both_flags =
+        run("match " + quote(e) + " " + quote(e) + " " + args + " --adjudicate --no-adjudicate");
+    CHECK(both_flags.code == 2);
+}
+
+TEST_CASE("CLI: match forfeits a move that takes longer than its time and the margin", "[cli]") {
+    // A resigns at once; B answers genmove after 1.5 s, past --time 1 and the 200 ms margin.
+    const std::string quick =
+        "while read c; do case \"$c\" in genmove*) echo '= resign';; "
+        "*) echo '=';; esac; echo; done";
+    const std::string slow =
+        "while read c; do case \"$c\" in genmove*) sleep 1.5; echo '= "
+        "resign';; *) echo '=';; esac; echo; done";
+    const std::string args = "--board 4x4 --games 2 --time 1 --timemargin ";
+    const json j = match_json(quick, slow, args + "200");
+    REQUIRE(j["games"].size() == 2);
+    CHECK(j["games"][0]["ending"] == "resigned");  // A, Black, resigned in no time
+    CHECK(j["games"][1]["ending"] == "loss on time");
+    CHECK_THAT(j["games"][1]["reason"].get<std::string>(),
+               Contains("B lost on time: ") && Contains("for 'genmove black' (1 s + a margin "
+                                                        "of 200 ms)"));
+    CHECK(j["endings"]["loss on time"] == 1);
+    // Within a margin of 5 s the same answer stands: B resigned.
+    const json k = match_json(quick, slow, args + "5000");
+    CHECK(k["games"][1]["ending"] == "resigned");
+}
+
+namespace {
+
+/// Starts `/bin/sh -c command` (stdin from /dev/null); returns its pid.
+pid_t spawn_shell(const std::string& command) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    return pid;
+}
+
+/// The pids written to `file`, one a line, once it holds `n` of them (waiting at most 60 s).
+std::vector<pid_t> wait_for_pids(const std::filesystem::path& file, std::size_t n) {
+    for (int i = 0; i < 600; ++i) {
+        std::vector<pid_t> pids;
+        if (std::filesystem::exists(file)) {
+            std::istringstream in(slurp(file));
+            for (long p; in >> p;)
+                pids.push_back(static_cast<pid_t>(p));
+        }
+        if (pids.size() >= n) return pids;
+        ::usleep(100'000);
+    }
+    FAIL("the engines did not start");
+    return {};
+}
+
+/// Waits at most 60 s for process pid to exit; its status, or -1 if it did not (then killed).
+int wait_exit(pid_t pid) {
+    for (int i = 0; i < 600; ++i) {
+        int st = 0;
+        if (::waitpid(pid, &st, WNOHANG) == pid) return st;
+        ::usleep(100'000);
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return -1;
+}
+
+}  // namespace
+
+TEST_CASE("CLI: match stopped by a signal ends and reaps its engines", "[cli]") {
+    TempDir dir("match_signal", KONANE_TEST_TMPDIR);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        INFO("signal " << sig);
+        const std::filesystem::path pids = dir.path / ("pids" + std::to_string(sig));
+        const std::filesystem::path out = dir.path / ("out" + std::to_string(sig));
+        // Each engine writes its pid (the shell's, which exec makes konane engine's) and is
+        // given a minute a move, so that the match is in a genmove when the signal comes.
+        const std::string e = "echo $$ >> " + quote(pids.string()) + "; exec " + engine("");
+        const pid_t match = spawn_shell(
+            "exec " + quote(KONANE_BINARY) + " match " + quote(e) + " " + quote(e) +
+            " --board 6x6 --time 60 --no-adjudicate > " + quote(out.string()) + " 2>&1");
+        const std::vector<pid_t> engines = wait_for_pids(pids, 2);
+        ::usleep(500'000);  // into the first genmove
+        REQUIRE(::kill(match, sig) == 0);
+        const int st = wait_exit(match);
+        INFO(slurp(out));
+        REQUIRE(st != -1);
+        CHECK(WIFEXITED(st));
+        CHECK(WEXITSTATUS(st) == 128 + sig);
+        CHECK_THAT(slurp(out), Contains("interrupted by signal " + std::to_string(sig)) &&
+                                   Contains("match: 0 games on 6x6"));
+        // The engines are gone (reaped by the match: not even zombies of it).
+        for (pid_t p : engines) {
+            INFO("engine " << p);
+            CHECK((::kill(p, 0) == -1 && errno == ESRCH));
+        }
+    }
+}
+
+TEST_CASE("CLI: engine stops a genmove when its input ends without quit", "[cli][engine]") {
+    TempDir dir("engine_eof", KONANE_TEST_TMPDIR);
+    const std::filesystem::path out = dir.path / "out";
+    // A clock of an hour a move; the input closes a second after genmove, without quit.
+    const pid_t pid = spawn_shell(
+        "(printf 'boardsize 8\\ntime_settings 0 3600 1\\ngenmove "
+        "black\\n'; sleep 1) | exec " +
+        quote(KONANE_BINARY) + " engine -q --memory 16M > " + quote(out.string()));
+    const int st = wait_exit(pid);
+    INFO(slurp(out));
+    REQUIRE(st != -1);  // ended by itself (within the 60 s of wait_exit, not an hour)
+    CHECK(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 0);
+    // Its answer: a move, after the two setting commands' answers.
+    CHECK(slurp(out).rfind("=\n\n=\n\n= ", 0) == 0);
+}
+
+TEST_CASE("CLI: match keeps its score when the record cannot be written", "[cli]") {
+    TempDir dir("match_record_full", KONANE_TEST_TMPDIR);
+    const std::filesystem::path file = dir.path / "games.txt";
+    const std::string e = engine("--nodes 2000");
+    // Files of at most 1 KiB (ulimit -f 2: 512-byte blocks in sh): the record of 6 games is
+    // larger, and its write fails with EFBIG.
+    const Run r =
+        run("match " + quote(e) + " " + quote(e) +
+                " --board 4x4 --games 6 --no-adjudicate -q --record " + quote(file.string()),
+            "ulimit -f 2;");
+    INFO(r.out);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, Contains("match: 6 games on 4x4") && Contains("Elo difference of A: ") &&
+                          Contains("konane match: error: --record " + file.string()));
+    // No record cut mid-game: none at all, nor its temporary.
+    CHECK(std::filesystem::is_empty(dir.path));
+}
+
+TEST_CASE("match: SPRT log-likelihood ratio of the pentanomial model", "[cli]") {
+    // Reference values by tests/cli/sprt_reference.py (`python3 tests/cli/sprt_reference.py`):
+    // fishtest's LLR_logistic written out in Python (empty counts as 1e-3, the secular equation
+    // solved by Brent's method, or bisection without scipy).
+    struct Case {
+        match::Pentanomial pairs;
+        double elo0, elo1, llr;
+    };
+    const Case cases[] = {
+        {{0, 0, 10, 0, 0}, 0, 5, -0.13942763881539885},
+        {{5, 0, 20, 0, 15}, 0, 50, 2.110852416115424},
+        {{1, 2, 3, 4, 5}, -10, 10, 0.5753994562525664},
+        {{30, 0, 40, 0, 10}, 0, 100, -16.648402361849612},
+        {{0, 0, 0, 0, 12}, 0, 100, 2.9639515388238156},
+        {{0, 0, 0, 0, 11}, 0, 100, 2.716989878308785},
+    };
+    for (const Case& k : cases) {
+        INFO(k.pairs[0] << " " << k.pairs[1] << " " << k.pairs[2] << " " << k.pairs[3] << " "
+                        << k.pairs[4]);
+        CHECK(match::sprt_llr(k.pairs, k.elo0, k.elo1) == Approx(k.llr).epsilon(1e-9));
+    }
+    CHECK(match::sprt_llr({}, 0, 5) == 0);
+    const match::SprtBounds b;  // alpha = beta = 0.05: log(1/19), log(19)
+    CHECK(b.lower() == Approx(-2.9444389791664403));
+    CHECK(b.upper() == Approx(2.9444389791664403));
+    CHECK(match::sprt_decision(2.95, b) == match::SprtDecision::H1);
+    CHECK(match::sprt_decision(-2.95, b) == match::SprtDecision::H0);
+    CHECK(match::sprt_decision(0, b) == match::SprtDecision::Continue);
+    CHECK(match::logistic_score(0) == 0.5);
+    CHECK_THROWS(match::sprt_llr({1, 0, 0, 0, 1}, 5, 5));
+}
+
+TEST_CASE("CLI: match --sprt stops when the test decides", "[cli]") {
+    // A beats an engine that always resigns: every pair scores 2, and the LLR of H1 (100 Elo)
+    // against H0 (0) passes log(19) at the 12th pair (2.964; 2.717 at 11: the test above).
+    const std::string resigns =
+        "while read c; do case \"$c\" in genmove*) echo '= resign';; "
+        "*) echo '=';; esac; echo; done";
+    const json j = match_json(engine("--nodes 500"), resigns,
+                              "--board 4x4 --sprt 0,100 --concurrency 2 --no-adjudicate");
+    CHECK(j["games_played"] == 24);
+    CHECK(j["sprt"]["decision"] == "H1");
+    CHECK(j["sprt"]["pairs"] == 12);
+    CHECK(j["sprt"]["pentanomial"] == json::array({0, 0, 0, 0, 12}));
+    CHECK(j["sprt"]["llr"].get<double>() == Approx(2.9639515388238156));
+    CHECK(j["sprt"]["upper"].get<double>() == Approx(2.9444389791664403));
+    const Run r = run("match " + quote(engine("--nodes 500")) + " " + quote(resigns) +
+                      " --board 4x4 --sprt 0,100 -q");
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Contains("H1 accepted after 12 pairs; pentanomial 0 0 0 0 12"));
+    for (const char* bad : {"10,0", "0", "0,x", "0,10,0.6,0.05"}) {
+        INFO(bad);
+        const Run e = run("match a b --sprt " + std::string(bad));
+        CHECK(e.code == 2);
+        CHECK_THAT(e.out, Contains("--sprt"));
+    }
+}
+
+TEST_CASE("CLI: match --concurrency plays the same games in the same order", "[cli]") {
+    const std::string e = engine("--nodes 2000");
+    const std::string args =
+        "--board 5x5 --games 8 --no-adjudicate --random-plies 2 --seed 3 --concurrency ";
+    const json one = match_json(e, e, args + "1");
+    const json three = match_json(e, e, args + "3");
+    REQUIRE(one["games"].size() == 8);
+    REQUIRE(three["games"].size() == 8);
+    for (std::size_t g = 0; g < 8; ++g) {
+        INFO("game " << g + 1);
+        CHECK(three["games"][g]["number"] == g + 1);
+        CHECK(three["games"][g]["black"] == one["games"][g]["black"]);
+        CHECK(three["games"][g]["opening"] == one["games"][g]["opening"]);
+        CHECK(three["games"][g]["moves"] == one["games"][g]["moves"]);
+    }
+}
+
+TEST_CASE("CLI: match plays the example agent that reads only boardsize N and whole seconds",
+          "[cli]") {
+    // examples/first_move_agent.cpp refuses `boardsize 4x4` and exits on a decimal time: it
+    // plays every game to its end only because the runner sends `boardsize 4` and `1`.
+    const std::string agent = KONANE_EXAMPLE_AGENT;
+    const json j = match_json(agent, engine("--nodes 2000"), "--board 4x4 --games 4 --time 1");
+    REQUIRE(j["games"].size() == 4);
+    for (const json& g : j["games"]) {
+        INFO(g.dump());
+        CHECK(g["ending"] == "no legal move");
+    }
+    CHECK(j["adjudication"]["games_open"] == 0);  // the agent is not konane engine
+    // A fraction sent as decimal seconds ends the agent: it loses every game.
+    const json h = match_json(agent, engine("--nodes 2000"),
+                              "--board 4x4 --games 2 --time 0.5 --time-unit decimal");
+    CHECK(h["score"]["B"] == 2);
+    CHECK(h["endings"]["engine failure"] == 2);
 }
