@@ -2,6 +2,7 @@
 // (engine/gtp.hpp; the commands and a transcript: docs/engine.md).
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -18,6 +19,7 @@
 #include "cli/help.hpp"
 #include "engine/gtp.hpp"
 #include "konane_version.hpp"
+#include "process/line_reader.hpp"
 
 namespace konane::cli {
 
@@ -39,15 +41,22 @@ bool is_quit(const std::string& line) {
 /// Standard input's lines, read by a thread of their own so that the end of the input is seen
 /// while a command runs: when the input ends without `quit` (the controller is gone: killed,
 /// or it closed the pipe), `stop` is set, which stops a genmove's search at once (MoveLimits
-/// stop) and every later one.
+/// stop) and every later one. Lines are read in bounded memory (process::LineReader, at most
+/// engine::kGtpMaxLine bytes): a longer one is kept as its length only.
 class InputLines {
   public:
+    /// A line of the input: its text, or (too_long > 0) the length of a line too long to keep.
+    struct Line {
+        std::string text;
+        std::uint64_t too_long = 0;
+    };
+
     explicit InputLines(std::atomic<bool>& stop) : stop_(stop) {
         std::thread([this] { read(); }).detach();  // blocked in read() at exit: harmless
     }
 
     /// The next line; false at the end of the input.
-    bool next(std::string& line) {
+    bool next(Line& line) {
         std::unique_lock lock(mutex_);
         ready_.wait(lock, [&] { return !lines_.empty() || ended_; });
         if (lines_.empty()) return false;
@@ -58,30 +67,30 @@ class InputLines {
 
   private:
     void read() {
-        std::string partial;
-        bool quit = false;
-        char buf[4096];
-        for (;;) {
-            const ssize_t n = ::read(0, buf, sizeof buf);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            std::lock_guard lock(mutex_);
-            for (ssize_t i = 0; i < n; ++i) {
-                if (buf[i] != '\n') {
-                    partial += buf[i];
-                    continue;
+        process::LineReader reader(
+            [](char* buf, std::size_t n) -> std::size_t {
+                for (;;) {
+                    const ssize_t got = ::read(0, buf, n);
+                    if (got < 0 && errno == EINTR) continue;
+                    return got > 0 ? static_cast<std::size_t>(got) : 0;
                 }
-                quit = quit || is_quit(partial);
-                lines_.push_back(std::move(partial));
-                partial.clear();
+            },
+            engine::kGtpMaxLine);
+        bool quit = false;
+        for (;;) {
+            Line line;
+            const process::LineReader::Status status = reader.next(line.text);
+            if (status == process::LineReader::Status::end) break;
+            if (status == process::LineReader::Status::too_long) {
+                line.too_long = std::max<std::uint64_t>(reader.skip_rest(), 1);
+            } else {
+                quit = quit || is_quit(line.text);
             }
+            std::lock_guard lock(mutex_);
+            lines_.push_back(std::move(line));
             ready_.notify_one();
         }
         std::lock_guard lock(mutex_);
-        if (!partial.empty()) {
-            quit = quit || is_quit(partial);
-            lines_.push_back(std::move(partial));
-        }
         if (!quit) stop_.store(true);
         ended_ = true;
         ready_.notify_one();
@@ -90,7 +99,7 @@ class InputLines {
     std::atomic<bool>& stop_;
     std::mutex mutex_;
     std::condition_variable ready_;
-    std::deque<std::string> lines_;
+    std::deque<Line> lines_;
     bool ended_ = false;
 };
 
@@ -109,8 +118,9 @@ int run_engine(const GtpArgs& a) {
     std::ios::sync_with_stdio(false);
     // Never destroyed: its thread may still be blocked reading when this returns.
     static InputLines* input = new InputLines(stop);
-    for (std::string line; !session.done() && input->next(line);) {
-        const std::string answer = session.handle(line);
+    for (InputLines::Line line; !session.done() && input->next(line);) {
+        const std::string answer =
+            line.too_long ? engine::gtp_line_too_long(line.too_long) : session.handle(line.text);
         if (answer.empty()) continue;
         std::cout << answer;
         std::cout.flush();

@@ -372,6 +372,11 @@ std::string GtpSession::command(const std::string& name, const Args& args) {
     throw GtpError{"unknown command"};
 }
 
+std::string gtp_line_too_long(std::uint64_t bytes) {
+    return "? line too long (" + std::to_string(bytes) + " bytes, at most " +
+           std::to_string(kGtpMaxLine) + ")\n\n";
+}
+
 void GtpSession::run(std::istream& in, std::ostream& out) {
     process::LineReader reader = process::LineReader::of_stream(in, kGtpMaxLine);
     std::string line;
@@ -380,9 +385,7 @@ void GtpSession::run(std::istream& in, std::ostream& out) {
         if (status == process::LineReader::Status::end) break;
         std::string answer;
         if (status == process::LineReader::Status::too_long) {
-            const std::uint64_t bytes = reader.skip_rest();
-            answer = "? line too long (" + std::to_string(bytes) + " bytes, at most " +
-                     std::to_string(kGtpMaxLine) + ")\n\n";
+            answer = gtp_line_too_long(reader.skip_rest());
         } else {
             answer = handle(line);
         }

@@ -23,6 +23,10 @@ namespace konane::engine {
 /// discarded, in bounded memory.
 inline constexpr std::size_t kGtpMaxLine = 4096;
 
+/// The answer to a command line of `bytes` bytes, longer than kGtpMaxLine:
+/// "? line too long (N bytes, at most 4096)" and the blank line.
+std::string gtp_line_too_long(std::uint64_t bytes);
+
 /// Options of a GTP session.
 struct GtpOptions {
     EngineOptions engine;  ///< the engine's options (its table is used on the table's board)
