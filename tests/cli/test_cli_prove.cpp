@@ -1,7 +1,9 @@
 // `konane prove` (the proof manager): a board's verdict with a certificate `check-proof`
 // verifies; a run killed (SIGKILL) at random points and resumed, also from a copy of its work
 // directory, reaches the same verdict; bad usage gets a clear error.
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -167,6 +169,24 @@ TEST_CASE("cli: prove refuses what it cannot do, naming the problem", "[cli][man
     CHECK_FALSE(fs::exists(dir / "z"));
     r = run("prove --board 4x4 --work " + fresh + " --memory 64M -q");
     CHECK(r.code == 0);
+}
+
+TEST_CASE("cli: prove refuses a tree file of gigabytes at once, naming the file",
+          "[cli][manager]") {
+    TempDir dir("cli-prove-sparse");
+    const fs::path work = dir / "w";
+    REQUIRE(run("prove --board 4x4 --work " + quote(work.string()) + " --max-nodes 1 -q").code ==
+            0);
+    // The magic line, then a hole of 6 GiB: refused from its header, under a memory limit far
+    // below the file's size, with a message about the file (not "give a smaller --memory").
+    std::ofstream(work / "tree", std::ios::binary | std::ios::trunc) << "konane proof tree 1\n";
+    fs::resize_file(work / "tree", std::uintmax_t{6} << 30);
+    const auto start = std::chrono::steady_clock::now();
+    const Run r = run("prove --work " + quote(work.string()) + " -q", "ulimit -v 2000000;");
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, Catch::Contains((work / "tree").string() + ": damaged: no 'end' line"));
+    CHECK_THAT(r.out, !Catch::Contains("memory"));
 }
 
 TEST_CASE("cli: a resumed prove searches its leaves as the tree's last run did unless told",

@@ -5,6 +5,7 @@
 // do (each with its own table or sharing one); a damaged or foreign tree file is refused.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -300,6 +301,50 @@ TEST_CASE("proof manager: a damaged, truncated or foreign tree file is refused",
     write(bytes);
     CHECK_NOTHROW(ProofManager::open(dir / "w"));
     CHECK_THROWS_WITH(ProofManager::open(dir / "none"), Catch::Contains("holds no proof tree"));
+}
+
+TEST_CASE(
+    "proof manager: a tree or checkpoint of gigabytes behind its first line is refused "
+    "before its body is read",
+    "[manager]") {
+    const Board b = Board::make(4, 4);
+    TempDir dir("manager-sparse");
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    ProofManager::create(dir / "w", ProofTree(b, Opening(Ruleset::Brainking), false,
+                                              CertificateKind::Openings, roots));
+    const fs::path tree = dir / "w" / "tree";
+    std::string bytes;
+    {
+        std::ifstream in(tree, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::uintmax_t huge = std::uintmax_t{6} << 30;
+    auto refused_fast = [&](const std::string& says) {
+        const auto start = std::chrono::steady_clock::now();
+        CHECK_THROWS_WITH(ProofManager::open(dir / "w"),
+                          Catch::Contains(tree.string() + ": damaged") && Catch::Contains(says) &&
+                              !Catch::Contains("memory"));
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    };
+    // The magic line, then a hole of 6 GiB: no header.
+    std::ofstream(tree, std::ios::binary | std::ios::trunc) << "konane proof tree 1\n";
+    fs::resize_file(tree, huge);
+    refused_fast("no 'end' line in its first");
+    // A whole header, then a hole: the size is not what the header's node count gives.
+    const std::size_t end = bytes.find("\nend\n") + 5;
+    std::ofstream(tree, std::ios::binary | std::ios::trunc) << bytes.substr(0, end);
+    fs::resize_file(tree, huge);
+    refused_fast("nodes do not fill the");
+    // The proven-values checkpoint (solve --wdl --work): its header is read first too.
+    ProofOptions po;
+    po.memory_bytes = std::size_t{1} << 20;
+    ProofSearch s(b, po);
+    const fs::path proven = dir / "proven.bin";
+    std::ofstream(proven, std::ios::binary | std::ios::trunc) << "konane proven positions 1\n";
+    fs::resize_file(proven, 100'000);
+    CHECK_THROWS_WITH(s.load_proven(proven), Catch::Contains("not a proven-positions checkpoint"));
+    fs::resize_file(proven, huge);
+    CHECK_THROWS_WITH(s.load_proven(proven), Catch::Contains("6442450944 bytes, more than"));
 }
 
 namespace {
