@@ -1,6 +1,7 @@
 #include "manager/manager.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -29,6 +30,7 @@ process::DirectoryLock lock_directory(const fs::path& dir) {
     try {
         l = process::DirectoryLock::try_take(dir);
     } catch (const std::system_error& e) {
+        if (e.code().value() == ELOOP) throw std::runtime_error(e.what());  // a link: says so
         throw std::runtime_error(std::string(e.what()) + ": cannot open");
     }
     if (!l) {
@@ -41,6 +43,28 @@ process::DirectoryLock lock_directory(const fs::path& dir) {
 
 /// The largest budget a retried leaf is given (10^18 nodes: far past any search that ends).
 constexpr std::uint64_t kMaxLeafBudget = 1'000'000'000'000'000'000;
+
+/// Refuses a symbolic link at `p`, a file or folder of a work directory that is the
+/// directory's own (a link would read or write where the run was not told to).
+/// @throws std::runtime_error "<p>: a symbolic link (...)"
+void refuse_link(const fs::path& p) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(p, ec))) {
+        throw std::runtime_error(p.string() +
+                                 ": a symbolic link (a work directory's own files are not "
+                                 "followed: replace it by the file or folder itself)");
+    }
+}
+
+/// The work directory's `proofs` folder made (with `dir`) when missing; a link there refused.
+void make_proofs_folder(const fs::path& dir) {
+    refuse_link(dir / "proofs");
+    std::error_code ec;
+    fs::create_directories(dir / "proofs", ec);
+    if (ec)
+        throw std::runtime_error((dir / "proofs").string() + ": cannot create: " + ec.message());
+    refuse_link(dir / "proofs");  // made a link in between
+}
 
 std::uint64_t file_bytes(const fs::path& p) {
     std::error_code ec;
@@ -107,8 +131,9 @@ fs::path ProofManager::proof_path(std::uint32_t file) const {
 }
 
 bool ProofManager::exists(const fs::path& dir) {
+    // A link (dangling or not) counts: open() then refuses it rather than create() replacing it.
     std::error_code ec;
-    return fs::exists(dir / "tree", ec);
+    return fs::symlink_status(dir / "tree", ec).type() != fs::file_type::not_found;
 }
 
 ProofManager ProofManager::create(const fs::path& dir, ProofTree tree) {
@@ -118,8 +143,7 @@ ProofManager ProofManager::create(const fs::path& dir, ProofTree tree) {
                                  "give another directory)");
     }
     std::error_code ec;
-    fs::create_directories(dir / "proofs", ec);
-    if (ec) throw std::runtime_error(dir.string() + ": cannot create: " + ec.message());
+    make_proofs_folder(dir);
     process::DirectoryLock lock = lock_directory(dir);
     if (!fs::is_empty(dir / "proofs", ec)) {
         throw std::runtime_error((dir / "proofs").string() +
@@ -133,17 +157,20 @@ ProofManager ProofManager::create(const fs::path& dir, ProofTree tree) {
 
 ProofManager ProofManager::open(const fs::path& dir) {
     if (!exists(dir)) throw std::runtime_error(dir.string() + ": holds no proof tree");
-    std::error_code ec;
-    fs::create_directories(dir / "proofs", ec);
-    if (ec) throw std::runtime_error(dir.string() + "/proofs: cannot create: " + ec.message());
+    make_proofs_folder(dir);
     process::DirectoryLock lock = lock_directory(dir);
-    // Temporary files of a run that was killed (SIGKILL, a power cut) before it renamed them.
-    process::remove_stale_temporaries_in(dir);
+    // Temporary files of a run that was killed (SIGKILL, a power cut) before it renamed them;
+    // never through a link: `proofs` is no link (refused above), and `dir`, as it was named, is
+    // resolved first.
+    std::error_code ec;
+    const fs::path resolved = fs::canonical(dir, ec);
+    process::remove_stale_temporaries_in(ec ? dir : resolved);
     process::remove_stale_temporaries_in(dir / "proofs");
     ProofManager m(dir, ProofTree::load(dir / "tree"), std::move(lock));
     // A proof file the tree names that is gone (a copy without proofs/, a file removed): the
     // positions it proved are open again, and what the tree decided from them is undone.
     m.reopened_ = m.tree_.forget_proofs([&](std::uint32_t f) {
+        refuse_link(m.proof_path(f));
         std::error_code e;
         return !fs::is_regular_file(m.proof_path(f), e);
     });
@@ -458,6 +485,11 @@ Certificate ProofManager::certificate(std::string generator) const {
         entries.insert(e.key, e.move);
     const ProofGame& g = tree_.game();
     for (const std::uint32_t f : proof.files) {
+        try {
+            refuse_link(proof_path(f));
+        } catch (const std::runtime_error& e) {
+            throw CertificateError(e.what());
+        }
         const Certificate c = read_certificate(proof_path(f));
         if (!(c.board == g.board()) || c.jumps_only != g.jumps_only() ||
             !(c.opening == g.opening())) {

@@ -347,6 +347,50 @@ TEST_CASE(
     CHECK_THROWS_WITH(s.load_proven(proven), Catch::Contains("6442450944 bytes, more than"));
 }
 
+TEST_CASE("proof manager: links in a work directory are refused, never followed", "[manager]") {
+    const Board b = Board::make(4, 4);
+    TempDir dir("manager-links");
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    auto tree = [&] {
+        return ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots);
+    };
+    const fs::path other = dir / "other";
+    fs::create_directories(other);
+    // `lock` a dangling link: refused, its target not created.
+    fs::create_directories(dir / "a");
+    fs::create_symlink(other / "made-by-lock", dir / "a" / "lock");
+    CHECK_THROWS_WITH(ProofManager::create(dir / "a", tree()),
+                      Catch::Contains("lock is a symbolic link"));
+    CHECK_FALSE(fs::exists(other / "made-by-lock"));
+    // `proofs` a link to another folder: refused, its files (one named like a temporary) kept.
+    { std::ofstream(other / "backup.tmp.0123456789abcdef") << "someone's file"; }
+    fs::create_directories(dir / "b");
+    fs::create_directory_symlink(other, dir / "b" / "proofs");
+    CHECK_THROWS_WITH(ProofManager::create(dir / "b", tree()),
+                      Catch::Contains("proofs: a symbolic link"));
+    ProofManager::create(dir / "c", tree());
+    fs::remove_all(dir / "c" / "proofs");
+    fs::create_directory_symlink(other, dir / "c" / "proofs");
+    CHECK_THROWS_WITH(ProofManager::open(dir / "c"), Catch::Contains("proofs: a symbolic link"));
+    CHECK(fs::exists(other / "backup.tmp.0123456789abcdef"));
+    // `tree` a link (to a good tree): refused.
+    ProofManager::create(dir / "d", tree());
+    fs::rename(dir / "d" / "tree", other / "tree");
+    fs::create_symlink(other / "tree", dir / "d" / "tree");
+    CHECK_THROWS_WITH(ProofManager::open(dir / "d"), Catch::Contains("tree: a symbolic link"));
+    // A proof file a link: refused when the directory is opened.
+    {
+        ProofManager m = ProofManager::create(dir / "e", tree());
+        ManagerOptions o = small_options(Ruleset::Brainking, 1'000'000);
+        REQUIRE(m.run(o).done);
+    }
+    const fs::path one = dir / "e" / "proofs" / "1.proof";
+    REQUIRE(fs::exists(one));
+    fs::rename(one, other / "1.proof");
+    fs::create_symlink(other / "1.proof", one);
+    CHECK_THROWS_WITH(ProofManager::open(dir / "e"), Catch::Contains("1.proof: a symbolic link"));
+}
+
 namespace {
 
 /// Workers "elsewhere" run in this process: each send() queues a leaf, each poll() searches one
