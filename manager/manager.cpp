@@ -8,12 +8,15 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "process/cleanup.hpp"
 #include "process/directory_lock.hpp"
+#include "process/read_file.hpp"
 #include "process/self.hpp"
 #include "search/proof_certificate.hpp"
 
@@ -64,6 +67,49 @@ void make_proofs_folder(const fs::path& dir) {
     if (ec)
         throw std::runtime_error((dir / "proofs").string() + ": cannot create: " + ec.message());
     refuse_link(dir / "proofs");  // made a link in between
+}
+
+/// Checks every proof file `t` names (present: a missing one was forgotten already) for what is
+/// cheap to check when the directory is opened: a regular file, not a link, of a certificate's
+/// first line and checksum. A damaged one is found now, not when the roots' certificate is
+/// assembled at the end of the proof.
+/// @throws std::runtime_error "<file>: damaged (...): remove it and run again: the N positions
+///         it proves are then open again and searched anew"
+void check_proof_files(const ProofTree& t, const std::function<fs::path(std::uint32_t)>& path) {
+    std::unordered_map<std::uint32_t, std::uint64_t> positions;  // file -> nodes it decides
+    for (std::uint32_t i = 0; i < t.size(); ++i)
+        if (t.node(i).proof_file != 0) ++positions[t.node(i).proof_file];
+    std::vector<std::uint32_t> files;
+    for (const auto& [f, n] : positions)
+        files.push_back(f);
+    std::sort(files.begin(), files.end());
+    constexpr std::string_view kCertificateMagic = "konane proof certificate 1\n";
+    for (const std::uint32_t f : files) {
+        const fs::path p = path(f);
+        std::string why;
+        try {
+            process::ChecksummedFile file(p, std::uint64_t{1} << 40, process::Links::Refuse);
+            std::string first(kCertificateMagic.size(), '\0');
+            if (file.size() < first.size() + 8) {
+                why = "too short to be a certificate";
+            } else {
+                file.read(0, first.size(), first.data());
+                if (first != kCertificateMagic)
+                    why = "not a konane proof certificate";
+                else if (!file.checksum_matches())
+                    why = "checksum mismatch";
+            }
+        } catch (const std::runtime_error& e) {
+            why = e.what();
+            if (why.rfind(p.string() + ": ", 0) == 0) why = why.substr(p.string().size() + 2);
+        }
+        if (!why.empty()) {
+            throw std::runtime_error(
+                p.string() + ": damaged (" + why + "): remove it and run again: the " +
+                std::to_string(positions[f]) + " position" + (positions[f] == 1 ? "" : "s") +
+                " it proves are then open again and searched anew");
+        }
+    }
 }
 
 std::uint64_t file_bytes(const fs::path& p) {
@@ -174,6 +220,7 @@ ProofManager ProofManager::open(const fs::path& dir) {
         std::error_code e;
         return !fs::is_regular_file(m.proof_path(f), e);
     });
+    check_proof_files(m.tree_, [&](std::uint32_t f) { return m.proof_path(f); });
     return m;
 }
 

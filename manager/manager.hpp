@@ -145,8 +145,11 @@ class ProofManager {
     /// Throws std::runtime_error when another manager holds the directory.
     static ProofManager create(const std::filesystem::path& dir, ProofTree tree);
     /// Opens a work directory create() started (std::runtime_error naming what is missing or
-    /// damaged, from ProofTree::load; or that another manager holds it). The positions whose
-    /// proof file is missing are open again (reopened() counts them).
+    /// damaged, from ProofTree::load; a link at `lock`, `tree`, `proofs` or a proof file; or
+    /// that another manager holds it). The positions whose proof file is missing are open again
+    /// (reopened() counts them); every proof file present is checked (a certificate's first line
+    /// and checksum): a damaged one is a std::runtime_error naming it and saying that removing
+    /// it reopens its positions.
     static ProofManager open(const std::filesystem::path& dir);
     /// Positions open again because their proof file was missing when the directory was opened.
     std::uint64_t reopened() const { return reopened_; }

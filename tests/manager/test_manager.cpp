@@ -391,6 +391,47 @@ TEST_CASE("proof manager: links in a work directory are refused, never followed"
     CHECK_THROWS_WITH(ProofManager::open(dir / "e"), Catch::Contains("1.proof: a symbolic link"));
 }
 
+TEST_CASE("proof manager: a damaged proof file is found when the directory is opened",
+          "[manager]") {
+    const Board b = Board::make(4, 4);
+    TempDir dir("manager-proof-damaged");
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    {
+        ProofManager m = ProofManager::create(
+            dir / "w",
+            ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+        REQUIRE(m.run(small_options(Ruleset::Brainking, 1'000'000)).done);
+    }
+    const fs::path one = dir / "w" / "proofs" / "1.proof";
+    std::string bytes;
+    {
+        std::ifstream in(one, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    REQUIRE(bytes.size() > 40);
+    auto write = [&](const std::string& s) {
+        std::ofstream(one, std::ios::binary | std::ios::trunc) << s;
+    };
+    std::string flipped = bytes;
+    flipped[bytes.size() / 2] = static_cast<char>(flipped[bytes.size() / 2] ^ 1);
+    write(flipped);
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"),
+                      Catch::Contains(one.string() + ": damaged (checksum mismatch)") &&
+                          Catch::Contains("remove it and run again") &&
+                          Catch::Contains("open again and searched anew"));
+    write(bytes.substr(0, 10));
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"),
+                      Catch::Contains(one.string() + ": damaged (too short"));
+    write("konane proof tree 1\n" + bytes);
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"),
+                      Catch::Contains(one.string() + ": damaged (not a konane proof certificate)"));
+    // Removed, as the message says: its positions are open again.
+    fs::remove(one);
+    const ProofManager again = ProofManager::open(dir / "w");
+    CHECK(again.reopened() > 0);
+    CHECK_FALSE(again.tree().done());
+}
+
 namespace {
 
 /// Workers "elsewhere" run in this process: each send() queues a leaf, each poll() searches one
