@@ -329,6 +329,11 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         std::error_code ec;
         cert_bytes = fs::file_size(a.certificate, ec);
     }
+    // The verdict is checked only by the certificate's check (the tree and the proof files are
+    // the run's own word until then: a damaged or forged tree gives any verdict).
+    const bool checked = rep.done && !a.certificate.empty() && !a.no_check;
+    const char* unchecked_why =
+        a.certificate.empty() ? "no certificate built" : "the certificate was written unchecked";
     if (a.json) {
         json j;
         j["board"] = b.name();
@@ -338,6 +343,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         j["work"] = work;
         j["resumed"] = resumed;
         j["done"] = rep.done;
+        j["checked"] = checked;  // the verdict checked by the certificate's check
         if (stopped_by != 0)
             j["stopped_by"] = stopped_by == SIGINT    ? "SIGINT"
                               : stopped_by == SIGTERM ? "SIGTERM"
@@ -383,7 +389,10 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         return stopped_by != 0 ? 128 + stopped_by : kOk;
     }
     std::printf("%s: %s\n", label.c_str(),
-                rep.done ? "every root decided" : "not decided yet (resume with --work alone)");
+                !rep.done ? "not decided yet (resume with --work alone)"
+                : checked
+                    ? "every root decided (checked: the certificate's check passed)"
+                    : fmt::format("every root decided (unchecked: {})", unchecked_why).c_str());
     for (std::size_t r = 0; r < t.root_count(); ++r) {
         const Position p = t.root_positions()[r];
         const std::optional<bool> v = t.root_value(r);
@@ -392,7 +401,9 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
             v ? fmt::format("{} wins", color_name(*v ? p.to_move : other(p.to_move))).c_str()
               : "open");
     }
-    if (winner) std::printf("board: %s wins\n", color_name(*winner));
+    if (winner)
+        std::printf("board: %s wins%s\n", color_name(*winner),
+                    checked ? "" : fmt::format(" (unchecked: {})", unchecked_why).c_str());
     std::printf("searched: %s\n", rate_text(rep.nodes, rep.seconds, rep.cpu_seconds).c_str());
     std::printf(
         "tree: %llu positions (%llu open leaves, %llu won, %llu lost), %llu bytes; proofs "

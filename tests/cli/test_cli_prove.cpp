@@ -67,6 +67,22 @@ TEST_CASE("cli: prove decides a board and its certificate checks", "[cli][manage
     CHECK(again["resumed"] == true);
     CHECK(again["run"]["nodes"] == 0);
     CHECK(again["board_winner"] == j["board_winner"]);
+    // Its verdict is checked only where the certificate was built and checked: said so.
+    CHECK(j["checked"] == true);
+    CHECK(again["checked"] == false);
+    const Run text = run("prove --work " + work + " -q");
+    CHECK(text.code == 0);
+    CHECK_THAT(text.out, Catch::Contains("every root decided (unchecked: no certificate built)"));
+    CHECK_THAT(text.out, Catch::Contains("wins (unchecked: no certificate built)"));
+    const Run unchecked = run("prove --work " + work + " -q --no-check --certificate " +
+                              quote((dir / "again.proof").string()));
+    CHECK_THAT(unchecked.out,
+               Catch::Contains("(unchecked: the certificate was written unchecked)"));
+    const Run checked = run("prove --work " + work + " -q --certificate " +
+                            quote((dir / "checked.proof").string()));
+    CHECK_THAT(checked.out,
+               Catch::Contains("every root decided (checked: the certificate's check passed)"));
+    CHECK_THAT(checked.out, !Catch::Contains("unchecked"));
 }
 
 TEST_CASE("cli: prove killed at random points resumes to the same verdict", "[cli][manager]") {
