@@ -194,7 +194,11 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         }
         m.emplace(ProofManager::open(dir));
     } else {
-        m.emplace(ProofManager::create(dir, new_tree(a)));
+        // The leaf search recorded from the start, so that a run killed before its first
+        // checkpoint resumes with it.
+        ProofTree fresh = new_tree(a);
+        fresh.set_leaf_search({a.leaf_nodes, a.dfpn, static_cast<int>(a.leaf_retries)});
+        m.emplace(ProofManager::create(dir, std::move(fresh)));
     }
     // A new tree whose run fails before any leaf is merged (its table cannot be mapped, a
     // worker cannot start) is removed, so that the corrected command can make it again.
@@ -223,6 +227,25 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         if (!a.leaf_nodes_given) leaf_nodes = was->leaf_nodes;
         if (!a.search_given) dfpn = was->dfpn;
         if (!a.leaf_retries_given) leaf_retries = was->retries;
+        // Changed by the command: said, even with -q (the tree records the new search).
+        if (leaf_nodes != was->leaf_nodes || dfpn != was->dfpn || leaf_retries != was->retries) {
+            std::fprintf(stderr,
+                         "konane prove: note: %s was searched with leaves of %llu nodes by %s, "
+                         "%d retries; this run (as the command says) takes leaves of %llu nodes "
+                         "by %s, %d retries, and the tree records that\n",
+                         work.c_str(), static_cast<unsigned long long>(was->leaf_nodes),
+                         algorithm_name(false, was->dfpn), was->retries,
+                         static_cast<unsigned long long>(leaf_nodes), algorithm_name(false, dfpn),
+                         leaf_retries);
+        }
+    } else if (resumed && (t.total_nodes() > 0 || t.size() > t.root_count()) &&
+               !a.leaf_nodes_given) {
+        // A tree grown by an older konane, which did not record its leaf search: the default
+        // budget may be far from the one it was grown with.
+        throw UsageError(work +
+                         ": the tree records no leaf search (saved by an older konane) and has "
+                         "grown past its roots: give --leaf-nodes (and --dfpn or --alpha-beta) "
+                         "as it was grown, or as this run should search");
     }
     ManagerOptions o;
     o.search =

@@ -210,7 +210,11 @@ TEST_CASE("cli: a resumed prove searches its leaves as the tree's last run did u
     TempDir dir("cli-prove-resume-search");
     const std::string work = quote((dir / "w").string());
     auto leaf_search = [&](const std::string& extra) {
-        const json j = parse_json(run("prove --work " + work + " --max-nodes 1 --json -q" + extra));
+        const Run r = run("prove --work " + work + " --max-nodes 1 --json -q" + extra);
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        // The JSON after the note a change of the leaf search makes (stderr, merged here).
+        const json j = json::parse(r.out.substr(r.out.find('{')));
         return std::pair{j["run"]["leaf_nodes"].get<std::uint64_t>(),
                          j["run"]["search"].get<std::string>()};
     };
@@ -222,6 +226,24 @@ TEST_CASE("cli: a resumed prove searches its leaves as the tree's last run did u
           std::pair<std::uint64_t, std::string>{3000, "proof alpha-beta"});
     CHECK(leaf_search("") == std::pair<std::uint64_t, std::string>{3000, "proof alpha-beta"});
     CHECK(leaf_search(" --dfpn") == std::pair<std::uint64_t, std::string>{3000, "df-pn"});
+    // A change the command makes is said, even with -q.
+    const Run changed = run("prove --work " + work + " --max-nodes 1 -q --leaf-nodes 5000");
+    CHECK(changed.code == 0);
+    CHECK_THAT(changed.out, Catch::Contains("was searched with leaves of 3000 nodes by df-pn") &&
+                                Catch::Contains("takes leaves of 5000 nodes by df-pn"));
+    const Run same = run("prove --work " + work + " --max-nodes 1 -q");
+    CHECK(same.code == 0);
+    CHECK_THAT(same.out, !Catch::Contains("note:"));
+    // A tree grown by an older konane records no leaf search: the budget is asked for, not
+    // taken from the default (the 8x8 tree of docs/proofs/trees was grown with 2*10^7).
+    const fs::path old = fs::path(KONANE_PROOFS_DIR) / "trees" / "8x8-a8b8";
+    const fs::path copy = dir / "8x8";
+    fs::create_directories(copy);
+    fs::copy_file(old / "tree", copy / "tree");
+    const Run refused = run("prove --work " + quote(copy.string()) + " --max-nodes 1 -q");
+    CHECK(refused.code == 2);
+    CHECK_THAT(refused.out,
+               Catch::Contains("records no leaf search") && Catch::Contains("give --leaf-nodes"));
 }
 
 TEST_CASE("cli: prove's output escapes file names and stays valid JSON", "[cli][manager]") {
