@@ -283,8 +283,9 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         ++changes;
         if (!r.win && (halt.load() || r.children.values.empty())) {
             // Stopped (an undecided leaf has moves, so a result without its children's values
-            // was stopped): the leaf is given back unsearched.
-            tree_.release(leaf);
+            // was stopped): the leaf is given back undecided, the nodes its search took
+            // counted in this run and in the tree's total.
+            tree_.release(leaf, r.nodes);
             report.nodes += r.nodes;
             return;
         }

@@ -294,8 +294,10 @@ void ProofTree::retry(std::uint32_t i, std::uint64_t work) {
     ++nodes_[i].tries;
 }
 
-void ProofTree::release(std::uint32_t i) {
+void ProofTree::release(std::uint32_t i, std::uint64_t work) {
     nodes_[i].busy = false;
+    nodes_[i].work += work;
+    total_nodes_ += work;
 }
 
 ProofTree::Proof ProofTree::proof() const {

@@ -263,6 +263,27 @@ TEST_CASE("proof manager: a stop flag ends the run at once, the tree resumable",
     CHECK_THROWS_AS(again.certificate("x"), std::logic_error);
 }
 
+TEST_CASE("proof manager: the nodes of leaves stopped mid-search are counted in the tree",
+          "[manager]") {
+    const Board b = Board::make(6, 6);
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    TempDir dir("manager-stopped-nodes");
+    std::uint64_t total = 0;
+    {
+        ProofManager m = ProofManager::create(
+            dir / "w",
+            ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+        ManagerOptions o = small_options(Ruleset::Brainking, 1'000'000'000, 2);
+        o.max_seconds = 0.5;  // stops both leaves mid-search
+        const ManagerReport rep = m.run(o);
+        REQUIRE_FALSE(rep.done);
+        CHECK(rep.nodes > 0);
+        CHECK(m.tree().total_nodes() == rep.nodes);
+        total = m.tree().total_nodes();
+    }
+    CHECK(ProofManager::open(dir / "w").tree().total_nodes() == total);  // saved with the tree
+}
+
 TEST_CASE("proof manager: a damaged, truncated or foreign tree file is refused", "[manager]") {
     const Board b = Board::make(4, 5);
     TempDir dir("manager-damaged");
