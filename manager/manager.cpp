@@ -406,6 +406,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                            [](const auto& j) { return j.has_value(); });
     };
     double last_save = 0, last_progress = 0, accounted = 0;
+    double remote_cpu = 0;                         // CPU seconds of the remote workers' searches
     std::uint64_t saved_leaves = 0;                // leaves merged when the tree was last saved
     std::uint64_t no_leaf_at = ~std::uint64_t{0};  // `changes` when no leaf was free for a remote
     {
@@ -441,6 +442,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                             throw;
                         }
                         lock.lock();
+                        remote_cpu += got->second.cpu_seconds;
                         merge(leaf, file, got->second);
                         active = true;
                     }
@@ -509,7 +511,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     for (std::thread& t : threads)
         t.join();
     report.seconds = elapsed();
-    report.cpu_seconds = process::cpu_seconds() - cpu_start;
+    report.cpu_seconds = process::cpu_seconds() - cpu_start + remote_cpu;
     tree_.add_seconds(report.seconds - accounted);
     tree_.save(tree_path());
     ++report.saves;

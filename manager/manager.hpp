@@ -30,6 +30,9 @@ struct LeafResult {
     /// Undecided: what the worker's transposition table knows of the leaf's children.
     LeafChildren children;
     std::uint64_t nodes = 0;  ///< nodes the search visited
+    /// CPU seconds of the search where it ran elsewhere (a worker rank: RemoteWorkers), added
+    /// to the run's; 0 for a worker thread, whose CPU is this process's.
+    double cpu_seconds = 0;
     /// The certificate of the leaf (decided) or of its children known (undecided); nullopt
     /// when there is nothing proven to certify (or the search was stopped).
     std::optional<Certificate> proof;
@@ -121,14 +124,16 @@ struct ManagerProgress {
 
 /// What a run did.
 struct ManagerReport {
-    bool done = false;              ///< every root decided
-    std::uint64_t nodes = 0;        ///< nodes searched in this run
-    std::uint64_t decided = 0;      ///< leaves decided in this run
-    std::uint64_t expanded = 0;     ///< leaves left undecided and expanded in this run
-    std::uint64_t retried = 0;      ///< leaves left undecided and kept for a larger search
-    std::uint64_t saves = 0;        ///< times the tree was saved
-    double seconds = 0;             ///< wall time of this run
-    double cpu_seconds = 0;         ///< CPU time of this process during the run
+    bool done = false;           ///< every root decided
+    std::uint64_t nodes = 0;     ///< nodes searched in this run
+    std::uint64_t decided = 0;   ///< leaves decided in this run
+    std::uint64_t expanded = 0;  ///< leaves left undecided and expanded in this run
+    std::uint64_t retried = 0;   ///< leaves left undecided and kept for a larger search
+    std::uint64_t saves = 0;     ///< times the tree was saved
+    double seconds = 0;          ///< wall time of this run
+    /// CPU time of this process during the run and of the searches of its workers elsewhere
+    /// (LeafResult::cpu_seconds: every rank's, under MPI).
+    double cpu_seconds = 0;
     TreeStats tree;                 ///< the tree at the end
     std::uint64_t tree_bytes = 0;   ///< bytes of the saved tree
     std::uint64_t proof_bytes = 0;  ///< bytes of the proof files

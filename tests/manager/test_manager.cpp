@@ -480,13 +480,17 @@ class FakeRemote final : public RemoteWorkers {
         auto& s = *searches_[static_cast<std::size_t>(j.w)];
         auto& stop = *stop_[static_cast<std::size_t>(j.w)];
         s.set_stop(&stop);
-        return std::make_pair(j.w, solve_leaf(s, game_, j.key, j.budget, stop));
+        LeafResult r = solve_leaf(s, game_, j.key, j.budget, stop);
+        r.cpu_seconds = cpu_per_leaf;  // as a rank reports its search's CPU
+        ++results;
+        return std::make_pair(j.w, std::move(r));
     }
     void stop(int w) override {
         stop_[static_cast<std::size_t>(w)]->store(true);
         ++stops;
     }
-    int sent = 0, stops = 0;
+    int sent = 0, stops = 0, results = 0;
+    double cpu_per_leaf = 0;
 
   private:
     struct Job {
@@ -516,10 +520,13 @@ TEST_CASE("proof manager: workers elsewhere, alone or beside threads, give the t
             ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
         ManagerOptions o = small_options(Ruleset::Brainking, 25, threads);
         FakeRemote remote(b, o.search, 3);
+        remote.cpu_per_leaf = 1000;
         o.remote = &remote;
         const ManagerReport rep = m.run(o);
         REQUIRE(rep.done);
         CHECK(remote.sent > 3);
+        // The workers' CPU is the run's (under MPI: every rank's, not rank 0's alone).
+        CHECK(rep.cpu_seconds >= 1000.0 * remote.results);
         CHECK(tree_winners(m.tree()) == want);
         check_proof(m, want);
     }
