@@ -58,6 +58,7 @@ struct ProveArgs {
     std::uint64_t max_nodes = 0;
     std::uint64_t seconds = 0;
     std::uint64_t checkpoint = 60;
+    std::uint64_t stop_grace = 10;  ///< under mpirun: seconds a rank has to answer a stop
     bool dfpn = false;
     std::uint64_t leaf_retries = 1;
     bool leaf_nodes_given = false;    ///< --leaf-nodes given (else a resumed tree's own)
@@ -123,6 +124,9 @@ struct sigaction g_previous[3];
 constexpr int kStopSignals[3] = {SIGINT, SIGTERM, SIGHUP};
 
 std::atomic<std::int64_t> g_stop_at_ms{0};
+/// Remote workers the last run gave up (ManagerReport::lost_workers): under mpirun, the job is
+/// then ended with MPI_Abort once the tree is saved and the output written.
+int g_lost_workers = 0;
 
 std::int64_t monotonic_ms() {  // clock_gettime is async-signal-safe (POSIX)
     timespec ts{};
@@ -269,6 +273,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     o.max_nodes = a.max_nodes;
     o.max_seconds = static_cast<double>(a.seconds);
     o.checkpoint_seconds = static_cast<double>(a.checkpoint);
+    o.stop_grace_seconds = static_cast<double>(a.stop_grace);
     if (threads > 0) {
         warn_memory_over_physical(o.search.memory_bytes * static_cast<std::uint64_t>(threads),
                                   a.memory.empty() ? kDefaultProofMemory : a.memory, a.quiet);
@@ -332,6 +337,19 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     signals.reset();
     const int stopped_by = g_stop_signal.load();
     const int ranks = remote ? remote->count() / a.rank_threads : 0;
+    g_lost_workers = rep.lost_workers;
+    if (rep.lost_workers > 0) {
+        // A rank that did not answer may not answer the end either: the caller ends the job
+        // (MPI_Abort) once the output is written; the tree is saved already.
+        static_cast<void>(remote.release());
+        std::fprintf(stderr,
+                     "konane prove: %d worker search%s did not answer the stop within %llu s "
+                     "(--stop-grace): %s leaves are given back and the tree is saved; the job "
+                     "is ended\n",
+                     rep.lost_workers, rep.lost_workers == 1 ? "" : "es",
+                     static_cast<unsigned long long>(a.stop_grace),
+                     rep.lost_workers == 1 ? "its" : "their");
+    }
     remote.reset();  // the worker ranks end
     o.remote = nullptr;
     if (dirty) std::fputc('\n', stderr);
@@ -397,6 +415,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
             {"leaf_nodes", leaf_nodes},
             {"leaf_retries", leaf_retries},
             {"leaves_retried", rep.retried},
+            {"lost_workers", rep.lost_workers},
             {"search", algorithm_name(false, dfpn)}};
         j["tree"] = {{"positions", rep.tree.nodes},    {"open_leaves", rep.tree.open_leaves},
                      {"expanded", rep.tree.expanded},  {"won", rep.tree.won},
@@ -486,7 +505,16 @@ int run_prove_mpi(const ProveArgs& a, bool positions_given, bool board_given, bo
                 return std::make_unique<mpi::MpiLeafWorkers>(setup);
             };
         }
-        return run_prove(a, positions_given, board_given, rules_given, workers_given, make);
+        const int code =
+            run_prove(a, positions_given, board_given, rules_given, workers_given, make);
+        if (g_lost_workers > 0) {
+            std::fflush(stdout);
+            ex.abort(fmt::format("{} worker search{} did not answer a stop within {} s: the tree "
+                                 "is saved; the job is ended (MPI_Abort)",
+                                 g_lost_workers, g_lost_workers == 1 ? "" : "es", a.stop_grace),
+                     code != 0 ? code : 1, "konane prove");
+        }
+        return code;
     } catch (...) {
         const Failure f = failure_of(std::current_exception());
         ex.abort(f.message, f.code, "konane prove");
@@ -568,6 +596,13 @@ void add_prove_command(CLI::App& app, Commands& out) {
         ->add_option("--checkpoint", a->checkpoint,
                      "Seconds between saves of the tree (what a kill loses; 0: after every "
                      "leaf)")
+        ->capture_default_str()
+        ->check(decimal(0, 1'000'000));
+    prove
+        ->add_option("--stop-grace", a->stop_grace,
+                     "Under mpirun: seconds a worker rank has to answer when the run stops; one "
+                     "that has not (frozen, lost) is given up, its leaf given back, the tree "
+                     "saved and the job ended")
         ->capture_default_str()
         ->check(decimal(0, 1'000'000));
     auto* search = prove->add_flag("--dfpn,!--alpha-beta", a->dfpn,

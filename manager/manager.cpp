@@ -230,6 +230,8 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         throw std::invalid_argument("proof manager: at least one worker");
     if (o.leaf_nodes < 1) throw std::invalid_argument("proof manager: leaf budget of 0 nodes");
     if (o.leaf_retries < 0) throw std::invalid_argument("proof manager: negative leaf retries");
+    if (!(o.stop_grace_seconds >= 0))
+        throw std::invalid_argument("proof manager: negative stop grace");
     tree_.set_leaf_search(
         {o.leaf_nodes, o.search.algorithm == ProofAlgorithm::DfPn, o.leaf_retries});
     using clock = std::chrono::steady_clock;
@@ -401,6 +403,8 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     std::vector<std::optional<std::pair<std::uint32_t, std::uint32_t>>> remote_job(
         static_cast<std::size_t>(remotes));
     std::vector<bool> stop_sent(static_cast<std::size_t>(remotes), false);
+    std::vector<double> stop_sent_at(static_cast<std::size_t>(remotes), 0);
+    std::vector<bool> lost(static_cast<std::size_t>(remotes), false);  // given up: no answer
     auto remote_busy = [&] {
         return std::any_of(remote_job.begin(), remote_job.end(),
                            [](const auto& j) { return j.has_value(); });
@@ -417,7 +421,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                 try {
                     for (int w = 0; w < remotes && no_leaf_at != changes; ++w) {
                         auto& job = remote_job[static_cast<std::size_t>(w)];
-                        if (job) continue;
+                        if (job || lost[static_cast<std::size_t>(w)]) continue;
                         job = take();
                         if (!job) {
                             no_leaf_at = changes;  // none until a result or a leaf given back
@@ -429,6 +433,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                     }
                     while (auto got = o.remote->poll()) {
                         auto& job = remote_job.at(static_cast<std::size_t>(got->first));
+                        if (lost[static_cast<std::size_t>(got->first)]) continue;  // too late
                         if (!job)
                             throw std::runtime_error("proof manager: a result from an idle worker");
                         const auto [leaf, file] = *job;
@@ -452,6 +457,16 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                             if (remote_job[i] && !stop_sent[i]) {
                                 o.remote->stop(w);
                                 stop_sent[i] = true;
+                                stop_sent_at[i] = elapsed();
+                            } else if (remote_job[i] &&
+                                       elapsed() - stop_sent_at[i] > o.stop_grace_seconds) {
+                                // No answer within the grace: the leaf is given back and the
+                                // worker given up, so that a frozen rank cannot hold the run.
+                                tree_.release(remote_job[i]->first);
+                                remote_job[i].reset();
+                                lost[i] = true;
+                                ++report.lost_workers;
+                                ++changes;
                             }
                         }
                     }

@@ -110,6 +110,10 @@ struct ManagerOptions {
     double checkpoint_seconds = 60;
     /// Set from another thread or a signal handler: the run stops as at max_seconds.
     const std::atomic<bool>* stop = nullptr;
+    /// Seconds a remote worker asked to stop (the run stopping) has to answer; one that has not
+    /// (a frozen or lost rank) is given up: its leaf is given back unsearched, the run ends
+    /// without it (ManagerReport::lost_workers), and the tree is saved.
+    double stop_grace_seconds = 10;
 };
 
 /// What the progress callback sees.
@@ -137,6 +141,9 @@ struct ManagerReport {
     TreeStats tree;                 ///< the tree at the end
     std::uint64_t tree_bytes = 0;   ///< bytes of the saved tree
     std::uint64_t proof_bytes = 0;  ///< bytes of the proof files
+    /// Remote workers that did not answer a stop within ManagerOptions::stop_grace_seconds
+    /// (given up: the caller should end them, e.g. MPI_Abort once the tree is saved).
+    int lost_workers = 0;
 };
 
 /// A proof manager over a work directory: `tree` (the saved ProofTree), `proofs/` (the

@@ -546,6 +546,51 @@ TEST_CASE("proof manager: workers elsewhere, alone or beside threads, give the t
     CHECK(rep.tree.busy == 0);
 }
 
+namespace {
+
+/// Workers elsewhere that take leaves and never answer, not even a stop (frozen ranks).
+class FrozenRemote final : public RemoteWorkers {
+  public:
+    explicit FrozenRemote(int n) : n_(n) {}
+    int count() const override { return n_; }
+    void send(int, const ProofKey&, std::uint64_t) override { ++sent; }
+    std::optional<std::pair<int, LeafResult>> poll() override { return std::nullopt; }
+    void stop(int) override { ++stops; }
+    int sent = 0, stops = 0;
+
+  private:
+    int n_;
+};
+
+}  // namespace
+
+TEST_CASE("proof manager: workers elsewhere that do not answer a stop are given up after the grace",
+          "[manager]") {
+    const Board b = Board::make(5, 5);
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    TempDir dir("manager-frozen");
+    ProofManager m = ProofManager::create(
+        dir / "w",
+        ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+    ManagerOptions o = small_options(Ruleset::Brainking, 1000, 0);
+    FrozenRemote remote(2);
+    o.remote = &remote;
+    o.max_seconds = 0.2;
+    o.stop_grace_seconds = 0.5;
+    const auto start = std::chrono::steady_clock::now();
+    const ManagerReport rep = m.run(o);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+    CHECK(remote.sent == 2);
+    CHECK(remote.stops == 2);
+    CHECK(rep.lost_workers == 2);
+    CHECK(rep.tree.busy == 0);  // their leaves given back
+    CHECK_FALSE(rep.done);
+    CHECK(rep.saves >= 1);
+    ManagerOptions bad = o;
+    bad.stop_grace_seconds = -1;
+    CHECK_THROWS_AS(m.run(bad), std::invalid_argument);
+}
+
 TEST_CASE(
     "proof manager: proof files gone reopen what they proved and two managers cannot share "
     "a directory",
