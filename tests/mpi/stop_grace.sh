@@ -14,7 +14,8 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-# The pid of the konane process of rank RANK among the children of mpirun PID, or "".
+# The pid of the konane process of rank $1 of this test's job (Open MPI's OMPI_COMM_WORLD_RANK, as
+# in the other scripts here), or "".
 rank_pid() {
   local p
   for p in $(pgrep -f "konane prove --board 7x7" || true); do
