@@ -4,8 +4,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
+
+#include <xxhash.h>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -185,6 +188,44 @@ TEST_CASE("cli: prove refuses what it cannot do, naming the problem", "[cli][man
     CHECK_FALSE(fs::exists(dir / "z"));
     r = run("prove --board 4x4 --work " + fresh + " --memory 64M -q");
     CHECK(r.code == 0);
+}
+
+TEST_CASE("cli: a forged tree's verdict is marked unchecked and its certificate is refused",
+          "[cli][manager]") {
+    TempDir dir("cli-prove-forged");
+    const fs::path work = dir / "w";
+    // Leaves of 10^6 nodes: every root of 4x4 is decided by a worker (a proof file each), none
+    // expanded, so the tree's loader takes any value for them.
+    const json honest = parse_json(run("prove --board 4x4 --work " + quote(work.string()) +
+                                       " --leaf-nodes 1000000 --json -q 2>/dev/null"));
+    REQUIRE(honest["done"] == true);
+    REQUIRE(honest["tree"]["expanded"] == 0);
+    // Every root's value flipped, the checksum resealed (as a forger would).
+    std::string bytes;
+    {
+        std::ifstream in(work / "tree", std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::size_t body = bytes.find("\nend\n") + 5, records = (bytes.size() - 8 - body) / 32;
+    for (std::size_t i = 0; i < records; ++i) {
+        char& state = bytes[body + i * 32 + 25];
+        state = static_cast<char>(state == 1 ? 2 : state == 2 ? 1 : state);
+    }
+    const std::uint64_t sum = XXH64(bytes.data(), bytes.size() - 8, 0);
+    for (int k = 0; k < 8; ++k)
+        bytes[bytes.size() - 8 + static_cast<std::size_t>(k)] = static_cast<char>(sum >> (8 * k));
+    std::ofstream(work / "tree", std::ios::binary | std::ios::trunc) << bytes;
+    // The forged verdict is printed, marked unchecked.
+    const json forged = parse_json(run("prove --work " + quote(work.string()) + " --json -q"));
+    CHECK(forged["done"] == true);
+    CHECK(forged["checked"] == false);
+    CHECK(forged["roots"] != honest["roots"]);
+    // Its certificate fails the check: no file, an error.
+    const fs::path cert = dir / "forged.proof";
+    const Run r =
+        run("prove --work " + quote(work.string()) + " -q --certificate " + quote(cert.string()));
+    CHECK(r.code != 0);
+    CHECK_FALSE(fs::exists(cert));
 }
 
 TEST_CASE("cli: prove refuses a tree file of gigabytes at once, naming the file",
