@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -17,6 +18,7 @@
 
 #include "core/notation.hpp"
 #include "core/value.hpp"
+#include "process/read_file.hpp"
 #include "process/replace_file.hpp"
 #include "process/resource_error.hpp"
 
@@ -279,25 +281,31 @@ class MemorySource final : public Source {
 
 class FileSource final : public Source {
   public:
-    FileSource(const std::filesystem::path& path, const Reader& rd) : rd_(rd) {
-        f_.open(path, std::ios::binary);
-        if (!f_) rd.fail(std::string("cannot open: ") + std::strerror(errno));
-        std::error_code ec;
-        size_ = std::filesystem::file_size(path, ec);
-        if (ec) rd.fail("cannot read its size: " + ec.message());
-        if (size_ > (std::uint64_t{1} << 40)) rd.fail("too large to be a certificate");
-    }
-    std::uint64_t size() const override { return size_; }
+    FileSource(const std::filesystem::path& path, const Reader& rd) : rd_(rd), file_(open(path)) {}
+    std::uint64_t size() const override { return file_->size(); }
     void read(std::uint64_t offset, std::size_t n, char* out) override {
-        f_.seekg(static_cast<std::streamoff>(offset));
-        f_.read(out, static_cast<std::streamsize>(n));
-        if (!f_ || static_cast<std::size_t>(f_.gcount()) != n) rd_.fail("read failed");
+        try {
+            file_->read(offset, n, out);
+        } catch (const std::runtime_error&) {
+            rd_.fail("read failed");
+        }
     }
 
   private:
+    // A regular file of at most 1 TiB (process::read_regular_file()'s checks), its messages
+    // as certificate errors.
+    static std::optional<process::ChecksummedFile> open(const std::filesystem::path& path) {
+        try {
+            std::optional<process::ChecksummedFile> f;
+            f.emplace(path, std::uint64_t{1} << 40, process::Links::Follow,
+                      "too large to be a certificate");
+            return f;
+        } catch (const std::runtime_error& e) {
+            throw CertificateError(e.what());
+        }
+    }
     const Reader& rd_;
-    std::ifstream f_;
-    std::uint64_t size_ = 0;
+    std::optional<process::ChecksummedFile> file_;
 };
 
 /// Decodes the uncompressed entries (docs/certificate.md) as they come out of the decompressor:
@@ -410,30 +418,8 @@ Certificate parse(Source& src, const std::string& name, const CertificateLimits&
     // small enough to lie whole in `bytes` is checksummed before any refusal, so that a damaged
     // byte is reported as damage, not as the field it happens to hit.
     const auto verify_checksum = [&] {
-        XXH64_state_t* st = XXH64_createState();
-        XXH64_reset(st, 0);
-        std::string chunk;
-        try {
-            for (std::uint64_t at = 0; at < size - 8;) {
-                const std::size_t n =
-                    static_cast<std::size_t>(std::min<std::uint64_t>(size - 8 - at, 1 << 20));
-                chunk.resize(n);
-                src.read(at, n, chunk.data());
-                XXH64_update(st, chunk.data(), n);
-                at += n;
-            }
-        } catch (...) {
-            XXH64_freeState(st);
-            throw;
-        }
-        const std::uint64_t sum = XXH64_digest(st);
-        XXH64_freeState(st);
-        char trailer[8];
-        src.read(size - 8, 8, trailer);
-        std::uint64_t stored = 0;
-        for (int i = 0; i < 8; ++i)
-            stored |= std::uint64_t{static_cast<unsigned char>(trailer[i])} << (8 * i);
-        if (sum != stored) {
+        if (!process::checksum_matches(
+                size, [&](std::uint64_t at, std::size_t n, char* out) { src.read(at, n, out); })) {
             rd.fail("checksum mismatch: the file is damaged (a byte changed, or cut short)");
         }
     };

@@ -58,6 +58,7 @@ struct ProveArgs {
     std::uint64_t max_nodes = 0;
     std::uint64_t seconds = 0;
     std::uint64_t checkpoint = 60;
+    std::uint64_t stop_grace = 10;  ///< under mpirun: seconds a rank has to answer a stop
     bool dfpn = false;
     std::uint64_t leaf_retries = 1;
     bool leaf_nodes_given = false;    ///< --leaf-nodes given (else a resumed tree's own)
@@ -123,6 +124,9 @@ struct sigaction g_previous[3];
 constexpr int kStopSignals[3] = {SIGINT, SIGTERM, SIGHUP};
 
 std::atomic<std::int64_t> g_stop_at_ms{0};
+/// Remote workers the last run gave up (ManagerReport::lost_workers): under mpirun, the job is
+/// then ended with MPI_Abort once the tree is saved and the output written.
+int g_lost_workers = 0;
 
 std::int64_t monotonic_ms() {  // clock_gettime is async-signal-safe (POSIX)
     timespec ts{};
@@ -194,7 +198,11 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         }
         m.emplace(ProofManager::open(dir));
     } else {
-        m.emplace(ProofManager::create(dir, new_tree(a)));
+        // The leaf search recorded from the start, so that a run killed before its first
+        // checkpoint resumes with it.
+        ProofTree fresh = new_tree(a);
+        fresh.set_leaf_search({a.leaf_nodes, a.dfpn, static_cast<int>(a.leaf_retries)});
+        m.emplace(ProofManager::create(dir, std::move(fresh)));
     }
     // A new tree whose run fails before any leaf is merged (its table cannot be mapped, a
     // worker cannot start) is removed, so that the corrected command can make it again.
@@ -223,6 +231,25 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         if (!a.leaf_nodes_given) leaf_nodes = was->leaf_nodes;
         if (!a.search_given) dfpn = was->dfpn;
         if (!a.leaf_retries_given) leaf_retries = was->retries;
+        // Changed by the command: said, even with -q (the tree records the new search).
+        if (leaf_nodes != was->leaf_nodes || dfpn != was->dfpn || leaf_retries != was->retries) {
+            std::fprintf(stderr,
+                         "konane prove: note: %s was searched with leaves of %llu nodes by %s, "
+                         "%d retries; this run (as the command says) takes leaves of %llu nodes "
+                         "by %s, %d retries, and the tree records that\n",
+                         work.c_str(), static_cast<unsigned long long>(was->leaf_nodes),
+                         algorithm_name(false, was->dfpn), was->retries,
+                         static_cast<unsigned long long>(leaf_nodes), algorithm_name(false, dfpn),
+                         leaf_retries);
+        }
+    } else if (resumed && (t.total_nodes() > 0 || t.size() > t.root_count()) &&
+               !a.leaf_nodes_given) {
+        // A tree grown by an older konane, which did not record its leaf search: the default
+        // budget may be far from the one it was grown with.
+        throw UsageError(work +
+                         ": the tree records no leaf search (saved by an older konane) and has "
+                         "grown past its roots: give --leaf-nodes (and --dfpn or --alpha-beta) "
+                         "as it was grown, or as this run should search");
     }
     ManagerOptions o;
     o.search =
@@ -246,6 +273,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     o.max_nodes = a.max_nodes;
     o.max_seconds = static_cast<double>(a.seconds);
     o.checkpoint_seconds = static_cast<double>(a.checkpoint);
+    o.stop_grace_seconds = static_cast<double>(a.stop_grace);
     if (threads > 0) {
         warn_memory_over_physical(o.search.memory_bytes * static_cast<std::uint64_t>(threads),
                                   a.memory.empty() ? kDefaultProofMemory : a.memory, a.quiet);
@@ -309,6 +337,19 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
     signals.reset();
     const int stopped_by = g_stop_signal.load();
     const int ranks = remote ? remote->count() / a.rank_threads : 0;
+    g_lost_workers = rep.lost_workers;
+    if (rep.lost_workers > 0) {
+        // A rank that did not answer may not answer the end either: the caller ends the job
+        // (MPI_Abort) once the output is written; the tree is saved already.
+        static_cast<void>(remote.release());
+        std::fprintf(stderr,
+                     "konane prove: %d worker search%s did not answer the stop within %llu s "
+                     "(--stop-grace): %s leaves are given back and the tree is saved; the job "
+                     "is ended\n",
+                     rep.lost_workers, rep.lost_workers == 1 ? "" : "es",
+                     static_cast<unsigned long long>(a.stop_grace),
+                     rep.lost_workers == 1 ? "its" : "their");
+    }
     remote.reset();  // the worker ranks end
     o.remote = nullptr;
     if (dirty) std::fputc('\n', stderr);
@@ -329,6 +370,11 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         std::error_code ec;
         cert_bytes = fs::file_size(a.certificate, ec);
     }
+    // The verdict is checked only by the certificate's check (the tree and the proof files are
+    // the run's own word until then: a damaged or forged tree gives any verdict).
+    const bool checked = rep.done && !a.certificate.empty() && !a.no_check;
+    const char* unchecked_why =
+        a.certificate.empty() ? "no certificate built" : "the certificate was written unchecked";
     if (a.json) {
         json j;
         j["board"] = b.name();
@@ -338,6 +384,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         j["work"] = work;
         j["resumed"] = resumed;
         j["done"] = rep.done;
+        j["checked"] = checked;  // the verdict checked by the certificate's check
         if (stopped_by != 0)
             j["stopped_by"] = stopped_by == SIGINT    ? "SIGINT"
                               : stopped_by == SIGTERM ? "SIGTERM"
@@ -368,6 +415,7 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
             {"leaf_nodes", leaf_nodes},
             {"leaf_retries", leaf_retries},
             {"leaves_retried", rep.retried},
+            {"lost_workers", rep.lost_workers},
             {"search", algorithm_name(false, dfpn)}};
         j["tree"] = {{"positions", rep.tree.nodes},    {"open_leaves", rep.tree.open_leaves},
                      {"expanded", rep.tree.expanded},  {"won", rep.tree.won},
@@ -383,7 +431,10 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
         return stopped_by != 0 ? 128 + stopped_by : kOk;
     }
     std::printf("%s: %s\n", label.c_str(),
-                rep.done ? "every root decided" : "not decided yet (resume with --work alone)");
+                !rep.done ? "not decided yet (resume with --work alone)"
+                : checked
+                    ? "every root decided (checked: the certificate's check passed)"
+                    : fmt::format("every root decided (unchecked: {})", unchecked_why).c_str());
     for (std::size_t r = 0; r < t.root_count(); ++r) {
         const Position p = t.root_positions()[r];
         const std::optional<bool> v = t.root_value(r);
@@ -392,7 +443,9 @@ int run_prove(const ProveArgs& a, bool positions_given, bool board_given, bool r
             v ? fmt::format("{} wins", color_name(*v ? p.to_move : other(p.to_move))).c_str()
               : "open");
     }
-    if (winner) std::printf("board: %s wins\n", color_name(*winner));
+    if (winner)
+        std::printf("board: %s wins%s\n", color_name(*winner),
+                    checked ? "" : fmt::format(" (unchecked: {})", unchecked_why).c_str());
     std::printf("searched: %s\n", rate_text(rep.nodes, rep.seconds, rep.cpu_seconds).c_str());
     std::printf(
         "tree: %llu positions (%llu open leaves, %llu won, %llu lost), %llu bytes; proofs "
@@ -452,7 +505,16 @@ int run_prove_mpi(const ProveArgs& a, bool positions_given, bool board_given, bo
                 return std::make_unique<mpi::MpiLeafWorkers>(setup);
             };
         }
-        return run_prove(a, positions_given, board_given, rules_given, workers_given, make);
+        const int code =
+            run_prove(a, positions_given, board_given, rules_given, workers_given, make);
+        if (g_lost_workers > 0) {
+            std::fflush(stdout);
+            ex.abort(fmt::format("{} worker search{} did not answer a stop within {} s: the tree "
+                                 "is saved; the job is ended (MPI_Abort)",
+                                 g_lost_workers, g_lost_workers == 1 ? "" : "es", a.stop_grace),
+                     code != 0 ? code : 1, "konane prove");
+        }
+        return code;
     } catch (...) {
         const Failure f = failure_of(std::current_exception());
         ex.abort(f.message, f.code, "konane prove");
@@ -534,6 +596,13 @@ void add_prove_command(CLI::App& app, Commands& out) {
         ->add_option("--checkpoint", a->checkpoint,
                      "Seconds between saves of the tree (what a kill loses; 0: after every "
                      "leaf)")
+        ->capture_default_str()
+        ->check(decimal(0, 1'000'000));
+    prove
+        ->add_option("--stop-grace", a->stop_grace,
+                     "Under mpirun: seconds a worker rank has to answer when the run stops; one "
+                     "that has not (frozen, lost) is given up, its leaf given back, the tree "
+                     "saved and the job ended")
         ->capture_default_str()
         ->check(decimal(0, 1'000'000));
     auto* search = prove->add_flag("--dfpn,!--alpha-beta", a->dfpn,

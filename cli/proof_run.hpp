@@ -210,7 +210,8 @@ class SearchWork {
         // A line per opening, some 60 bytes each: a link to a device, a pipe or a directory
         // is refused before reading (process::read_regular_file()).
         const std::string text = process::read_regular_file(
-            lines_path(), kMaxLinesBytes, "not konane's (remove the work directory)");
+            lines_path(), kMaxLinesBytes, "not konane's (remove the work directory)",
+            process::Links::Refuse);
         const std::size_t sum_at = text.rfind("xxh64 ");
         if (sum_at == std::string::npos ||
             text.substr(sum_at) != fmt::format("xxh64 {:016x}\n", XXH64(text.data(), sum_at, 0))) {

@@ -1,18 +1,22 @@
 #include "manager/manager.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "process/cleanup.hpp"
 #include "process/directory_lock.hpp"
+#include "process/read_file.hpp"
 #include "process/self.hpp"
 #include "search/proof_certificate.hpp"
 
@@ -29,6 +33,7 @@ process::DirectoryLock lock_directory(const fs::path& dir) {
     try {
         l = process::DirectoryLock::try_take(dir);
     } catch (const std::system_error& e) {
+        if (e.code().value() == ELOOP) throw std::runtime_error(e.what());  // a link: says so
         throw std::runtime_error(std::string(e.what()) + ": cannot open");
     }
     if (!l) {
@@ -41,6 +46,71 @@ process::DirectoryLock lock_directory(const fs::path& dir) {
 
 /// The largest budget a retried leaf is given (10^18 nodes: far past any search that ends).
 constexpr std::uint64_t kMaxLeafBudget = 1'000'000'000'000'000'000;
+
+/// Refuses a symbolic link at `p`, a file or folder of a work directory that is the
+/// directory's own (a link would read or write where the run was not told to).
+/// @throws std::runtime_error "<p>: a symbolic link (...)"
+void refuse_link(const fs::path& p) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(p, ec))) {
+        throw std::runtime_error(p.string() +
+                                 ": a symbolic link (a work directory's own files are not "
+                                 "followed: replace it by the file or folder itself)");
+    }
+}
+
+/// The work directory's `proofs` folder made (with `dir`) when missing; a link there refused.
+void make_proofs_folder(const fs::path& dir) {
+    refuse_link(dir / "proofs");
+    std::error_code ec;
+    fs::create_directories(dir / "proofs", ec);
+    if (ec)
+        throw std::runtime_error((dir / "proofs").string() + ": cannot create: " + ec.message());
+    refuse_link(dir / "proofs");  // made a link in between
+}
+
+/// Checks every proof file `t` names (present: a missing one was forgotten already) for what is
+/// cheap to check when the directory is opened: a regular file, not a link, of a certificate's
+/// first line and checksum. A damaged one is found now, not when the roots' certificate is
+/// assembled at the end of the proof.
+/// @throws std::runtime_error "<file>: damaged (...): remove it and run again: the N positions
+///         it proves are then open again and searched anew"
+void check_proof_files(const ProofTree& t, const std::function<fs::path(std::uint32_t)>& path) {
+    std::unordered_map<std::uint32_t, std::uint64_t> positions;  // file -> nodes it decides
+    for (std::uint32_t i = 0; i < t.size(); ++i)
+        if (t.node(i).proof_file != 0) ++positions[t.node(i).proof_file];
+    std::vector<std::uint32_t> files;
+    for (const auto& [f, n] : positions)
+        files.push_back(f);
+    std::sort(files.begin(), files.end());
+    constexpr std::string_view kCertificateMagic = "konane proof certificate 1\n";
+    for (const std::uint32_t f : files) {
+        const fs::path p = path(f);
+        std::string why;
+        try {
+            process::ChecksummedFile file(p, std::uint64_t{1} << 40, process::Links::Refuse);
+            std::string first(kCertificateMagic.size(), '\0');
+            if (file.size() < first.size() + 8) {
+                why = "too short to be a certificate";
+            } else {
+                file.read(0, first.size(), first.data());
+                if (first != kCertificateMagic)
+                    why = "not a konane proof certificate";
+                else if (!file.checksum_matches())
+                    why = "checksum mismatch";
+            }
+        } catch (const std::runtime_error& e) {
+            why = e.what();
+            if (why.rfind(p.string() + ": ", 0) == 0) why = why.substr(p.string().size() + 2);
+        }
+        if (!why.empty()) {
+            throw std::runtime_error(
+                p.string() + ": damaged (" + why + "): remove it and run again: the " +
+                std::to_string(positions[f]) + " position" + (positions[f] == 1 ? "" : "s") +
+                " it proves are then open again and searched anew");
+        }
+    }
+}
 
 std::uint64_t file_bytes(const fs::path& p) {
     std::error_code ec;
@@ -107,8 +177,9 @@ fs::path ProofManager::proof_path(std::uint32_t file) const {
 }
 
 bool ProofManager::exists(const fs::path& dir) {
+    // A link (dangling or not) counts: open() then refuses it rather than create() replacing it.
     std::error_code ec;
-    return fs::exists(dir / "tree", ec);
+    return fs::symlink_status(dir / "tree", ec).type() != fs::file_type::not_found;
 }
 
 ProofManager ProofManager::create(const fs::path& dir, ProofTree tree) {
@@ -118,8 +189,7 @@ ProofManager ProofManager::create(const fs::path& dir, ProofTree tree) {
                                  "give another directory)");
     }
     std::error_code ec;
-    fs::create_directories(dir / "proofs", ec);
-    if (ec) throw std::runtime_error(dir.string() + ": cannot create: " + ec.message());
+    make_proofs_folder(dir);
     process::DirectoryLock lock = lock_directory(dir);
     if (!fs::is_empty(dir / "proofs", ec)) {
         throw std::runtime_error((dir / "proofs").string() +
@@ -133,20 +203,24 @@ ProofManager ProofManager::create(const fs::path& dir, ProofTree tree) {
 
 ProofManager ProofManager::open(const fs::path& dir) {
     if (!exists(dir)) throw std::runtime_error(dir.string() + ": holds no proof tree");
-    std::error_code ec;
-    fs::create_directories(dir / "proofs", ec);
-    if (ec) throw std::runtime_error(dir.string() + "/proofs: cannot create: " + ec.message());
+    make_proofs_folder(dir);
     process::DirectoryLock lock = lock_directory(dir);
-    // Temporary files of a run that was killed (SIGKILL, a power cut) before it renamed them.
-    process::remove_stale_temporaries_in(dir);
+    // Temporary files of a run that was killed (SIGKILL, a power cut) before it renamed them;
+    // never through a link: `proofs` is no link (refused above), and `dir`, as it was named, is
+    // resolved first.
+    std::error_code ec;
+    const fs::path resolved = fs::canonical(dir, ec);
+    process::remove_stale_temporaries_in(ec ? dir : resolved);
     process::remove_stale_temporaries_in(dir / "proofs");
     ProofManager m(dir, ProofTree::load(dir / "tree"), std::move(lock));
     // A proof file the tree names that is gone (a copy without proofs/, a file removed): the
     // positions it proved are open again, and what the tree decided from them is undone.
     m.reopened_ = m.tree_.forget_proofs([&](std::uint32_t f) {
+        refuse_link(m.proof_path(f));
         std::error_code e;
         return !fs::is_regular_file(m.proof_path(f), e);
     });
+    check_proof_files(m.tree_, [&](std::uint32_t f) { return m.proof_path(f); });
     return m;
 }
 
@@ -156,6 +230,8 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         throw std::invalid_argument("proof manager: at least one worker");
     if (o.leaf_nodes < 1) throw std::invalid_argument("proof manager: leaf budget of 0 nodes");
     if (o.leaf_retries < 0) throw std::invalid_argument("proof manager: negative leaf retries");
+    if (!(o.stop_grace_seconds >= 0))
+        throw std::invalid_argument("proof manager: negative stop grace");
     tree_.set_leaf_search(
         {o.leaf_nodes, o.search.algorithm == ProofAlgorithm::DfPn, o.leaf_retries});
     using clock = std::chrono::steady_clock;
@@ -209,8 +285,9 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
         ++changes;
         if (!r.win && (halt.load() || r.children.values.empty())) {
             // Stopped (an undecided leaf has moves, so a result without its children's values
-            // was stopped): the leaf is given back unsearched.
-            tree_.release(leaf);
+            // was stopped): the leaf is given back undecided, the nodes its search took
+            // counted in this run and in the tree's total.
+            tree_.release(leaf, r.nodes);
             report.nodes += r.nodes;
             return;
         }
@@ -326,11 +403,14 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     std::vector<std::optional<std::pair<std::uint32_t, std::uint32_t>>> remote_job(
         static_cast<std::size_t>(remotes));
     std::vector<bool> stop_sent(static_cast<std::size_t>(remotes), false);
+    std::vector<double> stop_sent_at(static_cast<std::size_t>(remotes), 0);
+    std::vector<bool> lost(static_cast<std::size_t>(remotes), false);  // given up: no answer
     auto remote_busy = [&] {
         return std::any_of(remote_job.begin(), remote_job.end(),
                            [](const auto& j) { return j.has_value(); });
     };
     double last_save = 0, last_progress = 0, accounted = 0;
+    double remote_cpu = 0;                         // CPU seconds of the remote workers' searches
     std::uint64_t saved_leaves = 0;                // leaves merged when the tree was last saved
     std::uint64_t no_leaf_at = ~std::uint64_t{0};  // `changes` when no leaf was free for a remote
     {
@@ -341,7 +421,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                 try {
                     for (int w = 0; w < remotes && no_leaf_at != changes; ++w) {
                         auto& job = remote_job[static_cast<std::size_t>(w)];
-                        if (job) continue;
+                        if (job || lost[static_cast<std::size_t>(w)]) continue;
                         job = take();
                         if (!job) {
                             no_leaf_at = changes;  // none until a result or a leaf given back
@@ -353,6 +433,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                     }
                     while (auto got = o.remote->poll()) {
                         auto& job = remote_job.at(static_cast<std::size_t>(got->first));
+                        if (lost[static_cast<std::size_t>(got->first)]) continue;  // too late
                         if (!job)
                             throw std::runtime_error("proof manager: a result from an idle worker");
                         const auto [leaf, file] = *job;
@@ -366,6 +447,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                             throw;
                         }
                         lock.lock();
+                        remote_cpu += got->second.cpu_seconds;
                         merge(leaf, file, got->second);
                         active = true;
                     }
@@ -375,6 +457,16 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
                             if (remote_job[i] && !stop_sent[i]) {
                                 o.remote->stop(w);
                                 stop_sent[i] = true;
+                                stop_sent_at[i] = elapsed();
+                            } else if (remote_job[i] &&
+                                       elapsed() - stop_sent_at[i] > o.stop_grace_seconds) {
+                                // No answer within the grace: the leaf is given back and the
+                                // worker given up, so that a frozen rank cannot hold the run.
+                                tree_.release(remote_job[i]->first);
+                                remote_job[i].reset();
+                                lost[i] = true;
+                                ++report.lost_workers;
+                                ++changes;
                             }
                         }
                     }
@@ -434,7 +526,7 @@ ManagerReport ProofManager::run(const ManagerOptions& o) {
     for (std::thread& t : threads)
         t.join();
     report.seconds = elapsed();
-    report.cpu_seconds = process::cpu_seconds() - cpu_start;
+    report.cpu_seconds = process::cpu_seconds() - cpu_start + remote_cpu;
     tree_.add_seconds(report.seconds - accounted);
     tree_.save(tree_path());
     ++report.saves;
@@ -458,6 +550,11 @@ Certificate ProofManager::certificate(std::string generator) const {
         entries.insert(e.key, e.move);
     const ProofGame& g = tree_.game();
     for (const std::uint32_t f : proof.files) {
+        try {
+            refuse_link(proof_path(f));
+        } catch (const std::runtime_error& e) {
+            throw CertificateError(e.what());
+        }
         const Certificate c = read_certificate(proof_path(f));
         if (!(c.board == g.board()) || c.jumps_only != g.jumps_only() ||
             !(c.opening == g.opening())) {

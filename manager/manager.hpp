@@ -30,6 +30,9 @@ struct LeafResult {
     /// Undecided: what the worker's transposition table knows of the leaf's children.
     LeafChildren children;
     std::uint64_t nodes = 0;  ///< nodes the search visited
+    /// CPU seconds of the search where it ran elsewhere (a worker rank: RemoteWorkers), added
+    /// to the run's; 0 for a worker thread, whose CPU is this process's.
+    double cpu_seconds = 0;
     /// The certificate of the leaf (decided) or of its children known (undecided); nullopt
     /// when there is nothing proven to certify (or the search was stopped).
     std::optional<Certificate> proof;
@@ -107,6 +110,10 @@ struct ManagerOptions {
     double checkpoint_seconds = 60;
     /// Set from another thread or a signal handler: the run stops as at max_seconds.
     const std::atomic<bool>* stop = nullptr;
+    /// Seconds a remote worker asked to stop (the run stopping) has to answer; one that has not
+    /// (a frozen or lost rank) is given up: its leaf is given back unsearched, the run ends
+    /// without it (ManagerReport::lost_workers), and the tree is saved.
+    double stop_grace_seconds = 10;
 };
 
 /// What the progress callback sees.
@@ -121,17 +128,22 @@ struct ManagerProgress {
 
 /// What a run did.
 struct ManagerReport {
-    bool done = false;              ///< every root decided
-    std::uint64_t nodes = 0;        ///< nodes searched in this run
-    std::uint64_t decided = 0;      ///< leaves decided in this run
-    std::uint64_t expanded = 0;     ///< leaves left undecided and expanded in this run
-    std::uint64_t retried = 0;      ///< leaves left undecided and kept for a larger search
-    std::uint64_t saves = 0;        ///< times the tree was saved
-    double seconds = 0;             ///< wall time of this run
-    double cpu_seconds = 0;         ///< CPU time of this process during the run
+    bool done = false;           ///< every root decided
+    std::uint64_t nodes = 0;     ///< nodes searched in this run
+    std::uint64_t decided = 0;   ///< leaves decided in this run
+    std::uint64_t expanded = 0;  ///< leaves left undecided and expanded in this run
+    std::uint64_t retried = 0;   ///< leaves left undecided and kept for a larger search
+    std::uint64_t saves = 0;     ///< times the tree was saved
+    double seconds = 0;          ///< wall time of this run
+    /// CPU time of this process during the run and of the searches of its workers elsewhere
+    /// (LeafResult::cpu_seconds: every rank's, under MPI).
+    double cpu_seconds = 0;
     TreeStats tree;                 ///< the tree at the end
     std::uint64_t tree_bytes = 0;   ///< bytes of the saved tree
     std::uint64_t proof_bytes = 0;  ///< bytes of the proof files
+    /// Remote workers that did not answer a stop within ManagerOptions::stop_grace_seconds
+    /// (given up: the caller should end them, e.g. MPI_Abort once the tree is saved).
+    int lost_workers = 0;
 };
 
 /// A proof manager over a work directory: `tree` (the saved ProofTree), `proofs/` (the
@@ -145,8 +157,11 @@ class ProofManager {
     /// Throws std::runtime_error when another manager holds the directory.
     static ProofManager create(const std::filesystem::path& dir, ProofTree tree);
     /// Opens a work directory create() started (std::runtime_error naming what is missing or
-    /// damaged, from ProofTree::load; or that another manager holds it). The positions whose
-    /// proof file is missing are open again (reopened() counts them).
+    /// damaged, from ProofTree::load; a link at `lock`, `tree`, `proofs` or a proof file; or
+    /// that another manager holds it). The positions whose proof file is missing are open again
+    /// (reopened() counts them); every proof file present is checked (a certificate's first line
+    /// and checksum): a damaged one is a std::runtime_error naming it and saying that removing
+    /// it reopens its positions.
     static ProofManager open(const std::filesystem::path& dir);
     /// Positions open again because their proof file was missing when the directory was opened.
     std::uint64_t reopened() const { return reopened_; }

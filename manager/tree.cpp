@@ -1,7 +1,5 @@
 #include "manager/tree.hpp"
 
-#include <xxhash.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -35,6 +33,9 @@ constexpr std::size_t kRecordBytes = 32;
 /// The largest tree file read: 2^31 nodes of 32 bytes, far past what a run builds (a tree
 /// grows by one node per few million nodes searched).
 constexpr std::uint64_t kMaxTreeBytes = std::uint64_t{64} << 30;
+/// The most bytes of a tree's header (its root lines: some 100 bytes a root), and the size of a
+/// tree checksummed before its header is read.
+constexpr std::size_t kMaxTreeHeader = std::size_t{16} << 20;
 
 void put64(std::string& out, std::uint64_t v) {
     for (int i = 0; i < 8; ++i)
@@ -293,8 +294,10 @@ void ProofTree::retry(std::uint32_t i, std::uint64_t work) {
     ++nodes_[i].tries;
 }
 
-void ProofTree::release(std::uint32_t i) {
+void ProofTree::release(std::uint32_t i, std::uint64_t work) {
     nodes_[i].busy = false;
+    nodes_[i].work += work;
+    total_nodes_ += work;
 }
 
 ProofTree::Proof ProofTree::proof() const {
@@ -348,6 +351,11 @@ void ProofTree::save(const std::filesystem::path& path) const {
       << fmt::format("seconds {:.3f}\n", total_seconds_) << "end\n";
     std::string body;
     body.reserve(nodes_.size() * kRecordBytes);
+    if (h.str().size() > kMaxTreeHeader) {
+        throw std::length_error(fmt::format(
+            "proof tree: a header of {} bytes (its roots), more than the {} a tree is read with",
+            h.str().size(), kMaxTreeHeader));
+    }
     for (const TreeNode& n : nodes_) {
         put64(body, n.key.occ);
         put64(body, n.work);
@@ -364,18 +372,29 @@ void ProofTree::save(const std::filesystem::path& path) const {
 
 ProofTree ProofTree::load(const std::filesystem::path& path) {
     const std::string name = path.string();
-    const std::string bytes = process::read_regular_file(path, kMaxTreeBytes);
     auto bad = [&](const std::string& why) { return std::runtime_error(name + ": " + why); };
-    if (bytes.compare(0, std::strlen(kMagic) + 1, std::string(kMagic) + "\n") != 0)
+    const std::string damaged = "the tree cannot be used; start again or use a copy";
+    // The header first, then the file's size against it, then the body: a file of gigabytes
+    // behind a valid first line is refused without reading it. A link is not followed (a work
+    // directory's tree is its own file).
+    process::ChecksummedFile file(path, kMaxTreeBytes, process::Links::Refuse);
+    const std::string magic = std::string(kMagic) + "\n";
+    std::string first(static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), magic.size())),
+                      '\0');
+    file.read(0, first.size(), first.data());
+    if (first != magic)
         throw bad("not a konane proof tree (no '" + std::string(kMagic) + "' line)");
-    if (bytes.size() < 8) throw bad("truncated");
-    const std::size_t body_end = bytes.size() - 8;
-    if (XXH64(bytes.data(), body_end, 0) != get64(bytes.data() + body_end))
-        throw bad(
-            "damaged (checksum mismatch): the tree cannot be used; start again or use a copy");
-    const std::size_t end = bytes.find("\nend\n");
-    if (end == std::string::npos || end > body_end) throw bad("no 'end' line in the header");
-    std::istringstream h(bytes.substr(0, end + 1));
+    if (file.size() < magic.size() + 8) throw bad("truncated: " + damaged);
+    // A file small enough is checksummed before anything else, so that a damaged byte is
+    // reported as damage, not as the header field it happens to hit.
+    if (file.size() <= kMaxTreeHeader && !file.checksum_matches())
+        throw bad("damaged (checksum mismatch): " + damaged);
+    const std::optional<std::string> header = file.header(kMaxTreeHeader);
+    if (!header) {
+        throw bad(fmt::format("damaged: no 'end' line in its first {} bytes (the header): {}",
+                              std::min<std::uint64_t>(file.size(), kMaxTreeHeader), damaged));
+    }
+    std::istringstream h(header->substr(0, header->size() - 4));
     std::string line;
     std::getline(h, line);
     std::optional<Board> board;
@@ -438,10 +457,12 @@ ProofTree ProofTree::load(const std::filesystem::path& path) {
     if (game != "jumps" && game != "jumps-only") throw bad("unknown game '" + game + "'");
     if (kind != "openings" && kind != "positions") throw bad("unknown kind '" + kind + "'");
     if (files > std::numeric_limits<std::uint32_t>::max()) throw bad("proof-files out of range");
-    const std::size_t data = end + 5;
-    if (count > (body_end - data) / kRecordBytes || data + count * kRecordBytes != body_end)
-        throw bad(fmt::format("{} nodes do not fill the {} bytes after the header", count,
-                              body_end - data));
+    const std::uint64_t data = header->size(), body_bytes = file.size() - 8 - data;
+    if (count > body_bytes / kRecordBytes || count * kRecordBytes != body_bytes)
+        throw bad(fmt::format("damaged: {} nodes do not fill the {} bytes after the header: {}",
+                              count, body_bytes, damaged));
+    const auto [bytes, checksum_ok] = file.body(data);
+    if (!checksum_ok) throw bad("damaged (checksum mismatch): " + damaged);
     Opening o;
     try {
         o = parse_opening_tag(*board, opening);
@@ -458,7 +479,7 @@ ProofTree ProofTree::load(const std::filesystem::path& path) {
     const std::uint64_t board_mask =
         board->squares() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << board->squares()) - 1;
     for (std::uint64_t i = 0; i < count; ++i) {
-        const char* r = bytes.data() + data + i * kRecordBytes;
+        const char* r = bytes.data() + i * kRecordBytes;
         TreeNode n;
         n.key.occ = get64(r);
         n.work = get64(r + 8);

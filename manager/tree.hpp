@@ -119,8 +119,9 @@ class ProofTree {
     /// Leaf i left undecided after `work` nodes, kept as a leaf to be searched again with a
     /// larger budget (ManagerOptions::leaf_retries): its tries counted, not expanded.
     void retry(std::uint32_t i, std::uint64_t work);
-    /// Leaf i given back unsearched (the run stops).
-    void release(std::uint32_t i);
+    /// Leaf i given back undecided (the run stops), after `work` nodes of a search that was
+    /// stopped (counted in its work and the tree's total; 0: not searched).
+    void release(std::uint32_t i, std::uint64_t work = 0);
 
     /// A new proof file number (1, 2, ...; saved with the tree).
     std::uint32_t next_proof_file() { return ++proof_files_; }

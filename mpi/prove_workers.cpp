@@ -2,9 +2,12 @@
 
 #include <mpi.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -28,6 +31,13 @@ constexpr int kStop = 12;    ///< 0 -> w: u64 search thread: stop the leaf it se
 constexpr int kQuit = 13;    ///< 0 -> w: end (empty)
 constexpr int kResult = 14;  ///< w -> 0: u32 search thread, then a LeafResult (encode_result)
 constexpr int kSetupWords = 8;
+
+/// CPU seconds of the calling thread (a leaf's search: summed on rank 0 with every rank's).
+double thread_cpu_seconds() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 void put(std::string& out, std::uint64_t v, int bytes) {
     for (int i = 0; i < bytes; ++i)
@@ -53,7 +63,8 @@ struct Reader {
 /// A LeafResult as bytes: decided (1), win (1), nodes (8); the children's values (4: count, then
 /// 1 each: 0 unknown, 1 lost, 2 won for the child's side to move); the proof's roots (4: count,
 /// then occupancy 8, side 1, winner 1) and entries (8: count, then occupancy 8, key tag 1,
-/// move 1). A result without a proof has no roots and no entries.
+/// move 1); the search's CPU seconds (8: the bits of a double). A result without a proof has no
+/// roots and no entries.
 std::string encode_result(const LeafResult& r) {
     std::string out;
     put(out, r.win ? 1 : 0, 1);
@@ -79,7 +90,16 @@ std::string encode_result(const LeafResult& r) {
             put(out, move, 1);
         });
     }
+    put(out, std::bit_cast<std::uint64_t>(r.cpu_seconds), 8);
     return out;
+}
+
+/// The CPU seconds that end a result: a finite number of at least 0, else a malformed result.
+double cpu_of(Reader& rd) {
+    const double v = std::bit_cast<double>(rd.get(8));
+    if (!(v >= 0 && v < 1e12))
+        throw std::runtime_error("konane prove: a worker's result is malformed");
+    return v;
 }
 
 LeafResult decode_result(const std::string& in, const ProofGame& g, int rank) {
@@ -96,7 +116,11 @@ LeafResult decode_result(const std::string& in, const ProofGame& g, int rank) {
         r.children.values.push_back(v == 0 ? std::nullopt : std::optional<bool>(v == 2));
     }
     const std::uint64_t roots = rd.get(4);
-    if (roots == 0) return r;
+    if (roots == 0) {
+        rd.get(8);  // no entries
+        r.cpu_seconds = cpu_of(rd);
+        return r;
+    }
     Certificate c;
     c.board = g.board();
     c.opening = g.opening();
@@ -124,6 +148,7 @@ LeafResult decode_result(const std::string& in, const ProofGame& g, int rank) {
     }
     c.entries = PackedKeys::from_vector(list);
     r.proof = std::move(c);
+    r.cpu_seconds = cpu_of(rd);
     return r;
 }
 
@@ -225,7 +250,9 @@ void run_prove_worker() {
                 ProofKey key;
                 key.occ = job[0];
                 key.tag = static_cast<std::uint8_t>(job[1]);
-                const LeafResult r = solve_leaf(*search, g, key, job[2], slot.stop);
+                const double cpu_start = thread_cpu_seconds();
+                LeafResult r = solve_leaf(*search, g, key, job[2], slot.stop);
+                r.cpu_seconds = thread_cpu_seconds() - cpu_start;
                 std::string bytes;
                 put(bytes, static_cast<std::uint64_t>(i), 4);
                 bytes += encode_result(r);

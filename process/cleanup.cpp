@@ -1,5 +1,6 @@
 #include "process/cleanup.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -123,27 +124,38 @@ std::filesystem::path temporary_path(const std::filesystem::path& final_path,
 }
 
 namespace {
-// Removes the files of `dir` whose name `ours` accepts and that no process holds locked.
+// Removes the files of `dir` whose name `ours` accepts and that no process holds locked. Each
+// file is opened and removed relative to the directory opened once, never through a link at its
+// own name; with `follow_dir` false, a link at `dir` itself is not followed either (nothing is
+// removed).
 template <class Ours>
 std::vector<std::filesystem::path> remove_unlocked(const std::filesystem::path& dir,
-                                                   const Ours& ours) {
+                                                   const Ours& ours, bool follow_dir) {
     namespace fs = std::filesystem;
     std::vector<fs::path> removed;
     const fs::path at = dir.empty() ? fs::path(".") : dir;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(at, ec)) {
-        const std::string name = e.path().filename().string();
+    const int dfd =
+        ::open(at.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow_dir ? 0 : O_NOFOLLOW));
+    if (dfd < 0) return removed;
+    DIR* d = ::fdopendir(dfd);
+    if (d == nullptr) {
+        ::close(dfd);
+        return removed;
+    }
+    while (const dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
         if (!ours(name)) continue;
-        const int fd = ::open(e.path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        const int fd = ::openat(dfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0) continue;
         struct stat st {};
         // A live writer holds its lock: only a file nobody holds is stale.
         if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-            ::unlink(e.path().c_str()) == 0) {
+            ::unlinkat(dfd, name.c_str(), 0) == 0) {
             removed.push_back(dir / name);
         }
         ::close(fd);
     }
+    ::closedir(d);
     return removed;
 }
 
@@ -157,17 +169,23 @@ bool hex_suffix_at(const std::string& name, std::size_t at) {
 std::vector<std::filesystem::path> remove_stale_temporaries(
     const std::filesystem::path& final_path) {
     const std::string stem = temporary_stem(final_path);
-    return remove_unlocked(final_path.parent_path(), [&](const std::string& name) {
-        return name.compare(0, stem.size(), stem) == 0 && hex_suffix_at(name, stem.size());
-    });
+    return remove_unlocked(
+        final_path.parent_path(),
+        [&](const std::string& name) {
+            return name.compare(0, stem.size(), stem) == 0 && hex_suffix_at(name, stem.size());
+        },
+        true);
 }
 
 std::vector<std::filesystem::path> remove_stale_temporaries_in(const std::filesystem::path& dir) {
-    return remove_unlocked(dir, [](const std::string& name) {
-        const std::size_t at = name.size() >= kSuffixHex + 5 ? name.size() - kSuffixHex - 5 : 0;
-        return name.size() > kSuffixHex + 5 && name.compare(at, 5, ".tmp.") == 0 &&
-               hex_suffix_at(name, at + 5);
-    });
+    return remove_unlocked(
+        dir,
+        [](const std::string& name) {
+            const std::size_t at = name.size() >= kSuffixHex + 5 ? name.size() - kSuffixHex - 5 : 0;
+            return name.size() > kSuffixHex + 5 && name.compare(at, 5, ".tmp.") == 0 &&
+                   hex_suffix_at(name, at + 5);
+        },
+        false);
 }
 
 }  // namespace konane::process

@@ -48,7 +48,9 @@ std::vector<std::filesystem::path> remove_stale_temporaries(
     const std::filesystem::path& final_path);
 
 /// remove_stale_temporaries() for every file of directory `dir` ("*.tmp.<16 hex digits>"), for a
-/// directory that holds only the process's own files (a work directory).
+/// directory that holds only the process's own files (a work directory). Never removes through
+/// a link: a link at `dir` itself is not followed (nothing is removed; resolve it first where
+/// the caller was given it), nor one at a file's name.
 std::vector<std::filesystem::path> remove_stale_temporaries_in(const std::filesystem::path& dir);
 
 }  // namespace konane::process

@@ -14,8 +14,10 @@ class DirectoryLock {
   public:
     /// The lock of `dir` (its file `lock` created with mode 0644 less the umask when missing),
     /// or nullopt when another process (or another DirectoryLock of this one) holds it.
+    /// A link at `lock` is not followed (it would create or lock a file elsewhere): refused.
     /// @throws std::system_error with the errno of open(2) when the file cannot be opened (a
-    ///         directory that is missing or not writable).
+    ///         directory that is missing or not writable; ELOOP, "<dir>/lock is a symbolic
+    ///         link, not followed (remove it)", for a link).
     static std::optional<DirectoryLock> try_take(const std::filesystem::path& dir);
 
     DirectoryLock(DirectoryLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }

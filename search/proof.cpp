@@ -263,32 +263,31 @@ std::uint64_t ProofSearch::save_proven(const std::filesystem::path& path,
 
 std::uint64_t ProofSearch::load_proven(const std::filesystem::path& path) {
     // At most what save_proven() writes from a table of this size (its header is far under
-    // 4 KiB): a link to a device, a pipe or a file of another size is refused before reading.
-    const std::uint64_t most = 4096 + (table_size_ / sizeof(Entry)) * kProvenRecord + 8;
-    const std::string bytes = process::read_regular_file(
-        path, most,
+    // 4 KiB): a link to a device, a pipe or a file of another size is refused before reading,
+    // and the header is checked against the file's size before the records are read.
+    constexpr std::size_t kMaxHeader = 4096;
+    const std::uint64_t most = kMaxHeader + (table_size_ / sizeof(Entry)) * kProvenRecord + 8;
+    process::ChecksummedFile file(
+        path, most, process::Links::Refuse,
         "not a checkpoint of a search with this much memory (give the memory of the search "
         "that wrote it, or remove the work directory)");
-    const std::string end = "\nend\n";
-    const std::size_t at = bytes.find(end);
-    if (at == std::string::npos || bytes.size() < at + end.size() + 8) {
-        throw std::runtime_error(path.string() + ": not a proven-positions checkpoint");
-    }
-    const std::size_t body = at + end.size();
-    std::uint64_t stored = 0;
-    for (int k = 0; k < 8; ++k)
-        stored |= std::uint64_t{static_cast<unsigned char>(bytes[bytes.size() - 8 + k])} << (8 * k);
-    if (XXH64(bytes.data(), bytes.size() - 8, 0) != stored) {
+    const std::optional<std::string> head = file.header(kMaxHeader);
+    if (!head) throw std::runtime_error(path.string() + ": not a proven-positions checkpoint");
+    const std::size_t body = head->size();
+    const std::uint64_t body_bytes = file.size() - 8 - body;
+    const std::size_t records = static_cast<std::size_t>(body_bytes / kProvenRecord);
+    const bool fits =
+        body_bytes % kProvenRecord == 0 && *head == proven_header(board_, options_, records);
+    const auto [bytes, checksum_ok] = file.body(body);
+    if (!checksum_ok) {
         throw std::runtime_error(path.string() + ": checksum mismatch: the checkpoint is damaged");
     }
-    const std::size_t records = (bytes.size() - 8 - body) / kProvenRecord;
-    if ((bytes.size() - 8 - body) % kProvenRecord != 0 ||
-        bytes.substr(0, body) != proven_header(board_, options_, records)) {
+    if (!fits) {
         throw std::runtime_error(path.string() +
                                  ": a checkpoint of another board, ruleset or game, or damaged");
     }
     for (std::size_t i = 0; i < records; ++i) {
-        const char* r = bytes.data() + body + i * kProvenRecord;
+        const char* r = bytes.data() + i * kProvenRecord;
         std::uint64_t occ = 0;
         for (int k = 0; k < 8; ++k)
             occ |= std::uint64_t{static_cast<unsigned char>(r[k])} << (8 * k);

@@ -675,7 +675,9 @@ TEST_CASE("cli: a work directory's files are read only as regular files of bound
                 run("openings --search --board 4x4 -q --memory 4M --work " + quote(work.string()),
                     "timeout 60");
             CHECK(r.code == 1);
-            CHECK_THAT(r.out, Catch::Contains((work / file).string() + ": " + c.says));
+            // A link in a work directory is not followed (here, to /dev/zero).
+            CHECK_THAT(r.out, Catch::Contains((work / file).string() + ": " +
+                                              (c.name == "zero" ? "a symbolic link" : c.says)));
             CHECK(lines(r.out) == 1);
         }
     }

@@ -1,9 +1,14 @@
 // `konane prove` (the proof manager): a board's verdict with a certificate `check-proof`
 // verifies; a run killed (SIGKILL) at random points and resumed, also from a copy of its work
 // directory, reaches the same verdict; bad usage gets a clear error.
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
+
+#include <xxhash.h>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -65,6 +70,22 @@ TEST_CASE("cli: prove decides a board and its certificate checks", "[cli][manage
     CHECK(again["resumed"] == true);
     CHECK(again["run"]["nodes"] == 0);
     CHECK(again["board_winner"] == j["board_winner"]);
+    // Its verdict is checked only where the certificate was built and checked: said so.
+    CHECK(j["checked"] == true);
+    CHECK(again["checked"] == false);
+    const Run text = run("prove --work " + work + " -q");
+    CHECK(text.code == 0);
+    CHECK_THAT(text.out, Catch::Contains("every root decided (unchecked: no certificate built)"));
+    CHECK_THAT(text.out, Catch::Contains("wins (unchecked: no certificate built)"));
+    const Run unchecked = run("prove --work " + work + " -q --no-check --certificate " +
+                              quote((dir / "again.proof").string()));
+    CHECK_THAT(unchecked.out,
+               Catch::Contains("(unchecked: the certificate was written unchecked)"));
+    const Run checked = run("prove --work " + work + " -q --certificate " +
+                            quote((dir / "checked.proof").string()));
+    CHECK_THAT(checked.out,
+               Catch::Contains("every root decided (checked: the certificate's check passed)"));
+    CHECK_THAT(checked.out, !Catch::Contains("unchecked"));
 }
 
 TEST_CASE("cli: prove killed at random points resumes to the same verdict", "[cli][manager]") {
@@ -169,12 +190,72 @@ TEST_CASE("cli: prove refuses what it cannot do, naming the problem", "[cli][man
     CHECK(r.code == 0);
 }
 
+TEST_CASE("cli: a forged tree's verdict is marked unchecked and its certificate is refused",
+          "[cli][manager]") {
+    TempDir dir("cli-prove-forged");
+    const fs::path work = dir / "w";
+    // Leaves of 10^6 nodes: every root of 4x4 is decided by a worker (a proof file each), none
+    // expanded, so the tree's loader takes any value for them.
+    const json honest = parse_json(run("prove --board 4x4 --work " + quote(work.string()) +
+                                       " --leaf-nodes 1000000 --json -q 2>/dev/null"));
+    REQUIRE(honest["done"] == true);
+    REQUIRE(honest["tree"]["expanded"] == 0);
+    // Every root's value flipped, the checksum resealed (as a forger would).
+    std::string bytes;
+    {
+        std::ifstream in(work / "tree", std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::size_t body = bytes.find("\nend\n") + 5, records = (bytes.size() - 8 - body) / 32;
+    for (std::size_t i = 0; i < records; ++i) {
+        char& state = bytes[body + i * 32 + 25];
+        state = static_cast<char>(state == 1 ? 2 : state == 2 ? 1 : state);
+    }
+    const std::uint64_t sum = XXH64(bytes.data(), bytes.size() - 8, 0);
+    for (int k = 0; k < 8; ++k)
+        bytes[bytes.size() - 8 + static_cast<std::size_t>(k)] = static_cast<char>(sum >> (8 * k));
+    std::ofstream(work / "tree", std::ios::binary | std::ios::trunc) << bytes;
+    // The forged verdict is printed, marked unchecked.
+    const json forged = parse_json(run("prove --work " + quote(work.string()) + " --json -q"));
+    CHECK(forged["done"] == true);
+    CHECK(forged["checked"] == false);
+    CHECK(forged["roots"] != honest["roots"]);
+    // Its certificate fails the check: no file, an error.
+    const fs::path cert = dir / "forged.proof";
+    const Run r =
+        run("prove --work " + quote(work.string()) + " -q --certificate " + quote(cert.string()));
+    CHECK(r.code != 0);
+    CHECK_FALSE(fs::exists(cert));
+}
+
+TEST_CASE("cli: prove refuses a tree file of gigabytes at once, naming the file",
+          "[cli][manager]") {
+    TempDir dir("cli-prove-sparse");
+    const fs::path work = dir / "w";
+    REQUIRE(run("prove --board 4x4 --work " + quote(work.string()) + " --max-nodes 1 -q").code ==
+            0);
+    // The magic line, then a hole of 6 GiB: refused from its header, under a memory limit far
+    // below the file's size, with a message about the file (not "give a smaller --memory").
+    std::ofstream(work / "tree", std::ios::binary | std::ios::trunc) << "konane proof tree 1\n";
+    fs::resize_file(work / "tree", std::uintmax_t{6} << 30);
+    const auto start = std::chrono::steady_clock::now();
+    const Run r = run("prove --work " + quote(work.string()) + " -q", "ulimit -v 2000000;");
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, Catch::Contains((work / "tree").string() + ": damaged: no 'end' line"));
+    CHECK_THAT(r.out, !Catch::Contains("memory"));
+}
+
 TEST_CASE("cli: a resumed prove searches its leaves as the tree's last run did unless told",
           "[cli][manager]") {
     TempDir dir("cli-prove-resume-search");
     const std::string work = quote((dir / "w").string());
     auto leaf_search = [&](const std::string& extra) {
-        const json j = parse_json(run("prove --work " + work + " --max-nodes 1 --json -q" + extra));
+        const Run r = run("prove --work " + work + " --max-nodes 1 --json -q" + extra);
+        INFO(r.out);
+        REQUIRE(r.code == 0);
+        // The JSON after the note a change of the leaf search makes (stderr, merged here).
+        const json j = json::parse(r.out.substr(r.out.find('{')));
         return std::pair{j["run"]["leaf_nodes"].get<std::uint64_t>(),
                          j["run"]["search"].get<std::string>()};
     };
@@ -186,6 +267,24 @@ TEST_CASE("cli: a resumed prove searches its leaves as the tree's last run did u
           std::pair<std::uint64_t, std::string>{3000, "proof alpha-beta"});
     CHECK(leaf_search("") == std::pair<std::uint64_t, std::string>{3000, "proof alpha-beta"});
     CHECK(leaf_search(" --dfpn") == std::pair<std::uint64_t, std::string>{3000, "df-pn"});
+    // A change the command makes is said, even with -q.
+    const Run changed = run("prove --work " + work + " --max-nodes 1 -q --leaf-nodes 5000");
+    CHECK(changed.code == 0);
+    CHECK_THAT(changed.out, Catch::Contains("was searched with leaves of 3000 nodes by df-pn") &&
+                                Catch::Contains("takes leaves of 5000 nodes by df-pn"));
+    const Run same = run("prove --work " + work + " --max-nodes 1 -q");
+    CHECK(same.code == 0);
+    CHECK_THAT(same.out, !Catch::Contains("note:"));
+    // A tree grown by an older konane records no leaf search: the budget is asked for, not
+    // taken from the default (the 8x8 tree of docs/proofs/trees was grown with 2*10^7).
+    const fs::path old = fs::path(KONANE_PROOFS_DIR) / "trees" / "8x8-a8b8";
+    const fs::path copy = dir / "8x8";
+    fs::create_directories(copy);
+    fs::copy_file(old / "tree", copy / "tree");
+    const Run refused = run("prove --work " + quote(copy.string()) + " --max-nodes 1 -q");
+    CHECK(refused.code == 2);
+    CHECK_THAT(refused.out,
+               Catch::Contains("records no leaf search") && Catch::Contains("give --leaf-nodes"));
 }
 
 TEST_CASE("cli: prove's output escapes file names and stays valid JSON", "[cli][manager]") {

@@ -5,6 +5,7 @@
 // do (each with its own table or sharing one); a damaged or foreign tree file is refused.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -262,6 +263,27 @@ TEST_CASE("proof manager: a stop flag ends the run at once, the tree resumable",
     CHECK_THROWS_AS(again.certificate("x"), std::logic_error);
 }
 
+TEST_CASE("proof manager: the nodes of leaves stopped mid-search are counted in the tree",
+          "[manager]") {
+    const Board b = Board::make(6, 6);
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    TempDir dir("manager-stopped-nodes");
+    std::uint64_t total = 0;
+    {
+        ProofManager m = ProofManager::create(
+            dir / "w",
+            ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+        ManagerOptions o = small_options(Ruleset::Brainking, 1'000'000'000, 2);
+        o.max_seconds = 0.5;  // stops both leaves mid-search
+        const ManagerReport rep = m.run(o);
+        REQUIRE_FALSE(rep.done);
+        CHECK(rep.nodes > 0);
+        CHECK(m.tree().total_nodes() == rep.nodes);
+        total = m.tree().total_nodes();
+    }
+    CHECK(ProofManager::open(dir / "w").tree().total_nodes() == total);  // saved with the tree
+}
+
 TEST_CASE("proof manager: a damaged, truncated or foreign tree file is refused", "[manager]") {
     const Board b = Board::make(4, 5);
     TempDir dir("manager-damaged");
@@ -302,6 +324,135 @@ TEST_CASE("proof manager: a damaged, truncated or foreign tree file is refused",
     CHECK_THROWS_WITH(ProofManager::open(dir / "none"), Catch::Contains("holds no proof tree"));
 }
 
+TEST_CASE(
+    "proof manager: a tree or checkpoint of gigabytes behind its first line is refused "
+    "before its body is read",
+    "[manager]") {
+    const Board b = Board::make(4, 4);
+    TempDir dir("manager-sparse");
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    ProofManager::create(dir / "w", ProofTree(b, Opening(Ruleset::Brainking), false,
+                                              CertificateKind::Openings, roots));
+    const fs::path tree = dir / "w" / "tree";
+    std::string bytes;
+    {
+        std::ifstream in(tree, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::uintmax_t huge = std::uintmax_t{6} << 30;
+    auto refused_fast = [&](const std::string& says) {
+        const auto start = std::chrono::steady_clock::now();
+        CHECK_THROWS_WITH(ProofManager::open(dir / "w"),
+                          Catch::Contains(tree.string() + ": damaged") && Catch::Contains(says) &&
+                              !Catch::Contains("memory"));
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    };
+    // The magic line, then a hole of 6 GiB: no header.
+    std::ofstream(tree, std::ios::binary | std::ios::trunc) << "konane proof tree 1\n";
+    fs::resize_file(tree, huge);
+    refused_fast("no 'end' line in its first");
+    // A whole header, then a hole: the size is not what the header's node count gives.
+    const std::size_t end = bytes.find("\nend\n") + 5;
+    std::ofstream(tree, std::ios::binary | std::ios::trunc) << bytes.substr(0, end);
+    fs::resize_file(tree, huge);
+    refused_fast("nodes do not fill the");
+    // The proven-values checkpoint (solve --wdl --work): its header is read first too.
+    ProofOptions po;
+    po.memory_bytes = std::size_t{1} << 20;
+    ProofSearch s(b, po);
+    const fs::path proven = dir / "proven.bin";
+    std::ofstream(proven, std::ios::binary | std::ios::trunc) << "konane proven positions 1\n";
+    fs::resize_file(proven, 100'000);
+    CHECK_THROWS_WITH(s.load_proven(proven), Catch::Contains("not a proven-positions checkpoint"));
+    fs::resize_file(proven, huge);
+    CHECK_THROWS_WITH(s.load_proven(proven), Catch::Contains("6442450944 bytes, more than"));
+}
+
+TEST_CASE("proof manager: links in a work directory are refused, never followed", "[manager]") {
+    const Board b = Board::make(4, 4);
+    TempDir dir("manager-links");
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    auto tree = [&] {
+        return ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots);
+    };
+    const fs::path other = dir / "other";
+    fs::create_directories(other);
+    // `lock` a dangling link: refused, its target not created.
+    fs::create_directories(dir / "a");
+    fs::create_symlink(other / "made-by-lock", dir / "a" / "lock");
+    CHECK_THROWS_WITH(ProofManager::create(dir / "a", tree()),
+                      Catch::Contains("lock is a symbolic link"));
+    CHECK_FALSE(fs::exists(other / "made-by-lock"));
+    // `proofs` a link to another folder: refused, its files (one named like a temporary) kept.
+    { std::ofstream(other / "backup.tmp.0123456789abcdef") << "someone's file"; }
+    fs::create_directories(dir / "b");
+    fs::create_directory_symlink(other, dir / "b" / "proofs");
+    CHECK_THROWS_WITH(ProofManager::create(dir / "b", tree()),
+                      Catch::Contains("proofs: a symbolic link"));
+    ProofManager::create(dir / "c", tree());
+    fs::remove_all(dir / "c" / "proofs");
+    fs::create_directory_symlink(other, dir / "c" / "proofs");
+    CHECK_THROWS_WITH(ProofManager::open(dir / "c"), Catch::Contains("proofs: a symbolic link"));
+    CHECK(fs::exists(other / "backup.tmp.0123456789abcdef"));
+    // `tree` a link (to a good tree): refused.
+    ProofManager::create(dir / "d", tree());
+    fs::rename(dir / "d" / "tree", other / "tree");
+    fs::create_symlink(other / "tree", dir / "d" / "tree");
+    CHECK_THROWS_WITH(ProofManager::open(dir / "d"), Catch::Contains("tree: a symbolic link"));
+    // A proof file a link: refused when the directory is opened.
+    {
+        ProofManager m = ProofManager::create(dir / "e", tree());
+        ManagerOptions o = small_options(Ruleset::Brainking, 1'000'000);
+        REQUIRE(m.run(o).done);
+    }
+    const fs::path one = dir / "e" / "proofs" / "1.proof";
+    REQUIRE(fs::exists(one));
+    fs::rename(one, other / "1.proof");
+    fs::create_symlink(other / "1.proof", one);
+    CHECK_THROWS_WITH(ProofManager::open(dir / "e"), Catch::Contains("1.proof: a symbolic link"));
+}
+
+TEST_CASE("proof manager: a damaged proof file is found when the directory is opened",
+          "[manager]") {
+    const Board b = Board::make(4, 4);
+    TempDir dir("manager-proof-damaged");
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    {
+        ProofManager m = ProofManager::create(
+            dir / "w",
+            ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+        REQUIRE(m.run(small_options(Ruleset::Brainking, 1'000'000)).done);
+    }
+    const fs::path one = dir / "w" / "proofs" / "1.proof";
+    std::string bytes;
+    {
+        std::ifstream in(one, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    REQUIRE(bytes.size() > 40);
+    auto write = [&](const std::string& s) {
+        std::ofstream(one, std::ios::binary | std::ios::trunc) << s;
+    };
+    std::string flipped = bytes;
+    flipped[bytes.size() / 2] = static_cast<char>(flipped[bytes.size() / 2] ^ 1);
+    write(flipped);
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"),
+                      Catch::Contains(one.string() + ": damaged (checksum mismatch)") &&
+                          Catch::Contains("remove it and run again") &&
+                          Catch::Contains("open again and searched anew"));
+    write(bytes.substr(0, 10));
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"),
+                      Catch::Contains(one.string() + ": damaged (too short"));
+    write("konane proof tree 1\n" + bytes);
+    CHECK_THROWS_WITH(ProofManager::open(dir / "w"),
+                      Catch::Contains(one.string() + ": damaged (not a konane proof certificate)"));
+    // Removed, as the message says: its positions are open again.
+    fs::remove(one);
+    const ProofManager again = ProofManager::open(dir / "w");
+    CHECK(again.reopened() > 0);
+    CHECK_FALSE(again.tree().done());
+}
+
 namespace {
 
 /// Workers "elsewhere" run in this process: each send() queues a leaf, each poll() searches one
@@ -329,13 +480,17 @@ class FakeRemote final : public RemoteWorkers {
         auto& s = *searches_[static_cast<std::size_t>(j.w)];
         auto& stop = *stop_[static_cast<std::size_t>(j.w)];
         s.set_stop(&stop);
-        return std::make_pair(j.w, solve_leaf(s, game_, j.key, j.budget, stop));
+        LeafResult r = solve_leaf(s, game_, j.key, j.budget, stop);
+        r.cpu_seconds = cpu_per_leaf;  // as a rank reports its search's CPU
+        ++results;
+        return std::make_pair(j.w, std::move(r));
     }
     void stop(int w) override {
         stop_[static_cast<std::size_t>(w)]->store(true);
         ++stops;
     }
-    int sent = 0, stops = 0;
+    int sent = 0, stops = 0, results = 0;
+    double cpu_per_leaf = 0;
 
   private:
     struct Job {
@@ -365,10 +520,13 @@ TEST_CASE("proof manager: workers elsewhere, alone or beside threads, give the t
             ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
         ManagerOptions o = small_options(Ruleset::Brainking, 25, threads);
         FakeRemote remote(b, o.search, 3);
+        remote.cpu_per_leaf = 1000;
         o.remote = &remote;
         const ManagerReport rep = m.run(o);
         REQUIRE(rep.done);
         CHECK(remote.sent > 3);
+        // The workers' CPU is the run's (under MPI: every rank's, not rank 0's alone).
+        CHECK(rep.cpu_seconds >= 1000.0 * remote.results);
         CHECK(tree_winners(m.tree()) == want);
         check_proof(m, want);
     }
@@ -386,6 +544,51 @@ TEST_CASE("proof manager: workers elsewhere, alone or beside threads, give the t
     CHECK_FALSE(rep.done);
     CHECK(remote.sent == 0);
     CHECK(rep.tree.busy == 0);
+}
+
+namespace {
+
+/// Workers elsewhere that take leaves and never answer, not even a stop (frozen ranks).
+class FrozenRemote final : public RemoteWorkers {
+  public:
+    explicit FrozenRemote(int n) : n_(n) {}
+    int count() const override { return n_; }
+    void send(int, const ProofKey&, std::uint64_t) override { ++sent; }
+    std::optional<std::pair<int, LeafResult>> poll() override { return std::nullopt; }
+    void stop(int) override { ++stops; }
+    int sent = 0, stops = 0;
+
+  private:
+    int n_;
+};
+
+}  // namespace
+
+TEST_CASE("proof manager: workers elsewhere that do not answer a stop are given up after the grace",
+          "[manager]") {
+    const Board b = Board::make(5, 5);
+    const std::vector<Position> roots = start_positions(b, Opening(Ruleset::Brainking));
+    TempDir dir("manager-frozen");
+    ProofManager m = ProofManager::create(
+        dir / "w",
+        ProofTree(b, Opening(Ruleset::Brainking), false, CertificateKind::Openings, roots));
+    ManagerOptions o = small_options(Ruleset::Brainking, 1000, 0);
+    FrozenRemote remote(2);
+    o.remote = &remote;
+    o.max_seconds = 0.2;
+    o.stop_grace_seconds = 0.5;
+    const auto start = std::chrono::steady_clock::now();
+    const ManagerReport rep = m.run(o);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+    CHECK(remote.sent == 2);
+    CHECK(remote.stops == 2);
+    CHECK(rep.lost_workers == 2);
+    CHECK(rep.tree.busy == 0);  // their leaves given back
+    CHECK_FALSE(rep.done);
+    CHECK(rep.saves >= 1);
+    ManagerOptions bad = o;
+    bad.stop_grace_seconds = -1;
+    CHECK_THROWS_AS(m.run(bad), std::invalid_argument);
 }
 
 TEST_CASE(

@@ -15,6 +15,7 @@
 
 #include "process/atomic_file.hpp"
 #include "process/cleanup.hpp"
+#include "process/directory_lock.hpp"
 #include "process/replace_file.hpp"
 #include "tests/temp_dir.hpp"
 
@@ -149,6 +150,34 @@ TEST_CASE("AtomicFile: a live writer's temporary is not stale") {
     CHECK(fs::exists(live.temporary()));
     CHECK(fs::exists(d / "c.tmp"));
     CHECK(konane::process::remove_stale_temporaries(d / "a").empty());
+}
+
+TEST_CASE("AtomicFile: stale temporaries are never removed through a link") {
+    TempDir d("atomic-links");
+    fs::create_directories(d / "elsewhere");
+    put(d / "elsewhere" / "backup.tmp.0123456789abcdef", "someone's file");
+    // The work directory's folder is a link to another folder: nothing is removed there.
+    fs::create_directory_symlink(d / "elsewhere", d / "linked");
+    CHECK(konane::process::remove_stale_temporaries_in(d / "linked").empty());
+    CHECK(fs::exists(d / "elsewhere" / "backup.tmp.0123456789abcdef"));
+    // A file named like a temporary that is a link: neither it nor its target is removed.
+    fs::create_directories(d / "work");
+    fs::create_symlink(d / "elsewhere" / "backup.tmp.0123456789abcdef",
+                       d / "work" / "x.tmp.0123456789abcdef");
+    CHECK(konane::process::remove_stale_temporaries_in(d / "work").empty());
+    CHECK(fs::is_symlink(d / "work" / "x.tmp.0123456789abcdef"));
+    CHECK(fs::exists(d / "elsewhere" / "backup.tmp.0123456789abcdef"));
+    // The folder itself, named as it is: its stale temporary goes.
+    CHECK(konane::process::remove_stale_temporaries_in(d / "elsewhere").size() == 1);
+}
+
+TEST_CASE("DirectoryLock: a link at lock is refused, its target not created") {
+    TempDir d("lock-link");
+    fs::create_symlink(d / "nowhere" / "made", d / "lock");
+    fs::create_directories(d / "nowhere");
+    CHECK_THROWS_WITH(konane::process::DirectoryLock::try_take(d.path),
+                      Catch::Contains("lock is a symbolic link, not followed"));
+    CHECK_FALSE(fs::exists(d / "nowhere" / "made"));
 }
 
 TEST_CASE("AtomicFile: the directory is synced after the rename") {
