@@ -41,7 +41,16 @@ using CheckProgress = std::function<void(std::uint64_t won, std::uint64_t lost)>
 /// that its roots are exactly the board's removal pairs under its opening rule, in order).
 /// Throws CertificateError naming the first failure: the root, the line of moves from it, the
 /// position, and what is wrong (no winning move recorded, a move index out of range, a move that
-/// does not win). `progress` is called about every million positions.
-CertificateCheck check_certificate(const Certificate& c, const CheckProgress& progress = {});
+/// does not win). `progress` is called about every million positions (of the calling thread's
+/// walk).
+///
+/// `threads` (at least 1) walk the proof at once: the top levels of the proof tree are expanded
+/// into a few dozen subtrees a thread, which the threads prove in any order, sharing what is
+/// proven (a position is counted by the walk that marks it first, so every count is the same
+/// whatever the threads); the walk from each root then finds them proven. The verdict, the
+/// counts and the message of a refusal (found again by the walk from the roots) are those of
+/// one thread.
+CertificateCheck check_certificate(const Certificate& c, const CheckProgress& progress = {},
+                                   int threads = 1);
 
 }  // namespace konane

@@ -2,11 +2,13 @@
 // alone, and prints the verdict it proves.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -27,6 +29,7 @@ struct CheckProofArgs {
     bool json = false;
     bool quiet = false;
     bool by_pieces = false;  ///< --by-pieces: the proven positions by number of pieces
+    int threads = 0;         ///< -j: threads of the check (0: every core)
 };
 
 int run_check_proof(const CheckProofArgs& a) {
@@ -55,7 +58,10 @@ int run_check_proof(const CheckProofArgs& a) {
     }
     CertificateCheck r;
     try {
-        r = check_certificate(c, progress);
+        const int threads =
+            a.threads > 0 ? a.threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+        r = check_certificate(c, progress, threads);
     } catch (const CertificateError& e) {
         if (!a.quiet && tty) std::fprintf(stderr, "\r\x1b[K");
         std::fprintf(stderr, "konane check-proof: refused: %s: %s\n", printable(a.file).c_str(),
@@ -174,6 +180,10 @@ void add_check_proof_command(CLI::App& app, Commands& out) {
         "with the rules alone, and print the verdict it proves");
     cmd->add_option("FILE", a->file, "Certificate file")->required()->check(non_empty());
     cmd->add_flag("--json", a->json, "JSON output");
+    cmd->add_option("-j,--threads", a->threads,
+                    "Threads, 1..1024 (default 0: all cores); the verdict, the counts and a "
+                    "refusal's message are the same whatever the threads")
+        ->check(decimal(0, 1024));
     cmd->add_flag("-q,--quiet", a->quiet, "No progress line on stderr");
     cmd->add_flag("--by-pieces", a->by_pieces,
                   "Also print the proven positions by number of pieces (--json always has them)");

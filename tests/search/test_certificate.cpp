@@ -380,6 +380,66 @@ TEST_CASE("certificate: the published certificates past 6x6 prove the published 
     CHECK(n >= 1);
 }
 
+TEST_CASE("certificate: the check on threads gives one thread's counts and refusals",
+          "[certificate][concurrency]") {
+    // Every published certificate up to 6x6: the same verdict and the same counts, whatever the
+    // threads (a position is counted by the walk that marks it first).
+    int n = 0;
+    for (const auto& [file, board, winner] : published_certificates()) {
+        if (Board::parse(board).squares() > 36) continue;
+        INFO(file);
+        const Certificate c = read_certificate(fs::path(KONANE_PROOFS_DIR) / file);
+        const CertificateCheck one = check_certificate(c);
+        for (int threads : {2, 3, 8}) {
+            INFO(threads << " threads");
+            const CertificateCheck many = check_certificate(c, {}, threads);
+            CHECK(many.winners == one.winners);
+            CHECK(many.board_winner == one.board_winner);
+            CHECK(many.removals == one.removals);
+            CHECK(many.won == one.won);
+            CHECK(many.lost == one.lost);
+            CHECK(many.unused == one.unused);
+            CHECK(many.won_by_pieces == one.won_by_pieces);
+            CHECK(many.lost_by_pieces == one.lost_by_pieces);
+        }
+        ++n;
+    }
+    CHECK(n >= 9);
+
+    // Damaged certificates: refused with one thread's message.
+    const Board b = Board::make(5, 5);
+    const Certificate good = openings_certificate(b, Ruleset::Brainking);
+    const std::vector<ProofEntry> entries = good.entries.to_vector();
+    const auto message = [](const Certificate& c, int threads) -> std::string {
+        try {
+            check_certificate(c, {}, threads);
+        } catch (const CertificateError& e) {
+            return e.what();
+        }
+        return "accepted";
+    };
+    std::vector<Certificate> bad;
+    for (std::size_t i : {std::size_t{0}, good.entries.size() / 3, good.entries.size() - 1}) {
+        std::vector<ProofEntry> fewer = entries;
+        fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(i));
+        bad.push_back(good);
+        bad.back().entries = PackedKeys::from_vector(fewer);
+    }
+    bad.push_back(good);
+    bad.back().entries.set_value(good.entries.size() / 2, 200);
+    for (std::size_t i = 0; i < good.roots.size(); i += 5) {
+        bad.push_back(good);
+        bad.back().roots[i].winner = other(bad.back().roots[i].winner);
+    }
+    for (std::size_t k = 0; k < bad.size(); ++k) {
+        INFO("damaged certificate " << k);
+        const std::string want = message(bad[k], 1);
+        CHECK(want != "accepted");
+        CHECK(message(bad[k], 2) == want);
+        CHECK(message(bad[k], 4) == want);
+    }
+}
+
 TEST_CASE("certificate: a full board and a one-hole board are proven through the removals",
           "[certificate]") {
     const Board b = Board::make(4, 5);
