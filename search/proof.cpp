@@ -55,6 +55,10 @@ struct ProofSearch::Team {
     std::optional<bool> win;              ///< the root's value, from the first thread to decide
     std::optional<MoveChild> winning_move;
     std::exception_ptr error;  ///< what a helper thread threw (rethrown by the calling thread)
+    /// df-pn on threads (ProofOptions::parallel_dfpn): per slot of a position's hash, how many
+    /// threads are searching at it or below it (Kaneko 2010's marks), read and written through
+    /// std::atomic_ref; empty otherwise.
+    std::vector<std::uint16_t> busy;
 };
 
 namespace {
@@ -92,6 +96,9 @@ struct ProofSearch::Frame {
     /// df-pn: a child's numbers when neither table holds it: a new leaf's, then those its
     /// last search left (mid()).
     std::uint64_t fallback_pn[kMaxMoves], fallback_dn[kMaxMoves];
+    /// df-pn on threads: a child's weight (its leaf numbers' factor), what each other thread
+    /// searching below it adds to its numbers when a child is chosen (virtual numbers).
+    std::uint64_t weight[kMaxMoves];
     Move current;
     int index = 0, count = 0;
 };
@@ -172,7 +179,15 @@ ProofSearch::ProofSearch(const ProofSearch& lead, int index)
       table_size_(lead.table_size_),
       bucket_mask_(lead.bucket_mask_),
       index_(index) {
-    if (options_.algorithm == ProofAlgorithm::DfPn) options_.algorithm = ProofAlgorithm::Enhanced;
+    if (options_.algorithm == ProofAlgorithm::DfPn) {
+        if (options_.parallel_dfpn) {
+            dfpn_ = lead.dfpn_;  // the lead's numbers, shared (the lead outlives its helpers)
+            dfpn_size_ = lead.dfpn_size_;
+            dfpn_mask_ = lead.dfpn_mask_;
+        } else {
+            options_.algorithm = ProofAlgorithm::Enhanced;
+        }
+    }
     options_.threads = 1;
     history_.assign(2 * 64 * 64, 0);
     frames_.resize(lead.frames_.size());
@@ -687,19 +702,27 @@ void ProofSearch::init_dfpn(std::size_t bytes) {
 
 ProofSearch::ProofNumbers ProofSearch::numbers(Position c, Position key, ProofNumbers leaf) {
     if (const auto v = known(c, key)) return *v ? ProofNumbers{0, kInf} : ProofNumbers{kInf, 0};
-    if (const DfpnEntry* e = find_numbers(key)) {
-        return {unpack_number(e->pn_side & ~kSide), unpack_number(e->dn)};
-    }
+    if (const auto n = find_numbers(key)) return *n;
     return leaf;
 }
 
-const ProofSearch::DfpnEntry* ProofSearch::find_numbers(Position key) const {
-    const DfpnEntry* e = dfpn_ + (hash_of(key) & dfpn_mask_) * kBucket;
+// df-pn's entries are read and written word by word as relaxed atomics: the threads of a team
+// share them (ProofOptions::parallel_dfpn). An entry two threads write at once may mix their
+// numbers; numbers only guide the search (proven values live in the transposition table), so a
+// mixed entry costs nodes, never a wrong value. A reader checks the occupancy again after the
+// numbers, so that an entry replaced meanwhile reads as absent.
+std::optional<ProofSearch::ProofNumbers> ProofSearch::find_numbers(Position key) const {
+    DfpnEntry* e = dfpn_ + (hash_of(key) & dfpn_mask_) * kBucket;
     const std::uint32_t side = key.to_move == Color::White ? kSide : 0;
     for (int i = 0; i < kBucket; ++i, ++e) {
-        if (e->occ == key.occ && e->pn_side != 0 && (e->pn_side & kSide) == side) return e;
+        if (load(e->occ) != key.occ) continue;
+        const std::uint32_t pn_side = std::atomic_ref(e->pn_side).load(std::memory_order_relaxed);
+        if (pn_side == 0 || (pn_side & kSide) != side) continue;
+        const std::uint32_t dn = std::atomic_ref(e->dn).load(std::memory_order_relaxed);
+        if (load(e->occ) != key.occ) continue;
+        return ProofNumbers{unpack_number(pn_side & ~kSide), unpack_number(dn)};
     }
-    return nullptr;
+    return std::nullopt;
 }
 
 void ProofSearch::store_numbers(Position key, ProofNumbers n) {
@@ -709,27 +732,31 @@ void ProofSearch::store_numbers(Position key, ProofNumbers n) {
     std::uint64_t least = ~std::uint64_t{0};
     for (int i = 0; i < kBucket; ++i) {
         DfpnEntry* e = b + i;
-        if (e->pn_side == 0 || (e->occ == key.occ && (e->pn_side & kSide) == side)) {
+        const std::uint32_t pn_side = std::atomic_ref(e->pn_side).load(std::memory_order_relaxed);
+        if (pn_side == 0 || (load(e->occ) == key.occ && (pn_side & kSide) == side)) {
             victim = e;
             break;
         }
-        const std::uint64_t w = unpack_number(e->pn_side & ~kSide) + unpack_number(e->dn);
+        const std::uint64_t w =
+            unpack_number(pn_side & ~kSide) +
+            unpack_number(std::atomic_ref(e->dn).load(std::memory_order_relaxed));
         if (w < least) {
             least = w;
             victim = e;
         }
     }
-    victim->occ = key.occ;
+    put(victim->occ, key.occ);
     // pn 0 is proven: kept in the other table
-    victim->pn_side = (n.pn == 0 ? 1 : pack_number(n.pn)) | side;
-    victim->dn = pack_number(n.dn);
+    std::atomic_ref(victim->pn_side)
+        .store((n.pn == 0 ? 1 : pack_number(n.pn)) | side, std::memory_order_relaxed);
+    std::atomic_ref(victim->dn).store(pack_number(n.dn), std::memory_order_relaxed);
 }
 
 void ProofSearch::mid(Position p, Position key, std::uint64_t th_pn, std::uint64_t th_dn, int ply) {
     count_node();
     // Region values at a node's first expansion only (it has no numbers yet): df-pn enters a
     // node many times, and the split is worth trying once.
-    if (options_.region_max_pieces > 0 && find_numbers(key) == nullptr) {
+    if (options_.region_max_pieces > 0 && !find_numbers(key)) {
         if (const auto v = region_value(p)) {
             store(key, *v, 1);
             return;
@@ -769,22 +796,50 @@ void ProofSearch::mid(Position p, Position key, std::uint64_t th_pn, std::uint64
             std::max<std::uint64_t>(options_.dfpn_leaf_scale, 1);
         f.fallback_pn[i] = (1 + static_cast<std::uint64_t>(own)) * depth;
         f.fallback_dn[i] = static_cast<std::uint64_t>(replies) * depth;
+        f.weight[i] = depth;
     }
     FrameGuard guard{f.count};
     f.count = n;
+    // df-pn on threads (Kaneko 2010): this node is marked busy while this thread searches at
+    // it or below, and a child other threads are searching is chosen as if its numbers were
+    // larger by its weight for each of them (virtual numbers), so that the threads spread over
+    // the tree instead of all following one line. Stored numbers are the real ones.
+    std::uint16_t* busy = nullptr;
+    if (team_ && !team_->busy.empty()) {
+        busy = team_->busy.data();
+        std::atomic_ref(busy[hash_of(key) & (team_->busy.size() - 1)])
+            .fetch_add(1, std::memory_order_relaxed);
+    }
+    struct Unmark {
+        std::uint16_t* slot;
+        ~Unmark() {
+            if (slot) std::atomic_ref(*slot).fetch_sub(1, std::memory_order_relaxed);
+        }
+    } unmark{busy ? busy + (hash_of(key) & (team_->busy.size() - 1)) : nullptr};
     for (;;) {
+        // Another thread may have proven this node: nothing is left to do here.
+        if (busy && probe(key) >= 0) return;
         std::uint64_t pn = kInf, dn = 0, dn2 = kInf;
+        std::uint64_t vpn = kInf;  // pn with virtual numbers (pn itself without threads)
         int best = -1;
         for (int i = 0; i < n; ++i) {
             const ProofNumbers c =
                 numbers(f.moves[i].child, f.keys[i], {f.fallback_pn[i], f.fallback_dn[i]});
             dn = sat_add(dn, c.pn);
-            if (c.dn < pn || best < 0) {
-                dn2 = pn;
-                pn = c.dn;
+            pn = std::min(pn, c.dn);
+            std::uint64_t v = c.dn;
+            if (busy && c.dn != 0 && c.dn < kInf) {
+                const std::uint16_t others =
+                    std::atomic_ref(busy[hash_of(f.keys[i]) & (team_->busy.size() - 1)])
+                        .load(std::memory_order_relaxed);
+                v = sat_add(v, others * f.weight[i]);
+            }
+            if (v < vpn || best < 0) {
+                dn2 = vpn;
+                vpn = v;
                 best = i;
-            } else if (c.dn < dn2) {
-                dn2 = c.dn;
+            } else if (v < dn2) {
+                dn2 = v;
             }
         }
         if (pn == 0) {
@@ -866,6 +921,27 @@ void ProofSearch::help(Position p) {
                 moves.end());
     try {
         count_node();
+        if (options_.algorithm == ProofAlgorithm::DfPn) {
+            // df-pn on threads: df-pn from the root beside the lead, on the shared tables, until
+            // the root is proven by any thread. The answer is taken here only with a winning
+            // move the table shows (a child proven lost); otherwise the lead finds it.
+            mid(p, canonical(p), kInf, kInf, 0);
+            const auto v = known(p, canonical(p));
+            if (!v) return;
+            std::optional<MoveChild> winning;
+            for (const MoveChild& m : moves) {
+                const auto c = known(m.child, canonical(m.child));
+                if ((c && !*c) || count_jumps(board_, m.child) == 0) winning = m;
+            }
+            if (*v && !winning) return;
+            const std::lock_guard lock(team_->mutex);
+            if (!team_->win) {
+                team_->win = *v;
+                team_->winning_move = *v ? winning : std::nullopt;
+            }
+            team_->stop.store(true);
+            return;
+        }
         const std::optional<MoveChild> winning = search_root(moves);
         store(canonical(p), winning.has_value(), nodes_);
         const std::lock_guard lock(team_->mutex);
@@ -909,6 +985,8 @@ ProofResult ProofSearch::solve(Position p) {
                 new ProofSearch(*this, static_cast<int>(helpers_.size()) + 1)));
         }
         team.size = helpers_.size() + 1;
+        if (options_.algorithm == ProofAlgorithm::DfPn && options_.parallel_dfpn)
+            team.busy.assign(std::size_t{1} << 16, 0);
         team_ = &team;
         helper_cpu.assign(helpers_.size(), 0.0);
         for (std::size_t i = 0; i < helpers_.size(); ++i) {

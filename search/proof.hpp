@@ -92,12 +92,20 @@ struct ProofOptions {
     /// Threads of one solve() (at least 1). With more than one, helper threads search the same
     /// root beside the calling thread, sharing the transposition table of proven values (no
     /// locks: each entry checks itself, see ProofSearch), each starting from another root move;
-    /// the first thread to decide the root ends the others. Helpers always run the enhanced
-    /// alpha-beta (with DfPn the calling thread runs df-pn, so the two algorithms share their
-    /// proofs). max_nodes then bounds the nodes of all threads together (each thread checks the
-    /// team's count every 4,096 nodes, more often near the limit: a few nodes past it at most).
-    /// Jump-stage roots only; an opening-stage root is searched by one thread.
+    /// the first thread to decide the root ends the others. Helpers run the enhanced
+    /// alpha-beta (with DfPn: df-pn, see parallel_dfpn). max_nodes then bounds the nodes of all
+    /// threads together (each thread checks the team's count every 4,096 nodes, more often near the
+    /// limit: a few nodes past it at most). Jump-stage roots only; an opening-stage root is
+    /// searched by one thread.
     int threads = 1;
+    /// DfPn with threads > 1: the helpers run df-pn too, from the root, on the calling thread's
+    /// table of proof and disproof numbers, each thread steered away from the lines the others
+    /// are searching by virtual proof and disproof numbers (Kaneko 2010, "Parallel depth first
+    /// proof number search": a child with k other threads below it is chosen as if its numbers
+    /// were k times its leaf weight larger), and a thread leaves a node another has proven.
+    /// False: the helpers run the enhanced alpha-beta beside df-pn (a portfolio sharing proven
+    /// values).
+    bool parallel_dfpn = true;
 };
 
 /// What the progress callback sees.
@@ -259,8 +267,8 @@ class ProofSearch {
     /// transposition table, else df-pn's table, else `leaf`, a new leaf's numbers (mid()).
     ProofNumbers numbers(Position c, Position key, ProofNumbers leaf);
     void store_numbers(Position key, ProofNumbers n);
-    /// df-pn's entry of key (a node entered before), or nullptr.
-    const DfpnEntry* find_numbers(Position key) const;
+    /// df-pn's numbers of key (a node entered before), or nothing.
+    std::optional<ProofNumbers> find_numbers(Position key) const;
     void init_dfpn(std::size_t bytes);
     bool search_opening(Position p, int ply);
     /// Whether the side to move in c (a child searched at `ply`) wins: search_opening() in the

@@ -408,13 +408,17 @@ TEST_CASE("proof: threads sharing one transposition table agree with the table",
         const Board& b = tb.board();
         const ref::RefBoard rb(rows, cols);
         const Openings want = compute_openings(tb);
-        for (const ProofAlgorithm alg : {ProofAlgorithm::Enhanced, ProofAlgorithm::DfPn}) {
+        // Df-pn on threads (the helpers run df-pn too) and beside alpha-beta helpers.
+        for (const auto& [alg, parallel] :
+             {std::pair{ProofAlgorithm::Enhanced, false}, std::pair{ProofAlgorithm::DfPn, true},
+              std::pair{ProofAlgorithm::DfPn, false}}) {
             for (const int threads : {2, 3}) {
                 INFO(b.name() << " threads " << threads << " df-pn "
-                              << (alg == ProofAlgorithm::DfPn));
+                              << (alg == ProofAlgorithm::DfPn) << " parallel df-pn " << parallel);
                 ProofOptions o = small_options(Ruleset::Brainking, alg);
                 o.memory_bytes = std::size_t{64} << 10;
                 o.threads = threads;
+                o.parallel_dfpn = parallel;
                 ProofSearch s(b, o);
                 const SearchedOpenings got = search_openings(s);
                 REQUIRE(got.lines.size() == want.lines.size());
@@ -442,6 +446,58 @@ TEST_CASE("proof: threads sharing one transposition table agree with the table",
                 CHECK(checked > 50);
             }
         }
+    }
+}
+
+TEST_CASE("proof: df-pn on two threads equals the tables on thousands of positions",
+          "[proof][dfpn][concurrency]") {
+    // df-pn's helpers search beside it (ProofOptions::parallel_dfpn): every opening of the
+    // boards the tests tabulate, both sides to move in positions from random games, and every
+    // opening of 5x6 and 6x5 against their published winners.
+    int checked = 0;
+    for (const auto& [rows, cols] :
+         {std::pair{4, 5}, std::pair{5, 4}, std::pair{5, 5}, std::pair{4, 6}, std::pair{6, 4}}) {
+        const Tablebase& tb = table(rows, cols, Ruleset::Brainking);
+        const Board& b = tb.board();
+        const ref::RefBoard rb(rows, cols);
+        INFO(b.name());
+        ProofOptions o = small_options(Ruleset::Brainking, ProofAlgorithm::DfPn);
+        o.threads = 2;
+        ProofSearch s(b, o);
+        const Openings want = compute_openings(tb);
+        const SearchedOpenings got = search_openings(s);
+        REQUIRE(got.lines.size() == want.lines.size());
+        for (std::size_t i = 0; i < want.lines.size(); ++i)
+            CHECK(got.lines[i].winner == want.lines[i].winner);
+        for (const ref::RefPos& rp :
+             ref::random_positions(rb, ref::rules_of(Ruleset::Brainking), 60, 5u + cols)) {
+            for (const Color side : {Color::Black, Color::White}) {
+                Position p = ref::to_core(rb, rp);
+                p.to_move = side;
+                const auto v = tb.value(p);
+                if (!v) continue;  // a position the table does not hold (not reachable so)
+                INFO(format_position(b, p));
+                s.clear();  // each position searched from an empty table: no answer is given
+                const ProofResult r = s.solve(p);
+                REQUIRE(r.win.has_value());
+                CHECK(*r.win == v->win);
+                if (r.winning_move) {
+                    const auto child = tb.value(r.winning_move->child);
+                    REQUIRE(child.has_value());
+                    CHECK(!child->win);
+                }
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked > 2000);
+    for (const std::string name : {"5x6", "6x5"}) {
+        const Board b = Board::parse(name);
+        ProofOptions o = small_options(Ruleset::Brainking, ProofAlgorithm::DfPn);
+        o.threads = 2;
+        o.memory_bytes = std::size_t{32} << 20;
+        ProofSearch s(b, o);
+        check_five_by_six(name, search_openings(s));
     }
 }
 
