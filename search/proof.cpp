@@ -850,8 +850,14 @@ void ProofSearch::mid(Position p, Position key, std::uint64_t th_pn, std::uint64
             store(key, false, nodes_ - before + 1);
             return;
         }
-        if (pn >= th_pn || dn >= th_dn) {
-            store_numbers(key, {pn, dn});
+        // With threads, the threshold holds for the virtual number (vpn >= pn), which is also
+        // what is stored: the child chosen by it may have a real number past the threshold
+        // already, which it would return at once, and the parent, reading the real number,
+        // would choose this node again, for as long as the other thread stays below a child
+        // of it reached by another path (seen: 5x7 on two threads going round for minutes).
+        // A number so raised is made real again when the node is next searched.
+        if (vpn >= th_pn || dn >= th_dn) {
+            store_numbers(key, {vpn, dn});
             return;
         }
         const ProofNumbers cb =
