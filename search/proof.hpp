@@ -93,9 +93,9 @@ struct ProofOptions {
     /// root beside the calling thread, sharing the transposition table of proven values (no
     /// locks: each entry checks itself, see ProofSearch), each starting from another root move;
     /// the first thread to decide the root ends the others. Helpers run the enhanced
-    /// alpha-beta (with DfPn: df-pn, see parallel_dfpn). max_nodes then bounds the nodes of all
-    /// threads together (each thread checks the team's count every 4,096 nodes, more often near the
-    /// limit: a few nodes past it at most). Jump-stage roots only; an opening-stage root is
+    /// alpha-beta (with DfPn by default too: see parallel_dfpn). max_nodes then bounds the nodes of
+    /// all threads together (each thread checks the team's count every 4,096 nodes, more often near
+    /// the limit: a few nodes past it at most). Jump-stage roots only; an opening-stage root is
     /// searched by one thread.
     int threads = 1;
     /// DfPn with threads > 1: the helpers run df-pn too, from the root, on the calling thread's
@@ -103,9 +103,11 @@ struct ProofOptions {
     /// are searching by virtual proof and disproof numbers (Kaneko 2010, "Parallel depth first
     /// proof number search": a child with k other threads below it is chosen as if its numbers
     /// were k times its leaf weight larger), and a thread leaves a node another has proven.
-    /// False: the helpers run the enhanced alpha-beta beside df-pn (a portfolio sharing proven
-    /// values).
-    bool parallel_dfpn = true;
+    /// False (the default, as measured): the helpers run the enhanced alpha-beta beside df-pn,
+    /// a portfolio sharing proven values. Every 6x7 opening on two threads (docs/beyond.md "Two
+    /// threads on one transposition table"): 68.3 s with this against 56.6 s for the portfolio
+    /// and 87.8 s for df-pn on one thread.
+    bool parallel_dfpn = false;
 };
 
 /// What the progress callback sees.

@@ -451,7 +451,7 @@ TEST_CASE("proof: threads sharing one transposition table agree with the table",
 
 TEST_CASE("proof: df-pn on two threads equals the tables on thousands of positions",
           "[proof][dfpn][concurrency]") {
-    // df-pn's helpers search beside it (ProofOptions::parallel_dfpn): every opening of the
+    // df-pn's helpers run df-pn too (ProofOptions::parallel_dfpn): every opening of the
     // boards the tests tabulate, both sides to move in positions from random games, and every
     // opening of 5x6 and 6x5 against their published winners.
     int checked = 0;
@@ -463,6 +463,7 @@ TEST_CASE("proof: df-pn on two threads equals the tables on thousands of positio
         INFO(b.name());
         ProofOptions o = small_options(Ruleset::Brainking, ProofAlgorithm::DfPn);
         o.threads = 2;
+        o.parallel_dfpn = true;
         ProofSearch s(b, o);
         const Openings want = compute_openings(tb);
         const SearchedOpenings got = search_openings(s);
@@ -495,6 +496,7 @@ TEST_CASE("proof: df-pn on two threads equals the tables on thousands of positio
         const Board b = Board::parse(name);
         ProofOptions o = small_options(Ruleset::Brainking, ProofAlgorithm::DfPn);
         o.threads = 2;
+        o.parallel_dfpn = true;
         o.memory_bytes = std::size_t{32} << 20;
         ProofSearch s(b, o);
         check_five_by_six(name, search_openings(s));
