@@ -709,8 +709,9 @@ ProofSearch::ProofNumbers ProofSearch::numbers(Position c, Position key, ProofNu
 // df-pn's entries are read and written word by word as relaxed atomics: the threads of a team
 // share them (ProofOptions::parallel_dfpn). An entry two threads write at once may mix their
 // numbers; numbers only guide the search (proven values live in the transposition table), so a
-// mixed entry costs nodes, never a wrong value. A reader checks the occupancy again after the
-// numbers, so that an entry replaced meanwhile reads as absent.
+// mixed entry costs nodes, never a wrong value, provided no number reads as 0 (proven): a
+// reader takes a 0 for an absent entry, and checks the occupancy again after the numbers, so
+// that an entry replaced meanwhile reads as absent.
 std::optional<ProofSearch::ProofNumbers> ProofSearch::find_numbers(Position key) const {
     DfpnEntry* e = dfpn_ + (hash_of(key) & dfpn_mask_) * kBucket;
     const std::uint32_t side = key.to_move == Color::White ? kSide : 0;
@@ -719,6 +720,11 @@ std::optional<ProofSearch::ProofNumbers> ProofSearch::find_numbers(Position key)
         const std::uint32_t pn_side = std::atomic_ref(e->pn_side).load(std::memory_order_relaxed);
         if (pn_side == 0 || (pn_side & kSide) != side) continue;
         const std::uint32_t dn = std::atomic_ref(e->dn).load(std::memory_order_relaxed);
+        // A stored number is never 0 (proven positions live in the transposition table): a 0
+        // is an empty entry read while another thread fills it, its occupancy and pn written,
+        // its dn not yet. Taken as a number, it would be a disproof (seen under
+        // ThreadSanitizer's timing: wrong verdicts of df-pn on threads).
+        if (dn == 0 || (pn_side & ~kSide) == 0) continue;
         if (load(e->occ) != key.occ) continue;
         return ProofNumbers{unpack_number(pn_side & ~kSide), unpack_number(dn)};
     }
