@@ -413,8 +413,9 @@ void add_openings_command(CLI::App& app, Commands& out) {
     openings
         ->add_option("-j,--threads", op->threads,
                      "With --search: threads of the search, sharing one transposition table "
-                     "(default 1)")
-        ->check(decimal(1, 1024));
+                     "(default 1; at most 256, each past the first taking about 2 MiB of "
+                     "--memory)")
+        ->check(decimal(1, 256));
     openings->add_flag("--dfpn", op->dfpn,
                        "With --search: depth-first proof-number search (df-pn) instead of "
                        "alpha-beta");

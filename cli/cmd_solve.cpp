@@ -414,8 +414,9 @@ void add_solve_command(CLI::App& app, Commands& out) {
     solve
         ->add_option("-j,--threads", so->threads,
                      "With --wdl: threads of the search, sharing one transposition table "
-                     "(default 1)")
-        ->check(decimal(1, 1024));
+                     "(default 1; at most 256, each past the first taking about 2 MiB of "
+                     "--memory)")
+        ->check(decimal(1, 256));
     solve->add_flag("--dfpn", so->dfpn,
                     "With --wdl: depth-first proof-number search (df-pn) instead of alpha-beta");
     solve

@@ -162,7 +162,8 @@ class ProofSearch {
     static std::size_t helper_bytes(int squares);
 
     /// A search for board b; `table`, when given, must be of board b (std::invalid_argument).
-    /// Maps and faults in the transposition table (options.memory_bytes; std::bad_alloc when
+    /// Maps the transposition table (options.memory_bytes; its pages zeroed by the kernel as
+    /// they are first touched, or at once by fault_in(); std::bad_alloc when
     /// the system refuses it).
     explicit ProofSearch(const Board& b, const ProofOptions& options = {},
                          std::optional<Tablebase> table = std::nullopt);

@@ -744,6 +744,29 @@ TEST_CASE("cli: engine and play read their input lines in bounded memory", "[cli
     CHECK_THAT(play.out, Catch::Contains("your moves: d1 c2 b3 a4"));  // and the game went on
 }
 
+TEST_CASE(
+    "cli: the proof search's threads are bounded, and their own state comes out of "
+    "--memory",
+    "[cli][hardening]") {
+    // As found (hardening round 5, the kind of item 12 beyond the engine): solve --wdl and
+    // openings --search took -j up to 1024, each helper's own state (about 2 MiB of history
+    // and per-ply frames) on top of --memory.
+    for (const char* command : {"solve --wdl 5x5 -q", "openings --search --board 5x5 -q"}) {
+        INFO(command);
+        const Run refused = run(std::string(command) + " -j 1000");
+        CHECK(refused.code == 2);
+        CHECK_THAT(refused.out, Catch::Contains("1000 is not in 1..256"));
+        const Run r = run(std::string(command) + " -j 200 --memory 8M");
+        CHECK(r.code == 0);
+        CHECK_THAT(r.out, Catch::Contains("warning: -j 200: each thread past the first takes"));
+        CHECK_THAT(r.out, Catch::Contains("running 3 threads (give more --memory for more)"));
+    }
+    // Threads that fit run without a word.
+    const Run fits = run("solve --wdl 5x5 -q -j 2 --memory 64M");
+    CHECK(fits.code == 0);
+    CHECK_THAT(fits.out, !Catch::Contains("warning"));
+}
+
 TEST_CASE("cli: the engine's threads are bounded, and their own state comes out of --memory",
           "[cli][hardening]") {
     // As found (hardening round 5): -j was taken up to 1024, each thread's own state (move

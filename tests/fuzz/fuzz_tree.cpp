@@ -24,8 +24,8 @@ namespace {
 
 /// A file of this process's own in the temporary folder, removed at exit.
 struct Scratch {
-    std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                 ("konane-fuzz-tree-" + std::to_string(::getpid()));
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("konane-fuzz-tree-" + std::to_string(::getpid()));
     ~Scratch() {
         std::error_code ec;
         std::filesystem::remove(path, ec);
