@@ -240,8 +240,8 @@ TEST_CASE("cli: prove refuses a tree file of gigabytes at once, naming the file"
     fs::resize_file(work / "tree", std::uintmax_t{6} << 30);
     const auto start = std::chrono::steady_clock::now();
     // (AddressSanitizer's shadow memory does not fit under the limit: none there.)
-    const Run r = run("prove --work " + quote(work.string()) + " -q",
-                      kAsan ? "" : "ulimit -v 2000000;");
+    const Run r =
+        run("prove --work " + quote(work.string()) + " -q", kAsan ? "" : "ulimit -v 2000000;");
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
     CHECK(r.code == 1);
     CHECK_THAT(r.out, Catch::Contains((work / "tree").string() + ": damaged: no 'end' line"));
