@@ -8,6 +8,7 @@
 #include "cli/common.hpp"
 #include "cli/help.hpp"
 #include "core/notation.hpp"
+#include "core/notation_generic.hpp"
 #include "core/text.hpp"
 #include "probe/probe.hpp"
 
@@ -155,11 +156,7 @@ std::string read_record(const std::string& text, bool* brainking) {
         std::string word = text.substr(i, j - i);
         i = j;
         if (word.empty()) continue;
-        // A move number: digits then one or more dots ("12." before Black's move, "12..."
-        // before White's).
-        const std::size_t digits = word.find_first_not_of("0123456789");
-        if (digits != 0 && digits != std::string::npos &&
-            word.find_first_not_of('.', digits) == std::string::npos) {
+        if (notation::is_move_number(word)) {
             bk = true;
             continue;
         }

@@ -77,8 +77,9 @@ struct Game {
 };
 
 /// Parses a game record ("a4 b4 c4-a4 ...": moves separated by white space) from `start`
-/// (by default the full board). Throws NotationError naming the move number (1-based), the text
-/// and why it is refused.
+/// (by default the full board); a record in BrainKing's notation too (move numbers "1." and
+/// "1..." skipped, upper-case squares: "1. D5 D4 2. D7-D5 B4-D4"; rules.md). Throws
+/// NotationError naming the move number (1-based), the text and why it is refused.
 Game parse_game(const Board& b, Ruleset r, std::string_view record,
                 std::optional<Position> start = std::nullopt);
 

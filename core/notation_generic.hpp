@@ -237,8 +237,17 @@ typename RulesTypes<BoardT>::MoveChild parse_move(const BoardT& b, Ruleset r,
                         " (legal: " + (legal.empty() ? "none" : legal) + ")");
 }
 
+/// True when `word` is a move number of a record in BrainKing's notation: digits, then one or
+/// more dots ("12." before Black's move, "12..." before White's).
+inline bool is_move_number(std::string_view word) {
+    const std::size_t digits = word.find_first_not_of("0123456789");
+    return digits != 0 && digits != std::string_view::npos &&
+           word.find_first_not_of('.', digits) == std::string_view::npos;
+}
+
 /// parse_game (core/notation.hpp) on any board type: the moves of `record` from `start`, and
-/// the position after each.
+/// the position after each. BrainKing's notation is read too: its move numbers are skipped and
+/// its upper-case squares read as lower-case ("1. D5 D4 2. D7-D5 B4-D4").
 template <class BoardT>
 std::pair<std::vector<typename RulesTypes<BoardT>::MoveChild>,
           std::vector<typename RulesTypes<BoardT>::Pos>>
@@ -250,6 +259,9 @@ parse_game(const BoardT& b, Ruleset r, std::string_view record,
     std::string word;
     int number = 0;
     while (in >> word) {
+        if (is_move_number(word)) continue;
+        for (char& c : word)
+            if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
         ++number;
         try {
             const auto mc = parse_move(b, r, positions.back(), word);

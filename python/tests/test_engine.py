@@ -80,6 +80,9 @@ def test_analyse_compares_each_move_with_the_engines(tb4):
         position = position.play(ply["played"])
     with pytest.raises(ValueError, match="d4-a4"):
         eng.analyse("a4 b4 d4-a4")
+    # The same game as BrainKing shows games: the same plies.
+    brainking = eng.analyse("1. A4 B4 2. A2-A4", nodes=500)
+    assert [ply["played"] for ply in brainking] == record.split()
 
 
 def test_bad_arguments_raise_value_error_naming_them(tb4):

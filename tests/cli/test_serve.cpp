@@ -209,6 +209,11 @@ TEST_CASE("serve: the API answers as the probe library and the --json objects", 
         const auto legal = legal_moves(b, Ruleset::Brainking, g.positions.back());
         REQUIRE(j["legal"].size() == legal.size());
         CHECK(j["legal"][0]["child"] == format_position(b, legal[0].child));
+        // The same record as BrainKing shows games: the same positions.
+        auto bk = c.Get("/api/game?board=4x4&game=" + encode("1. D1 C1 2. D3-D1"));
+        REQUIRE(bk);
+        REQUIRE(bk->status == 200);
+        CHECK(json::parse(bk->body)["plies"] == j["plies"]);
         // A board no table holds, from a start position, under a ruleset given.
         res = c.Get("/api/game?board=3x3&rules=any&start=" + encode("xox/o.o/xox w") + "&game=b3");
         REQUIRE(res);

@@ -147,6 +147,23 @@ TEST_CASE("Malformed positions are refused with a message naming the place", "[n
           parse_game(b4, Ruleset::Brainking, "a4 b4").positions.back());
 }
 
+TEST_CASE("Game records in BrainKing's notation are read as the plain ones", "[notation]") {
+    const Board b = Board::make(8, 8);
+    const Game plain = parse_game(b, Ruleset::Brainking, "d5 d4 d7-d5 b4-d4");
+    for (const char* record : {"1. D5 D4 2. D7-D5 B4-D4", "1. d5 d4 2. d7-d5 b4-d4",
+                               "1. D5 1... D4 2. D7-D5 2... B4-D4", "D5 D4 D7-D5 B4-D4"}) {
+        INFO(record);
+        const Game g = parse_game(b, Ruleset::Brainking, record);
+        CHECK(g.positions == plain.positions);
+    }
+    // An error still names the move by its number among the moves, not the words.
+    REQUIRE_THROWS_WITH(parse_game(b, Ruleset::Brainking, "1. D5 D4 2. D7-D3"),
+                        Contains("move 3 'd7-d3'"));
+    // What is neither a move number nor a move is refused as before.
+    REQUIRE_THROWS_AS(parse_game(b, Ruleset::Brainking, "1.5 d5"), NotationError);
+    REQUIRE_THROWS_AS(parse_game(b, Ruleset::Brainking, ". d5"), NotationError);
+}
+
 TEST_CASE("Malformed squares and moves are refused", "[notation]") {
     const Board b = Board::make(4, 4);
     CHECK(parse_square(b, "a1") == 0);
