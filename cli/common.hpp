@@ -75,6 +75,12 @@ std::uint64_t parse_size(const std::string& text, const char* option);
 /// memory (process::machine_memory_bytes()).
 void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet);
 
+/// Prints the warning that -j `asked` threads run as `running` only: each thread past the first
+/// takes `each` bytes of --memory `memory` (the option's text) for its own state, and at most
+/// half of the budget goes to threads.
+void warn_threads_within(int asked, std::size_t each, const std::string& memory,
+                         std::size_t running);
+
 /// Parses a whole number in decimal digits only, within [lo, hi]: the one number parser of the
 /// command (every numeric option goes through it, by decimal()). Refuses a sign, a space,
 /// "0x10", "1e3", a leading zero ("010", which CLI11 and strtol would read as octal), the empty

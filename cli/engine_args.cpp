@@ -85,12 +85,8 @@ engine::EngineOptions engine_options(const EngineArgs& a) {
     // The engine runs the threads whose own state fits in its memory (threads_within()).
     const int fit = engine::threads_within(o.memory_bytes, o.threads);
     if (!a.baseline && fit < o.threads) {
-        std::fprintf(stderr,
-                     "warning: -j %d: each thread past the first takes %.1f MiB of --memory %s "
-                     "for its own state, and at most half of it goes to threads: running %d "
-                     "threads (give more --memory for more)\n",
-                     o.threads, static_cast<double>(engine::engine_thread_bytes()) / (1 << 20),
-                     safe_message(a.memory).c_str(), fit);
+        warn_threads_within(o.threads, engine::engine_thread_bytes(), a.memory,
+                            static_cast<std::size_t>(fit));
     }
     o.proof_share = a.proof_share;
     o.values = !a.no_values;

@@ -119,6 +119,16 @@ std::uint64_t parse_size(const std::string& text, const char* option) {
     return (whole << shift) + ((frac << shift) / scale);
 }
 
+void warn_threads_within(int asked, std::size_t each, const std::string& memory,
+                         std::size_t running) {
+    std::fprintf(stderr,
+                 "warning: -j %d: each thread past the first takes %.1f MiB of --memory %s for "
+                 "its own state, and at most half of it goes to threads: running %zu threads "
+                 "(give more --memory for more)\n",
+                 asked, static_cast<double>(each) / (1 << 20), safe_message(memory).c_str(),
+                 running);
+}
+
 void warn_memory_over_physical(std::uint64_t budget, const std::string& text, bool quiet) {
     const std::uint64_t phys = process::machine_memory_bytes();
     if (quiet || phys == 0 || budget <= phys) return;

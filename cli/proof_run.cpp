@@ -37,12 +37,7 @@ ProofOptions proof_options(Ruleset rules, bool jumps_only, const std::string& me
     const std::size_t each = ProofSearch::helper_bytes(kMaxSquares);
     const std::size_t fit = 1 + o.memory_bytes / 2 / each;
     if (static_cast<std::size_t>(threads) > fit) {
-        std::fprintf(stderr,
-                     "warning: -j %d: each thread past the first takes %.1f MiB of --memory %s "
-                     "for its own state, and at most half of it goes to threads: running %zu "
-                     "threads (give more --memory for more)\n",
-                     threads, static_cast<double>(each) / (1 << 20),
-                     safe_message(memory.empty() ? kDefaultProofMemory : memory).c_str(), fit);
+        warn_threads_within(threads, each, memory.empty() ? kDefaultProofMemory : memory, fit);
         threads = static_cast<int>(fit);
     }
     o.memory_bytes -= static_cast<std::size_t>(threads - 1) * each;

@@ -810,21 +810,20 @@ void ProofSearch::mid(Position p, Position key, std::uint64_t th_pn, std::uint64
     // it or below, and a child other threads are searching is chosen as if its numbers were
     // larger by its weight for each of them (virtual numbers), so that the threads spread over
     // the tree instead of all following one line. Stored numbers are the real ones.
-    std::uint16_t* busy = nullptr;
-    if (team_ && !team_->busy.empty()) {
-        busy = team_->busy.data();
-        std::atomic_ref(busy[hash_of(key) & (team_->busy.size() - 1)])
-            .fetch_add(1, std::memory_order_relaxed);
-    }
-    struct Unmark {
+    const auto busy = [&](Position k) {
+        return &team_->busy[hash_of(k) & (team_->busy.size() - 1)];
+    };
+    const bool marking = team_ && !team_->busy.empty();
+    struct Mark {
         std::uint16_t* slot;
-        ~Unmark() {
+        ~Mark() {
             if (slot) std::atomic_ref(*slot).fetch_sub(1, std::memory_order_relaxed);
         }
-    } unmark{busy ? busy + (hash_of(key) & (team_->busy.size() - 1)) : nullptr};
+    } mark{marking ? busy(key) : nullptr};
+    if (marking) std::atomic_ref(*mark.slot).fetch_add(1, std::memory_order_relaxed);
     for (;;) {
         // Another thread may have proven this node: nothing is left to do here.
-        if (busy && probe(key) >= 0) return;
+        if (marking && probe(key) >= 0) return;
         std::uint64_t pn = kInf, dn = 0, dn2 = kInf;
         std::uint64_t vpn = kInf;  // pn with virtual numbers (pn itself without threads)
         int best = -1;
@@ -834,10 +833,9 @@ void ProofSearch::mid(Position p, Position key, std::uint64_t th_pn, std::uint64
             dn = sat_add(dn, c.pn);
             pn = std::min(pn, c.dn);
             std::uint64_t v = c.dn;
-            if (busy && c.dn != 0 && c.dn < kInf) {
+            if (marking && c.dn != 0 && c.dn < kInf) {
                 const std::uint16_t others =
-                    std::atomic_ref(busy[hash_of(f.keys[i]) & (team_->busy.size() - 1)])
-                        .load(std::memory_order_relaxed);
+                    std::atomic_ref(*busy(f.keys[i])).load(std::memory_order_relaxed);
                 v = sat_add(v, others * f.weight[i]);
             }
             if (v < vpn || best < 0) {
@@ -911,6 +909,14 @@ std::vector<MoveChild> ProofSearch::root_moves(Position p, bool opening) const {
     return moves;
 }
 
+std::optional<MoveChild> ProofSearch::proven_winning_move(const std::vector<MoveChild>& moves) {
+    for (const MoveChild& m : moves) {
+        const auto v = known(m.child, canonical(m.child));
+        if ((v && !*v) || count_jumps(board_, m.child) == 0) return m;
+    }
+    return std::nullopt;
+}
+
 std::optional<MoveChild> ProofSearch::search_root(const std::vector<MoveChild>& moves) {
     Frame& f = frames_[0];
     f.count = static_cast<int>(moves.size());
@@ -937,14 +943,11 @@ void ProofSearch::help(Position p) {
             // df-pn on threads: df-pn from the root beside the lead, on the shared tables, until
             // the root is proven by any thread. The answer is taken here only with a winning
             // move the table shows (a child proven lost); otherwise the lead finds it.
-            mid(p, canonical(p), kInf, kInf, 0);
-            const auto v = known(p, canonical(p));
+            const Position key = canonical(p);
+            mid(p, key, kInf, kInf, 0);
+            const auto v = known(p, key);
             if (!v) return;
-            std::optional<MoveChild> winning;
-            for (const MoveChild& m : moves) {
-                const auto c = known(m.child, canonical(m.child));
-                if ((c && !*c) || count_jumps(board_, m.child) == 0) winning = m;
-            }
+            const std::optional<MoveChild> winning = proven_winning_move(moves);
             if (*v && !winning) return;
             const std::lock_guard lock(team_->mutex);
             if (!team_->win) {
@@ -1034,12 +1037,7 @@ ProofResult ProofSearch::solve(Position p) {
             // once); the winning move is then a child the proof left proven lost.
             const Position key = canonical(p);
             if (search_dfpn(p, key, 0)) {
-                for (std::size_t i = 0; i < moves.size() && !r.winning_move; ++i) {
-                    const auto v = known(moves[i].child, canonical(moves[i].child));
-                    if ((v && !*v) || count_jumps(board_, moves[i].child) == 0) {
-                        r.winning_move = moves[i];
-                    }
-                }
+                r.winning_move = proven_winning_move(moves);
                 for (std::size_t i = 0; i < moves.size() && !r.winning_move; ++i)
                     if (!search_child(moves[i].child, 1)) r.winning_move = moves[i];
                 win = true;

@@ -250,6 +250,9 @@ class ProofSearch {
     void help(Position p);
     /// The root's moves in search order (fewest replies first for the enhanced search).
     std::vector<MoveChild> root_moves(Position p, bool opening) const;
+    /// The first of `moves` whose child is known lost for its side to move (held by the
+    /// tables, or without a jump), without searching: the winning move a proof left behind.
+    std::optional<MoveChild> proven_winning_move(const std::vector<MoveChild>& moves);
     /// The root loop of solve() and help(): searches `moves` in their order until one's child
     /// loses (frame 0 shows the move being searched); that move, or nullopt when every move
     /// loses. Throws NodeLimit and Stopped as search_child().
